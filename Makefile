@@ -1,0 +1,38 @@
+# Two commands on a fresh machine:  make test   and   make demo
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: test test-nojit demo bench lint clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	# The pinned CPU torch first: a plain `torch` requirement would pull a multi-GB CUDA build.
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/pytest -q -n 2 -m "not slow"
+	NUMBA_DISABLE_JIT=1 $(BIN)/pytest -q -m nojit
+
+test-nojit: $(STAMP)
+	NUMBA_DISABLE_JIT=1 $(BIN)/pytest -q -m nojit
+
+demo: $(STAMP)
+	$(BIN)/tarocchi-rl demo
+
+bench: $(STAMP)
+	$(BIN)/tarocchi-rl bench --variant mineo
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache
+	find . -name __pycache__ -prune -exec rm -rf {} +

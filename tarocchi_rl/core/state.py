@@ -1,0 +1,118 @@
+"""The batch state: B games held as four arrays (a NamedTuple, so kernels take it as one argument).
+
+Few, wide arrays rather than one array per field: Numba passes a NamedTuple of dozens of arrays so slowly
+that a kernel spent most of its time copying it (measured: 200 ns against 1 ns per call). Fields are
+columns, named by the constants below.
+
+``meta`` : int32[B, N_META], one row per game
+
+| column(s)            | field            | meaning                                                         |
+|----------------------|------------------|-----------------------------------------------------------------|
+| PHASE                | phase            | variant's PHASE code; each variant has a 'done' phase           |
+| CUR                  | seat to act      |                                                                 |
+| DECLARER             | declarer         | soloist / caller / taker, -1 none                               |
+| CONTRACT             | contract         | variant's contract code, 0 none                                 |
+| MULT                 | stake multiplier |                                                                 |
+| CALLED               | called card      | Mineo: the called trump (dense id), -1 none                     |
+| PARTNER              | partner seat     | -1 none                                                         |
+| STOCK_SHOWN          | 0/1              | the monte / chien has been shown to all                         |
+| DISCARDS_LEFT        | count            |                                                                 |
+| TURN                 | counter          | position within a round of turns                                |
+| TRICK_LEADER         | seat             |                                                                 |
+| TRICK_COUNT          | cards in trick   |                                                                 |
+| LED_SUIT             | 0..3, 4 trump    | -1 while unset (nothing or only EX played)                      |
+| BEST_SEAT            | seat             | who wins the trick so far                                       |
+| BEST_TRUMP           | 0/1              | ... with a trump                                                |
+| BEST_BIT             | bit              | ... the winning card's bit (strength order)                     |
+| TRICK_NUM            | tricks completed |                                                                 |
+| EX_PLAYER            | seat             | who played EX (-1: not yet)                                     |
+| EX_TRICK_WINNER      | seat             | winner of the trick EX was played to                            |
+| EX_LED_LAST          | 0/1              | EX was led to the last trick                                    |
+| LAST_WINNER          | seat             | winner of the last trick                                        |
+| EARLY_BID + s        | per seat         | word in the early round (-1 not spoken)                         |
+| BID + s              | per seat         | word in the auction (-1 not spoken)                             |
+| SIDE + s             | per seat         | 0 declarer's side, 1 opponents                                  |
+| COMMIT + k           | 4 slots          | variant's commitments                                           |
+| TRICK + s            | per seat         | card played to the current trick (-1 none)                      |
+| TRICKS_WON + s       | per seat         |                                                                 |
+| POINTS + side        | per side         | card points (thirds / half points)                              |
+| BONUS + 8*side + k   | per side         | itemised bonuses (variant's J_* slots)                          |
+| PAYOFF + s           | per seat         | the deal's payoffs, set when done                               |
+
+``cards`` : uint64[B, N_SETS, 2], two-word card sets (layout in :mod:`tarocchi_rl.cards`)
+
+| row            | set                                         |
+|----------------|---------------------------------------------|
+| HAND + s       | cards held by seat s                        |
+| PLAYED + s     | cards seat s has played (current trick too) |
+| WON + s        | cards seat s has won in tricks              |
+| STOCK          | the monte / talon / chien                   |
+| DISCARDED      | the declarer's discard                      |
+| SHOWN          | cards shown to all (discarded trumps, ...)  |
+
+``deck`` : int16[B, 78], the shuffled deal (dense ids; hands by seat in blocks, then the stock).
+``rng`` : uint64[B], each game's SplitMix64 state.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+MAX_PLAYERS = 4
+MAX_CARDS = 78
+
+(PHASE, CUR, DECLARER, CONTRACT, MULT, CALLED, PARTNER, STOCK_SHOWN, DISCARDS_LEFT, TURN, TRICK_LEADER,
+ TRICK_COUNT, LED_SUIT, BEST_SEAT, BEST_TRUMP, BEST_BIT, TRICK_NUM, EX_PLAYER, EX_TRICK_WINNER, EX_LED_LAST,
+ LAST_WINNER) = range(21)
+EARLY_BID = 24
+BID = 28
+SIDE = 32
+COMMIT = 36
+TRICK = 40
+TRICKS_WON = 44
+POINTS = 48
+BONUS = 52  # 2 sides x 8 slots
+PAYOFF = 68
+N_META = 72
+
+HAND = 0
+PLAYED = 4
+WON = 8
+STOCK = 12
+DISCARDED = 13
+SHOWN = 14
+N_SETS = 16
+
+
+class BatchState(NamedTuple):
+    """State of B games (see the module tables)."""
+
+    meta: np.ndarray
+    cards: np.ndarray
+    deck: np.ndarray
+    rng: np.ndarray
+
+    @property
+    def batch_size(self) -> int:
+        return self.meta.shape[0]
+
+
+def alloc_state(batch_size: int) -> BatchState:
+    """Zeroed state for ``batch_size`` games (a variant's reset fills it)."""
+    b = int(batch_size)
+    return BatchState(
+        meta=np.zeros((b, N_META), np.int32),
+        cards=np.zeros((b, N_SETS, 2), np.uint64),
+        deck=np.full((b, MAX_CARDS), -1, np.int16),
+        rng=np.zeros(b, np.uint64),
+    )
+
+
+def copy_state(st: BatchState) -> BatchState:
+    """Deep copy of a batch state."""
+    return BatchState(*(a.copy() for a in st))
+
+
+def take_games(st: BatchState, idx) -> BatchState:
+    """A new state holding copies of games ``idx`` (an int array) of ``st``."""
+    return BatchState(*(a[idx].copy() for a in st))
