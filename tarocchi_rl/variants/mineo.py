@@ -31,6 +31,8 @@ The deal (``st.deck``): seat p holds ``deck[15p : 15p+15]``, the first 5 being t
 monte is ``deck[60:63]``.
 """
 
+from functools import cache
+
 import numpy as np
 from numba import njit, prange
 
@@ -111,6 +113,8 @@ DECK = MINEO_DECK
 N_PLAYERS = 4
 N_CARDS = 63
 HAND_SIZE = 15
+HAND_SIZES = (15, 15, 15, 15)  # the deal order of st.deck: these hands by seat, then the stock
+STOCK_SIZE = 3
 N_TRICKS = 15
 DEFAULT_OPTIONS = {"early_solo": True}
 
@@ -157,8 +161,9 @@ def card_values():
     return v
 
 
+@cache
 def make_rule_tables(early_solo=True):
-    """RuleTables for Mineo with its option ``early_solo`` (bool)."""
+    """RuleTables for Mineo with its option ``early_solo`` (bool). Cached: treat the arrays as read-only."""
     trumps = [f"T{k}" for k in range(21)]
     kings = ["KC", "KD", "KS", "KB"]
     return make_tables(
@@ -480,7 +485,7 @@ def _resolve_trick(st, i, tb):
         clear_trick(st, i, winner)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step_row(st, i, a, tb):
     """Apply legal action id ``a`` to game ``i`` (legality is the caller's check)."""
     m = st.meta[i]
@@ -750,3 +755,90 @@ def rollout_random_batch(st, tb, deals_per_game, payoff_sum, counts):
     """
     for i in prange(st.meta.shape[0]):
         rollout_row(st, i, tb, deals_per_game, payoff_sum, counts)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# action strings (RULES.md card notation)
+
+_BIDDING = (EARLY, AUCTION)
+
+
+def action_to_string(a: int, phase: int) -> str:
+    """The string of action id ``a`` (``phase`` chooses ``bid:pass`` or ``pass``)."""
+    a = int(a)
+    if 0 <= a < A_DISCARD:
+        return "play:" + DECK.names[a]
+    if A_DISCARD <= a < A_PASS:
+        return "discard:" + DECK.names[a - A_DISCARD]
+    if a == A_PASS:
+        return "bid:pass" if phase in _BIDDING else "pass"
+    if a in (A_SOLO, A_CALL):
+        return "bid:" + SPECIAL_ACTION_NAMES[a - A_PASS]
+    if A_PASS < a < N_ACTIONS:
+        return SPECIAL_ACTION_NAMES[a - A_PASS]
+    raise ValueError(f"action id {a} is out of range 0..{N_ACTIONS - 1}")
+
+
+def string_to_action(text: str) -> int:
+    """Action id of a string such as ``play:KC``, ``discard:5D``, ``bid:call``, ``pass``, ``rivanto``."""
+    t = text.strip()
+    kind, _, arg = t.partition(":")
+    kind = kind.lower()
+    if arg:
+        if kind == "play":
+            return A_PLAY + DECK.card_id(arg)
+        if kind == "discard":
+            return A_DISCARD + DECK.card_id(arg)
+        if kind == "bid" and arg.lower() in ("pass", "solo", "call"):
+            return A_PASS + SPECIAL_ACTION_NAMES.index(arg.lower())
+    elif kind in SPECIAL_ACTION_NAMES:
+        return A_PASS + SPECIAL_ACTION_NAMES.index(kind)
+    raise ValueError(
+        f"unknown action {text!r}: expected play:<card>, discard:<card>, bid:pass|solo|call, pass, scommessa "
+        "or rivanto"
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# outcome (for replay, play and the arena)
+
+
+def _thirds_text(t: int) -> str:
+    whole, rest = divmod(int(t), 3)
+    return f"{whole}" if rest == 0 else f"{whole} {rest}/3"
+
+
+def outcome(st, i: int) -> dict:
+    """Summary of finished game ``i``: payoffs, contract, card points per side (thirds) and itemised jochi."""
+    m = st.meta[i]
+    if m[PHASE] != DONE:
+        raise ValueError("the deal is not finished")
+    payoffs = [int(x) for x in m[PAYOFF : PAYOFF + 4]]
+    if m[DECLARER] < 0:
+        return {"payoffs": payoffs, "contract": "none (all passed)"}
+    sides = [[s for s in range(4) if m[SIDE + s] == k] for k in range(2)]
+    jochi = [
+        {name: int(m[BONUS + 8 * k + j]) for j, name in enumerate(BONUS_NAMES) if m[BONUS + 8 * k + j]}
+        for k in range(2)
+    ]
+    return {
+        "payoffs": payoffs,
+        "contract": CONTRACT_NAMES[m[CONTRACT]],
+        "declarer": int(m[DECLARER]),
+        "partner": int(m[PARTNER]) if m[PARTNER] >= 0 else None,
+        "called": DECK.names[m[CALLED]] if m[CALLED] >= 0 else None,
+        "doubled": bool(m[MULT] == 2),
+        "sides": sides,
+        "card_points_thirds": [int(m[POINTS]), int(m[POINTS + 1])],
+        "card_points": [_thirds_text(m[POINTS]), _thirds_text(m[POINTS + 1])],
+        "jochi": jochi,
+        "jochi_total": [sum(j.values()) for j in jochi],
+    }
+
+
+def thirds_of(names) -> int:
+    """Card points, in thirds, of a list of card names (the triplet count of RULES.md §1, no last trick)."""
+    mask = DECK.mask_of(names)
+    if len(set(names)) != len(names):
+        raise ValueError("thirds_of: duplicated card")
+    return int(_card_thirds(mask[0], mask[1], make_rule_tables()))

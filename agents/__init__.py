@@ -1,0 +1,1 @@
+"""Agents (installed as ``tarocchi_rl.agents``): baselines, PPO, ISMCTS, the arena and export."""

@@ -1,0 +1,151 @@
+"""``BatchEnv``: B games of one variant stepped together on the Numba core.
+
+Every call validates its input in Python, then runs one compiled kernel over the whole batch::
+
+    env = BatchEnv("mineo", batch_size=4096, seed=0)
+    while not env.all_done():
+        mask = env.legal_mask()            # bool[B, A]
+        obs = env.observe()                # float32[B, OBS_DIM], each game seen by its player to act
+        actions = policy(obs, mask)        # int[B]; entries of finished games are ignored
+        payoffs, done = env.step(actions)  # int32[B, P] payoffs of games that ended now, bool[B]
+    env.returns()                          # int32[B, P] the deals' payoffs
+
+Auto-reset (opt-in, ``auto_reset=True``): a game that ends inside ``step`` is re-dealt at once from its own
+RNG; ``step`` still reports that deal's ``payoffs`` and ``done`` for it, and the next ``observe`` shows the
+new deal. Without it a finished game stays finished (its player is -1, its mask all False) until ``reset``.
+"""
+
+import numpy as np
+
+from .bits import seed_states
+from .core.state import CUR, PAYOFF, PHASE, alloc_state
+from .variants import get_variant
+
+
+class BatchEnv:
+    """B games of ``variant`` (see the module docstring).
+
+    Attributes: ``num_players``, ``num_actions``, ``obs_dim``, ``batch_size``, ``state`` (the BatchState),
+    ``tables`` (the RuleTables), ``options`` (resolved variant options).
+    """
+
+    def __init__(self, variant: str, batch_size: int, seed: int = 0, auto_reset: bool = False, **options):
+        if int(batch_size) < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.spec = get_variant(variant)
+        self.variant = variant
+        self.options = self.spec.resolve_options(options)
+        self.tables = self.spec.tables(self.options)
+        self.batch_size = int(batch_size)
+        self.auto_reset = bool(auto_reset)
+        self.num_players = self.spec.n_players
+        self.num_actions = self.spec.n_actions
+        self.obs_dim = self.spec.obs_dim
+        self._r = self.spec.rules
+        self.state = alloc_state(self.batch_size)
+        self._done = np.zeros(self.batch_size, bool)
+        self._payoffs = np.zeros((self.batch_size, 4), np.int32)
+        self.reset(seed)
+
+    # -- dealing ------------------------------------------------------------------------------------------
+    def reset(self, seed=None) -> None:
+        """New deals for every game (from ``seed`` if given, else from each game's RNG)."""
+        if seed is not None:
+            self.state.rng[:] = seed_states(seed, self.batch_size)
+        self._r.reset_batch(self.state, self.tables, True)
+
+    def set_deals(self, decks) -> None:
+        """Start every game on a given deal: ``decks`` int[B, n_cards] dense ids in the deal order of the
+        variant's module docstring (hands by seat, then the stock). Each row must be a permutation."""
+        decks = np.asarray(decks)
+        n = self.spec.deck.n_cards
+        if decks.shape != (self.batch_size, n):
+            raise ValueError(f"decks must have shape ({self.batch_size}, {n}), got {decks.shape}")
+        if not (np.sort(decks, axis=1) == np.arange(n)).all():
+            bad = int(np.nonzero(~(np.sort(decks, axis=1) == np.arange(n)).all(axis=1))[0][0])
+            raise ValueError(f"deal of game {bad} is not a permutation of the {n} cards")
+        self.state.deck[:, :n] = decks
+        self._r.reset_batch(self.state, self.tables, False)
+
+    # -- queries ------------------------------------------------------------------------------------------
+    def done(self) -> np.ndarray:
+        """bool[B]: which games are finished."""
+        return self.state.meta[:, PHASE] == self._r.DONE
+
+    def all_done(self) -> bool:
+        return bool(self.done().all())
+
+    def current_player(self) -> np.ndarray:
+        """int8[B]: the seat to act in each game, -1 where the game is finished."""
+        cur = self.state.meta[:, CUR].astype(np.int8)
+        cur[self.done()] = -1
+        return cur
+
+    def legal_mask(self, out=None) -> np.ndarray:
+        """bool[B, num_actions]: the legal actions of each game's player to act (all False when done)."""
+        if out is None:
+            out = np.empty((self.batch_size, self.num_actions), bool)
+        self._r.legal_mask_batch(self.state, self.tables, out)
+        return out
+
+    def observe(self, players=None, out=None) -> np.ndarray:
+        """float32[B, obs_dim]: each game seen by ``players`` (int[B]; default: the player to act).
+
+        Finished games (player -1) give zero rows. Layout: the variant's observation module table.
+        """
+        viewers = self.current_player() if players is None else np.asarray(players, np.int64)
+        if viewers.shape != (self.batch_size,):
+            raise ValueError(f"players must have shape ({self.batch_size},), got {viewers.shape}")
+        if (viewers >= self.num_players).any():
+            raise ValueError(f"players must be seats 0..{self.num_players - 1} (or -1)")
+        if out is None:
+            out = np.empty((self.batch_size, self.obs_dim), np.float32)
+        self.spec.obs.observe_batch(self.state, self.tables, viewers.astype(np.int64), out)
+        return out
+
+    def returns(self) -> np.ndarray:
+        """int32[B, num_players]: payoffs of the deals (0 for games not finished)."""
+        r = self.state.meta[:, PAYOFF : PAYOFF + self.num_players].copy()
+        r[~self.done()] = 0
+        return r
+
+    # -- acting -------------------------------------------------------------------------------------------
+    def step(self, actions, check: bool = True):
+        """Apply one action per game (entries of finished games are ignored).
+
+        Returns (payoffs int32[B, num_players], done bool[B]): ``done`` marks the games that ended with this
+        step and ``payoffs`` holds their deal payoffs (zeros elsewhere). An illegal action is a ValueError
+        naming the game, the action and the legal ones (``check=False`` skips the check: faster, unsafe).
+        """
+        a = np.asarray(actions)
+        if a.shape != (self.batch_size,):
+            raise ValueError(f"actions must have shape ({self.batch_size},), got {a.shape}")
+        if not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be integers, got dtype {a.dtype}")
+        a = a.astype(np.int64, copy=False)
+        if check:
+            bad = self._r.first_illegal(self.state, a, self.tables)
+            if bad >= 0:
+                raise ValueError(self._illegal_message(bad, int(a[bad])))
+        self._r.step_batch(self.state, a, self.tables, self.auto_reset, self._done, self._payoffs)
+        return self._payoffs[:, : self.num_players].copy(), self._done.copy()
+
+    def random_actions(self) -> np.ndarray:
+        """int64[B]: a uniformly random legal action per game (-1 where done), drawn from each game's RNG."""
+        out = np.empty(self.batch_size, np.int64)
+        self._r.random_actions_batch(self.state, self.tables, out)
+        return out
+
+    def _illegal_message(self, i: int, a: int) -> str:
+        mask = np.zeros(self.num_actions, bool)
+        self._r.legal_mask_row(self.state, i, self.tables, mask)
+        phase = int(self.state.meta[i, PHASE])
+        legal = [self._r.action_to_string(x, phase) for x in np.nonzero(mask)[0]]
+        try:
+            name = self._r.action_to_string(a, phase)
+        except ValueError:
+            name = "out of range"
+        return (
+            f"illegal action {a} ({name}) in game {i} for seat {int(self.state.meta[i, CUR])} in phase "
+            f"{self._r.PHASE_NAMES[phase]}; legal: {', '.join(legal)}"
+        )

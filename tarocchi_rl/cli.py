@@ -1,0 +1,112 @@
+"""The ``tarocchi-rl`` command: play, replay, bench, demo (``tarocchi-rl COMMAND --help`` for each)."""
+
+import argparse
+import json
+import sys
+
+
+def _cmd_replay(args) -> int:
+    from .records import RecordError, load, replay
+
+    try:
+        state = replay(load(args.file))
+    except RecordError as e:
+        print(f"error: {args.file}: {e}", file=sys.stderr)
+        return 2
+    out = state.outcome()
+    if args.json:
+        print(json.dumps({"file": args.file, "valid": True, "actions": len(state.history), **out}))
+        return 0
+    print(f"{args.file}: valid {state.game.variant} record, {len(state.history)} actions")
+    declarer = f", declarer seat {out['declarer']}" if "declarer" in out else ""
+    print(f"contract: {out['contract']}{declarer}")
+    if out.get("partner") is not None:
+        print(f"called {out['called']}, partner seat {out['partner']}")
+    print(f"payoffs: {out['payoffs']}")
+    if "card_points_thirds" in out:
+        for k, name in enumerate(("declarer side", "opponents")):
+            print(
+                f"{name:>14} {out['sides'][k]}: {out['card_points'][k]} points "
+                f"({out['card_points_thirds'][k]} thirds), jochi {out['jochi_total'][k]}: {out['jochi'][k]}"
+            )
+    return 0
+
+
+def _cmd_play(args) -> int:
+    from .play import parse_seats, play_game
+    from .variants import get_variant
+
+    try:
+        seats = parse_seats(args.seats, get_variant(args.variant).n_players)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    play_game(args.variant, seats, seed=args.seed, record_path=args.record)
+    return 0
+
+
+def _cmd_bench(args) -> int:
+    from .bench import format_report, run
+
+    if args.batch < 1 or args.threads < 1 or args.seconds <= 0 or args.repeats < 1:
+        raise ValueError("--batch, --threads and --repeats must be >= 1 and --seconds > 0")
+    import numba
+
+    if args.threads > numba.config.NUMBA_NUM_THREADS:
+        most = numba.config.NUMBA_NUM_THREADS
+        raise ValueError(f"--threads {args.threads}: this machine allows at most {most}")
+    r = run(args.variant, args.batch, args.threads, args.seconds, args.repeats)
+    print(json.dumps(r) if args.json else format_report(r))
+    return 0
+
+
+def _cmd_demo(args) -> int:
+    from .demo import run_demo
+
+    print(run_demo(args.deals, args.seed))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tarocchi-rl", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("replay", help="validate and score a tarocchi-record/1 game record")
+    r.add_argument("file", help="record file (JSON)")
+    r.add_argument("--json", action="store_true", help="print the result as JSON")
+    r.set_defaults(func=_cmd_replay)
+
+    pl = sub.add_parser("play", help="play a deal in the terminal against bots")
+    pl.add_argument("--variant", default="mineo")
+    pl.add_argument("--seats", default="human,random,random,random", help="comma-separated: human or random")
+    pl.add_argument("--seed", type=int, default=None)
+    pl.add_argument("--record", default="game.json", help="where to save the record at the end")
+    pl.set_defaults(func=_cmd_play)
+
+    b = sub.add_parser("bench", help="core throughput (fused rollout kernel and BatchEnv step loop)")
+    b.add_argument("--variant", default="mineo")
+    b.add_argument("--batch", type=int, default=4096)
+    b.add_argument("--threads", type=int, default=1)
+    b.add_argument("--seconds", type=float, default=2.0, help="length of each timed run")
+    b.add_argument("--repeats", type=int, default=5, help="runs per benchmark; medians are reported")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(func=_cmd_bench)
+
+    d = sub.add_parser("demo", help="bots play many deals on the core and print a results table")
+    d.add_argument("--deals", type=int, default=1000)
+    d.add_argument("--seed", type=int, default=0)
+    d.set_defaults(func=_cmd_demo)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ValueError as e:  # bad input (unknown variant, option, ...): a message, not a traceback
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""``tarocchi-rl play``: a terminal game against bots, saved as a record at the end.
+
+Seats are ``human`` or ``random``. A human sees his hand sorted by name, the auction, the monte when shown,
+the trick on the table and the tricks won, and picks a move by number, by its string (``play:KC``,
+``bid:call``) or just by the card (``KC``); anything else is re-prompted.
+"""
+
+import json
+
+import numpy as np
+
+from .game import make
+
+SEAT_KINDS = ("human", "random")
+
+
+def parse_seats(text: str, n_players: int) -> list:
+    seats = [s.strip().lower() for s in text.split(",")]
+    if len(seats) != n_players:
+        raise ValueError(f"--seats needs {n_players} comma-separated entries, got {len(seats)}")
+    for s in seats:
+        if s not in SEAT_KINDS:
+            raise ValueError(f"unknown seat kind {s!r} (use: {', '.join(SEAT_KINDS)})")
+    return seats
+
+
+def describe(state, viewer: int) -> str:
+    """What ``viewer`` may see now, as text."""
+    from .core.state import (
+        BID,
+        CALLED,
+        DECLARER,
+        DISCARDED,
+        EARLY_BID,
+        STOCK,
+        STOCK_SHOWN,
+        TRICK,
+        TRICK_LEADER,
+        TRICKS_WON,
+        WON,
+    )
+    from .variants.mineo import thirds_of
+
+    g = state.game
+    st = state._env.state
+    m = st.meta[0]
+    words = ("pass", "solo", "call")
+    lines = [f"--- {g.variant}: phase {state.phase}, seat {state.current_player()} to act ---"]
+    early = [words[w] if w >= 0 else "-" for w in m[EARLY_BID : EARLY_BID + 4]]
+    bids = [words[w] if w >= 0 else "-" for w in m[BID : BID + 4]]
+    lines.append(f"early round: {early}   auction: {bids}")
+    if m[STOCK_SHOWN]:
+        monte = [g.deck.names[c] for c in g.deck.cards_of(st.cards[0, STOCK])]
+        lines.append(f"monte (shown): {' '.join(monte)}")
+    if m[DECLARER] >= 0:
+        lines.append(f"declarer: seat {int(m[DECLARER])}" + (
+            f", called {g.deck.names[m[CALLED]]}" if m[CALLED] >= 0 else ""))
+    if viewer == m[DECLARER]:
+        discard = [g.deck.names[c] for c in g.deck.cards_of(st.cards[0, DISCARDED])]
+        lines.append(f"your discard: {' '.join(discard)}")
+    if state.phase == "play":
+        lead = int(m[TRICK_LEADER])
+        on_table = []
+        for k in range(g.num_players):
+            s = (lead + k) % g.num_players
+            c = int(m[TRICK + s])
+            if c >= 0:
+                on_table.append(f"seat {s}: {g.deck.names[c]}")
+        lines.append("trick: " + (", ".join(on_table) if on_table else "(empty)"))
+        won = [thirds_of([g.deck.names[c] for c in g.deck.cards_of(st.cards[0, WON + s])]) for s in range(4)]
+        lines.append(
+            f"tricks won per seat: {list(map(int, m[TRICKS_WON : TRICKS_WON + 4]))}   "
+            f"card points won (thirds): {won}"
+        )
+    lines.append(f"your hand (seat {viewer}): {' '.join(state.hand(viewer))}")
+    return "\n".join(lines)
+
+
+def ask_human(state, inp=input, out=print) -> int:
+    legal = state.legal_actions()
+    names = [state.action_to_string(a) for a in legal]
+    out(describe(state, state.current_player()))
+    out("legal: " + "  ".join(f"[{k}] {n}" for k, n in enumerate(names)))
+    while True:
+        try:
+            text = inp("your move> ").strip()
+        except EOFError:
+            raise SystemExit("input closed; game abandoned") from None
+        if text.isdigit() and int(text) < len(legal):
+            return legal[int(text)]
+        for a, n in zip(legal, names, strict=True):
+            if text.lower() == n.lower() or text.upper() == n.partition(":")[2].upper() != "":
+                return a
+            if text.lower() == n.partition(":")[2].lower() and n.startswith("bid:"):
+                return a
+        out(f"not a legal move: {text!r}; type a number 0..{len(legal) - 1} or one of the names above")
+
+
+def play_game(variant: str, seats: list, seed=None, record_path=None, inp=input, out=print) -> dict:
+    """Play one deal; returns its record (also written to ``record_path`` when given)."""
+    game = make(variant)
+    state = game.new_state(seed)
+    rng = np.random.default_rng(seed)
+    while not state.is_terminal():
+        p = state.current_player()
+        if seats[p] == "human":
+            a = ask_human(state, inp, out)
+        else:
+            a = int(rng.choice(state.legal_actions()))
+        out(f"seat {p} ({seats[p]}): {state.action_to_string(a)}")
+        state.apply(a)
+    result = state.outcome()
+    out("=== deal over ===")
+    out(json.dumps(result, indent=1))
+    record = state.to_record()
+    if record_path:
+        with open(record_path, "w", encoding="utf-8") as f:
+            json.dump(record, f)
+        out(f"record saved to {record_path}")
+    return record
+

@@ -1,0 +1,125 @@
+"""Game records, format ``tarocchi-record/1`` (DESIGN.md): one JSON object per game.
+
+```json
+{"format": "tarocchi-record/1", "variant": "mineo", "options": {"early_solo": true},
+ "deal": {"hands": [["T20", "KC", "..."], ["..."], ["..."], ["..."]], "stock": ["5S", "T3", "QD"]},
+ "actions": ["bid:pass", "bid:pass", "bid:pass", "bid:pass", "bid:call", "...", "discard:5D", "play:KC"],
+ "result": {"payoffs": [3, -1, -1, -1]}}
+```
+
+``deal.hands[s]`` lists seat s's cards in deal order (Mineo: the first five are the early-round cards);
+``deal.stock`` is the monte / talon / chien. :func:`replay` checks everything and raises
+:class:`RecordError` naming the field or the action index and the reason.
+"""
+
+import json
+
+from .game import Game, State
+
+FORMAT = "tarocchi-record/1"
+
+
+class RecordError(ValueError):
+    """A malformed or inconsistent record. ``action_index`` is set when an action is at fault."""
+
+    def __init__(self, message: str, action_index=None):
+        super().__init__(message)
+        self.action_index = action_index
+
+
+def record_of(state: State) -> dict:
+    """The record of a State (``result`` present once the deal is over)."""
+    rec = {
+        "format": FORMAT,
+        "variant": state.game.variant,
+        "options": dict(state.game.options),
+        "deal": state.deal(),
+        "actions": [],
+    }
+    replay_state = state.game.state_from_deal(**rec["deal"])
+    for a in state.history:
+        rec["actions"].append(replay_state.action_to_string(a))
+        replay_state.apply(a)
+    if state.is_terminal():
+        rec["result"] = {"payoffs": state.returns()}
+    return rec
+
+
+def load(path_or_text) -> dict:
+    """Parse a record from a file path or a JSON string (RecordError if it is not JSON)."""
+    text = path_or_text
+    if not str(path_or_text).lstrip().startswith("{"):
+        try:
+            with open(path_or_text, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise RecordError(f"cannot read record file {path_or_text}: {e.strerror}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise RecordError(f"not valid JSON: {e}") from None
+
+
+def replay(record: dict, require_finished: bool = True) -> State:
+    """Rebuild the game of a record, checking every field and every action.
+
+    Returns the final State. Raises RecordError on a wrong format, unknown variant or option, a malformed
+    deal (wrong hand size, unknown or duplicated card), an unknown or illegal action (naming its index), a
+    record that ends before the deal is over (when ``require_finished``), or a ``result`` that disagrees
+    with the engine.
+    """
+    if not isinstance(record, dict):
+        raise RecordError("a record must be a JSON object")
+    if record.get("format") != FORMAT:
+        raise RecordError(f"format must be {FORMAT!r}, got {record.get('format')!r}")
+    for key in ("variant", "deal", "actions"):
+        if key not in record:
+            raise RecordError(f"missing field {key!r}")
+    options = record.get("options") or {}
+    if not isinstance(options, dict):
+        raise RecordError("options must be an object")
+    try:
+        game = Game(record["variant"], **options)
+    except ValueError as e:
+        raise RecordError(str(e)) from None
+    deal = record["deal"]
+    if not isinstance(deal, dict) or "hands" not in deal or "stock" not in deal:
+        raise RecordError("deal must be an object with 'hands' and 'stock'")
+    try:
+        state = game.state_from_deal(deal["hands"], deal["stock"])
+    except ValueError as e:
+        raise RecordError(str(e)) from None
+    actions = record["actions"]
+    if not isinstance(actions, list):
+        raise RecordError("actions must be a list of strings")
+    for k, text in enumerate(actions):
+        if not isinstance(text, str):
+            raise RecordError(f"action {k}: must be a string, got {text!r}", k)
+        if state.is_terminal():
+            raise RecordError(f"action {k} ({text}): the deal is already over", k)
+        try:
+            a = state.string_to_action(text)
+        except ValueError as e:
+            raise RecordError(f"action {k}: {e}", k) from None
+        legal = state.legal_actions()
+        if a not in legal:
+            names = ", ".join(state.action_to_string(x) for x in legal)
+            raise RecordError(
+                f"action {k} ({text}) is illegal for seat {state.current_player()} in phase {state.phase}; "
+                f"legal: {names}",
+                k,
+            )
+        state.apply(a)
+    if not state.is_terminal():
+        if require_finished:
+            raise RecordError(
+                f"the record ends after {len(actions)} actions before the deal is over "
+                f"(seat {state.current_player()} to act in phase {state.phase})"
+            )
+        return state
+    result = record.get("result")
+    if result is not None:
+        payoffs = result.get("payoffs") if isinstance(result, dict) else None
+        if payoffs is not None and list(payoffs) != state.returns():
+            raise RecordError(f"result.payoffs {list(payoffs)} disagree with the engine: {state.returns()}")
+    return state
