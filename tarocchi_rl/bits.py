@@ -24,6 +24,7 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _S30 = np.uint64(30)
 _S27 = np.uint64(27)
 _S31 = np.uint64(31)
+_MASK64 = (1 << 64) - 1
 
 
 if config.DISABLE_JIT:  # plain Python: the same results, for NUMBA_DISABLE_JIT=1 runs
@@ -80,14 +81,25 @@ def kth_bit(x, k):
     return lowest_bit(x)
 
 
-@njit(cache=True, inline="always")
-def splitmix_next(state):
-    """Advance a SplitMix64 state. Returns (new_state, 64 random bits), both uint64."""
-    state = state + _GOLDEN
-    z = state
-    z = (z ^ (z >> _S30)) * _MIX1
-    z = (z ^ (z >> _S27)) * _MIX2
-    return state, z ^ (z >> _S31)
+if config.DISABLE_JIT:
+
+    def splitmix_next(state):
+        """Advance a SplitMix64 state. Returns (new_state, 64 random bits), both uint64."""
+        s = (int(state) + 0x9E3779B97F4A7C15) & _MASK64
+        z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        return np.uint64(s), np.uint64(z ^ (z >> 31))
+
+else:
+
+    @njit(cache=True, inline="always")
+    def splitmix_next(state):
+        """Advance a SplitMix64 state. Returns (new_state, 64 random bits), both uint64."""
+        state = state + _GOLDEN
+        z = state
+        z = (z ^ (z >> _S30)) * _MIX1
+        z = (z ^ (z >> _S27)) * _MIX2
+        return state, z ^ (z >> _S31)
 
 
 @njit(cache=True, inline="always")

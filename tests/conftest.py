@@ -1,16 +1,11 @@
 """Shared test helpers: run the core and the oracle side by side."""
 
 import os
-import warnings
 
 import numpy as np
 import pytest
 
 JIT_DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") == "1"
-
-# Under NUMBA_DISABLE_JIT the kernels run as numpy scalar code, whose uint64 arithmetic wraps (as in the
-# compiled kernels) but warns; the bits are the same.
-warnings.filterwarnings("ignore", message="overflow encountered", category=RuntimeWarning)
 
 
 def oracle_name(action_string: str) -> str:

@@ -34,9 +34,9 @@ def deal(seat0: str, seat1: str, seat2: str, seat3: str, monte: str, **options):
     return game.state_from_deal(hands, monte.split())
 
 
-def act(state, actions: str) -> None:
-    """Apply a whitespace-separated list of action strings (``"bid:pass bid:call"``) in order."""
-    for a in actions.split():
+def act(state, actions) -> None:
+    """Apply action strings in order: a list, or one whitespace-separated string (``"bid:pass bid:call"``)."""
+    for a in actions.split() if isinstance(actions, str) else actions:
         state.apply(a)
 
 
@@ -360,7 +360,7 @@ def test_seed_play_example_four_tricks():
     assert d_view[O.OBS_TRICKS_WON + 0] == pytest.approx(3 / 15)
     assert d_view[O.OBS_TRICKS_WON + 1] == pytest.approx(1 / 15)
     assert d_view[O.OBS_TRICK_NUM + 4] == 1
-    assert "EX" in plane(s.observation(1), O.OBS_PLAYED + 4 * ((0 - 1) % 4))  # everyone saw B play EX
+    assert "EX" in plane(s.observation(1), O.OBS_PLAYED + 63 * ((0 - 1) % 4))  # everyone saw B play EX
     assert "EX" not in s.hand(0)
 
 
@@ -620,7 +620,8 @@ def test_all_pass_is_a_void_deal():
     assert len(s.history) == 8
     assert s.legal_actions() == []
     assert s.returns() == [0, 0, 0, 0]
-    assert s.outcome() == {"payoffs": [0, 0, 0, 0], "contract": "none (all passed)"}
+    out = s.outcome()
+    assert out["payoffs"] == [0, 0, 0, 0] and out["contract"] == "none (all passed)"
 
 
 def test_all_pass_without_early_round():

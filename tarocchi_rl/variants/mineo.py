@@ -485,7 +485,7 @@ def _resolve_trick(st, i, tb):
         clear_trick(st, i, winner)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def step_row(st, i, a, tb):
     """Apply legal action id ``a`` to game ``i`` (legality is the caller's check)."""
     m = st.meta[i]
@@ -626,7 +626,9 @@ def _settle(st, i, tb):
 
 
 # ----------------------------------------------------------------------------------------------------------
-# batch drivers
+# batch drivers: a prange loop over games calling one *_row function each. The row functions must not be
+# inlined into a prange body: Numba's parfor pass then hoists state reads out of the loop (seen: the RNG
+# state read once for a whole deal, and wrong trick results).
 
 
 @njit(cache=True, parallel=True)
@@ -727,6 +729,7 @@ def random_playout_row(st, i, tb):
             p = (p + 1) % N_PLAYERS
         st.rng[i] = r
         m[TRICK_COUNT], m[LED_SUIT], m[BEST_SEAT], m[BEST_TRUMP], m[BEST_BIT] = k, led, bs, bt, bb
+        m[CUR] = (p + N_PLAYERS - 1) % N_PLAYERS  # as add_to_trick leaves it: the trick's last player
         _resolve_trick(st, i, tb)
     return plays
 

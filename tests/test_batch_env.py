@@ -1,0 +1,169 @@
+"""BatchEnv and the single-game API: shapes, errors on bad input, auto-reset, reproducibility, what the
+observation shows and hides, JIT and pure-Python agreement, and that importing compiles nothing."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import JIT_DISABLED
+
+import tarocchi_rl
+from tarocchi_rl import BatchEnv
+from tarocchi_rl.core.state import DECLARER, HAND, PHASE
+from tarocchi_rl.variants import mineo, mineo_obs
+
+pytestmark = pytest.mark.nojit
+
+
+def test_shapes_and_dtypes():
+    env = BatchEnv("mineo", 8, seed=1)
+    assert env.legal_mask().shape == (8, mineo.N_ACTIONS) and env.legal_mask().dtype == bool
+    obs = env.observe()
+    assert obs.shape == (8, mineo_obs.OBS_DIM) and obs.dtype == np.float32
+    assert env.current_player().tolist() == [0] * 8
+    payoffs, done = env.step(env.random_actions())
+    assert payoffs.shape == (8, 4) and payoffs.dtype == np.int32 and done.shape == (8,)
+    assert env.returns().shape == (8, 4)
+
+
+def test_bad_input_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown variant 'mineo5'"):
+        BatchEnv("mineo5", 4)
+    with pytest.raises(ValueError, match="batch_size must be >= 1"):
+        BatchEnv("mineo", 0)
+    with pytest.raises(ValueError, match="unknown option 'doubling'"):
+        BatchEnv("mineo", 2, doubling=True)
+    env = BatchEnv("mineo", 3, seed=0)
+    with pytest.raises(ValueError, match=r"actions must have shape \(3,\)"):
+        env.step(np.zeros(2, int))
+    with pytest.raises(ValueError, match="must be integers"):
+        env.step(np.zeros(3))
+    acts = env.random_actions()
+    acts[1] = mineo.A_CALL  # call is not legal in the early round
+    msg = r"illegal action 128 \(bid:call\) in game 1 .* legal: bid:pass, bid:solo"
+    with pytest.raises(ValueError, match=msg):
+        env.step(acts)
+    with pytest.raises(ValueError, match="illegal action 9999 \\(out of range\\)"):
+        env.step(np.array([9999, 0, 0]))
+    with pytest.raises(ValueError, match="players must be seats"):
+        env.observe(np.array([0, 4, 0]))
+    with pytest.raises(ValueError, match="not a permutation"):
+        env.set_deals(np.zeros((3, 63), int))
+
+
+def test_seed_reproducibility_and_independent_games():
+    a, b = BatchEnv("mineo", 16, seed=42), BatchEnv("mineo", 16, seed=42)
+    c = BatchEnv("mineo", 16, seed=43)
+    assert (a.state.deck == b.state.deck).all()
+    assert not (a.state.deck == c.state.deck).all()
+    assert len({tuple(row) for row in a.state.deck}) == 16
+    for _ in range(30):
+        a.step(a.random_actions())
+        b.step(b.random_actions())
+    assert (a.state.meta == b.state.meta).all() and (a.state.cards == b.state.cards).all()
+
+
+def test_finished_games_are_ignored_and_auto_reset_redeals():
+    env = BatchEnv("mineo", 32, seed=5)
+    finished_payoffs = np.zeros((32, 4), np.int32)
+    while not env.all_done():
+        payoffs, done = env.step(env.random_actions())
+        finished_payoffs[done] = payoffs[done]
+        assert (env.current_player()[env.done()] == -1).all()
+        assert not env.legal_mask()[env.done()].any()
+    assert (finished_payoffs == env.returns()).all()
+    before = env.state.meta.copy()
+    env.step(np.full(32, -1))  # entries of finished games are ignored
+    assert (env.state.meta == before).all()
+
+    auto = BatchEnv("mineo", 32, seed=5, auto_reset=True)
+    seen = np.zeros(32, bool)
+    for _ in range(200):
+        old_decks = auto.state.deck.copy()
+        payoffs, done = auto.step(auto.random_actions())
+        assert (payoffs[~done] == 0).all()
+        assert (payoffs[done].sum(axis=1) == 0).all()
+        if done.any():  # a finished game is re-dealt at once
+            assert (auto.state.meta[done, PHASE] == mineo.EARLY).all()
+            assert not (auto.state.deck[done] == old_decks[done]).all(axis=1).any()
+        seen |= done
+        assert not auto.done().any()
+    assert seen.all()
+
+
+def test_observation_hides_what_the_viewer_cannot_see():
+    game = tarocchi_rl.make("mineo")
+    state = game.new_state(2)
+    obs = state.observation(1)
+    hand = obs[mineo_obs.OBS_HAND : mineo_obs.OBS_HAND + 63]
+    # during the early round a player holds and sees 5 cards
+    assert hand.sum() == 5
+    assert state.hand(1) == [game.deck.names[c] for c in sorted(np.nonzero(hand)[0], key=game.deck.sort_key)]
+    assert obs[mineo_obs.OBS_MONTE : mineo_obs.OBS_MONTE + 63].sum() == 0  # the monte is not shown yet
+    while state.phase != "play":
+        state.apply(state.legal_actions()[-1] if state.phase == "early" else state.legal_actions()[0])
+    st = state._env.state
+    decl = int(st.meta[0, DECLARER])
+    other = (decl + 1) % 4
+    o_decl, o_other = state.observation(decl), state.observation(other)
+    sl = slice(mineo_obs.OBS_DISCARD, mineo_obs.OBS_DISCARD + 63)
+    assert o_decl[sl].sum() == 3 and o_other[sl].sum() == 0  # own discard: the declarer only
+    assert o_other[mineo_obs.OBS_MONTE : mineo_obs.OBS_MONTE + 63].sum() == 3  # the monte was shown
+    hand_other = o_other[mineo_obs.OBS_HAND : mineo_obs.OBS_HAND + 63]
+    assert hand_other.sum() == 15
+    hand_decl = o_decl[mineo_obs.OBS_HAND : mineo_obs.OBS_HAND + 63]
+    assert not (hand_other.astype(bool) & hand_decl.astype(bool)).any()
+    assert int(st.cards[0, HAND + other, 0]) != 0 or int(st.cards[0, HAND + other, 1]) != 0
+    assert o_decl[mineo_obs.OBS_SEAT + decl] == 1 and o_decl[mineo_obs.OBS_PHASE + mineo.PLAY] == 1
+
+
+def test_single_game_api_strings_and_clone():
+    game = tarocchi_rl.make("mineo", early_solo=False)
+    state = game.new_state(9)
+    assert state.phase == "auction"
+    assert [state.action_to_string(a) for a in state.legal_actions()] == ["bid:pass", "bid:solo", "bid:call"]
+    assert state.string_to_action("bid:call") == state.string_to_action("call") == mineo.A_CALL
+    assert state.string_to_action("pass") == state.string_to_action("bid:pass") == mineo.A_PASS
+    assert game.string_to_action("play:KC") == game.deck.card_id("KC")
+    assert game.string_to_action("discard:5d") == mineo.A_DISCARD + game.deck.card_id("5D")
+    twin = state.clone()
+    state.apply("bid:solo")
+    assert twin.phase == "auction" and twin.history == [] and state.history == [mineo.A_SOLO]
+    with pytest.raises(ValueError, match="an action must be an int id or a string"):
+        state.apply(1.5)
+
+
+def test_jit_and_pure_python_agree():
+    """The same seeded games in a subprocess with the other JIT mode give identical states."""
+    code = (
+        "import numpy as np, tarocchi_rl;"
+        "env = tarocchi_rl.BatchEnv('mineo', 12, seed=77);"
+        "[env.step(env.random_actions()) for _ in range(200)];"
+        "obs = env.observe(np.zeros(12, np.int64));"
+        "print(int(env.state.meta.astype(np.int64).sum()),"
+        " int(np.bitwise_xor.reduce(env.state.cards.ravel())), env.returns().tolist(), float(obs.sum()))"
+    )
+    mine = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ)
+    other_env = dict(os.environ, NUMBA_DISABLE_JIT="0" if JIT_DISABLED else "1")
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=other_env)
+    assert mine.returncode == 0 and other.returncode == 0, mine.stderr + other.stderr
+    assert mine.stdout == other.stdout
+
+
+def test_import_compiles_nothing_and_kernels_are_cached():
+    code = (
+        "import tarocchi_rl, tarocchi_rl.variants.mineo as m, tarocchi_rl.variants.mineo_obs as o;"
+        "from numba.core.registry import CPUDispatcher;"
+        "ks = [f for mod in (m, o) for f in vars(mod).values() if isinstance(f, CPUDispatcher)];"
+        "print(len(ks), sum(len(f.signatures) for f in ks),"
+        " sum(type(f._cache).__name__ == 'NullCache' for f in ks))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if JIT_DISABLED:
+        pytest.skip("no dispatchers without the JIT")
+    n_kernels, n_compiled, n_uncached = map(int, r.stdout.split())
+    assert n_kernels > 20
+    assert n_compiled == 0  # importing compiled nothing
+    assert n_uncached == 0  # every kernel has cache=True
