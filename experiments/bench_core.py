@@ -22,7 +22,8 @@ def main():
     p.add_argument("--out", default=None, help="JSON file to write (default: print only)")
     a = p.parse_args()
     r = run(a.variant, a.batch, a.threads, a.seconds, a.repeats)
-    r["machine"] = {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()}
+    r["machine"] = {"platform": platform.platform(), "cpus": os.cpu_count(),
+                    "python": platform.python_version()}
     r["when"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     print(format_report(r))
     if a.out:
