@@ -18,6 +18,8 @@ new deal. Without it a finished game stays finished (its player is -1, its mask 
 import numpy as np
 
 from .bits import seed_states
+from .core import engine, observation
+from .core.phases import DONE, PHASE_NAMES
 from .core.state import CUR, PAYOFF, PHASE, alloc_state
 from .variants import get_variant
 
@@ -41,7 +43,7 @@ class BatchEnv:
         self.num_players = self.spec.n_players
         self.num_actions = self.spec.n_actions
         self.obs_dim = self.spec.obs_dim
-        self._r = self.spec.rules
+        self._r = self.spec.rules  # action strings, outcome
         self.state = alloc_state(self.batch_size)
         self._done = np.zeros(self.batch_size, bool)
         self._payoffs = np.zeros((self.batch_size, 4), np.int32)
@@ -52,7 +54,7 @@ class BatchEnv:
         """New deals for every game (from ``seed`` if given, else from each game's RNG)."""
         if seed is not None:
             self.state.rng[:] = seed_states(seed, self.batch_size)
-        self._r.reset_batch(self.state, self.tables, True)
+        engine.reset_batch(self.state, self.tables, True)
 
     def set_deals(self, decks) -> None:
         """Start every game on a given deal: ``decks`` int[B, n_cards] dense ids in the deal order of the
@@ -65,12 +67,13 @@ class BatchEnv:
             bad = int(np.nonzero(~(np.sort(decks, axis=1) == np.arange(n)).all(axis=1))[0][0])
             raise ValueError(f"deal of game {bad} is not a permutation of the {n} cards")
         self.state.deck[:, :n] = decks
-        self._r.reset_batch(self.state, self.tables, False)
+        self.state.deck[:, n:] = -1
+        engine.reset_batch(self.state, self.tables, False)
 
     # -- queries ------------------------------------------------------------------------------------------
     def done(self) -> np.ndarray:
         """bool[B]: which games are finished."""
-        return self.state.meta[:, PHASE] == self._r.DONE
+        return self.state.meta[:, PHASE] == DONE
 
     def all_done(self) -> bool:
         return bool(self.done().all())
@@ -85,7 +88,7 @@ class BatchEnv:
         """bool[B, num_actions]: the legal actions of each game's player to act (all False when done)."""
         if out is None:
             out = np.empty((self.batch_size, self.num_actions), bool)
-        self._r.legal_mask_batch(self.state, self.tables, out)
+        engine.legal_mask_batch(self.state, self.tables, out)
         return out
 
     def observe(self, players=None, out=None) -> np.ndarray:
@@ -100,7 +103,7 @@ class BatchEnv:
             raise ValueError(f"players must be seats 0..{self.num_players - 1} (or -1)")
         if out is None:
             out = np.empty((self.batch_size, self.obs_dim), np.float32)
-        self.spec.obs.observe_batch(self.state, self.tables, viewers.astype(np.int64), out)
+        observation.observe_batch(self.state, self.tables, viewers.astype(np.int64), out)
         return out
 
     def returns(self) -> np.ndarray:
@@ -124,21 +127,21 @@ class BatchEnv:
             raise ValueError(f"actions must be integers, got dtype {a.dtype}")
         a = a.astype(np.int64, copy=False)
         if check:
-            bad = self._r.first_illegal(self.state, a, self.tables)
+            bad = engine.first_illegal(self.state, a, self.tables)
             if bad >= 0:
                 raise ValueError(self._illegal_message(bad, int(a[bad])))
-        self._r.step_batch(self.state, a, self.tables, self.auto_reset, self._done, self._payoffs)
+        engine.step_batch(self.state, a, self.tables, self.auto_reset, self._done, self._payoffs)
         return self._payoffs[:, : self.num_players].copy(), self._done.copy()
 
     def random_actions(self) -> np.ndarray:
         """int64[B]: a uniformly random legal action per game (-1 where done), drawn from each game's RNG."""
         out = np.empty(self.batch_size, np.int64)
-        self._r.random_actions_batch(self.state, self.tables, out)
+        engine.random_actions_batch(self.state, self.tables, out)
         return out
 
     def _illegal_message(self, i: int, a: int) -> str:
         mask = np.zeros(self.num_actions, bool)
-        self._r.legal_mask_row(self.state, i, self.tables, mask)
+        engine.legal_mask_row(self.state, i, self.tables, mask)
         phase = int(self.state.meta[i, PHASE])
         legal = [self._r.action_to_string(x, phase) for x in np.nonzero(mask)[0]]
         try:
@@ -147,5 +150,5 @@ class BatchEnv:
             name = "out of range"
         return (
             f"illegal action {a} ({name}) in game {i} for seat {int(self.state.meta[i, CUR])} in phase "
-            f"{self._r.PHASE_NAMES[phase]}; legal: {', '.join(legal)}"
+            f"{PHASE_NAMES[phase]}; legal: {', '.join(legal)}"
         )

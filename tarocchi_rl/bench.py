@@ -14,6 +14,7 @@ import numpy as np
 
 from .batch import BatchEnv
 from .bits import seed_states
+from .core import engine
 from .core.state import alloc_state
 from .variants import get_variant
 
@@ -26,13 +27,13 @@ def bench_rollout(variant: str, batch: int, seconds: float, seed: int = 0) -> di
     st.rng[:] = seed_states(seed, batch)
     payoff = np.zeros((batch, 4), np.int64)
     counts = np.zeros((batch, 2), np.int64)
-    spec.rules.rollout_random_batch(st, tables, 1, payoff, counts)  # compile / warm up
+    engine.rollout_random_batch(st, tables, 1, payoff, counts)  # compile / warm up
     # each game slot plays `deals_per_call` consecutive deals per kernel call (its rows stay in cache);
     # calibrate it so one call lasts about a tenth of the run
     deals_per_call = 1
     while True:
         t = time.perf_counter()
-        spec.rules.rollout_random_batch(st, tables, deals_per_call, payoff, counts)
+        engine.rollout_random_batch(st, tables, deals_per_call, payoff, counts)
         if time.perf_counter() - t >= seconds / 10:
             break
         deals_per_call *= 2
@@ -40,7 +41,7 @@ def bench_rollout(variant: str, batch: int, seconds: float, seed: int = 0) -> di
     payoff[:] = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        spec.rules.rollout_random_batch(st, tables, deals_per_call, payoff, counts)
+        engine.rollout_random_batch(st, tables, deals_per_call, payoff, counts)
     dt = time.perf_counter() - t0
     deals, plays = counts.sum(axis=0)
     return {"deals_per_s": deals / dt, "card_plays_per_s": plays / dt, "zero_sum": bool(payoff.sum() == 0)}

@@ -58,13 +58,13 @@ else:  # the CPU's popcnt / tzcnt through LLVM intrinsics (the SWAR versions cos
 
     @njit(cache=True, inline="always")
     def popcount(x):
-        """Number of set bits of a uint64, as int."""
-        return int(_ctpop64(x))
+        """Number of set bits of a uint64, as int64 (Numba's int() of a uint64 stays unsigned)."""
+        return np.int64(_ctpop64(x))
 
     @njit(cache=True, inline="always")
     def lowest_bit(x):
-        """Index of the lowest set bit of a non-zero uint64."""
-        return int(_cttz64(x))
+        """Index of the lowest set bit of a non-zero uint64, as int64."""
+        return np.int64(_cttz64(x))
 
 
 @njit(cache=True, inline="always")
@@ -105,7 +105,7 @@ else:
 @njit(cache=True, inline="always")
 def bounded(bits64, n):
     """Map 64 random bits to an int uniform in [0, n) for 0 < n < 2**32 (multiply-shift)."""
-    return int(((bits64 >> U32) * np.uint64(n)) >> U32)
+    return np.int64(((bits64 >> U32) * np.uint64(n)) >> U32)
 
 
 def seed_states(seed, n):

@@ -25,6 +25,10 @@ lowest to highest strength. For ``mineo``:
 | 43 .. 52 | Spade  5 .. K                          |
 | 53 .. 62 | Bastoni 5 .. K                         |
 
+For the 78-card decks (``piedmont*``: suits C D S B, ``french*``: suits S H D C) the dense ids are 0..20 the
+trumps by strength (Piedmontese: T1..T19, T21, T20; French: T1..T21), 21 EX, then 14 cards per suit from
+lowest to highest (Piedmontese Coppe and Denari: 10 9 .. 2 1 J N Q K; otherwise 1 2 .. 10 J N Q K).
+
 Card names follow RULES.md: ``T0``..``T21``, ``EX``, rank + suit (``KC``, ``10D``, ``NS``).
 """
 
@@ -136,4 +140,20 @@ MINEO_DECK = build_deck(
         ("S", _PIPS_5 + _FACES_IT),
         ("B", _PIPS_5 + _FACES_IT),
     ],
+)
+
+_PIPS_1 = [str(k) for k in range(1, 11)]
+_FACES = ["J", "N", "Q", "K"]
+_REVERSED = [str(k) for k in range(10, 0, -1)]  # Piedmontese Denari and Coppe: 1 beats 2 beats ... 10
+
+# Piedmontese tarocchi: the Angel (T20) above the World (T21); reversed pips in Coppe and Denari.
+PIEDMONT_DECK = build_deck(
+    [f"T{k}" for k in range(1, 20)] + ["T21", "T20"],
+    [("C", _REVERSED + _FACES), ("D", _REVERSED + _FACES), ("S", _PIPS_1 + _FACES), ("B", _PIPS_1 + _FACES)],
+)
+
+# French Tarot: suits pique, coeur, carreau, trefle; K > Q > N (Cavalier) > J (Valet) > 10 > ... > 1.
+FRENCH_DECK = build_deck(
+    [f"T{k}" for k in range(1, 22)],
+    [("S", _PIPS_1 + _FACES), ("H", _PIPS_1 + _FACES), ("D", _PIPS_1 + _FACES), ("C", _PIPS_1 + _FACES)],
 )

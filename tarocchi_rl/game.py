@@ -13,6 +13,7 @@ it can be printed, cloned and written as a ``tarocchi-record/1`` game record::
 import numpy as np
 
 from .batch import BatchEnv
+from .core.phases import PHASE_NAMES
 from .core.state import HAND, PHASE, copy_state
 from .variants import get_variant
 
@@ -38,18 +39,18 @@ class Game:
     def state_from_deal(self, hands, stock) -> "State":
         """A new game on a given deal: ``hands`` one list of card names per seat (in deal order), ``stock``
         the monte / talon / chien. Wrong sizes, unknown or duplicated cards are a ValueError saying which."""
-        r = self.spec.rules
+        r = self.spec
         if not isinstance(hands, (list, tuple)) or len(hands) != self.num_players:
             raise ValueError(f"deal.hands must be {self.num_players} lists of cards")
         order = []
-        for seat, (hand, size) in enumerate(zip(hands, r.HAND_SIZES, strict=True)):
+        for seat, (hand, size) in enumerate(zip(hands, r.hand_sizes, strict=True)):
             if not isinstance(hand, (list, tuple)) or len(hand) != size:
                 n = len(hand) if isinstance(hand, (list, tuple)) else "not a list"
                 raise ValueError(f"deal.hands[{seat}] must hold {size} cards, got {n}")
             order += [(f"deal.hands[{seat}][{k}]", c) for k, c in enumerate(hand)]
-        if not isinstance(stock, (list, tuple)) or len(stock) != r.STOCK_SIZE:
+        if not isinstance(stock, (list, tuple)) or len(stock) != r.stock_size:
             n = len(stock) if isinstance(stock, (list, tuple)) else "not a list"
-            raise ValueError(f"deal.stock must hold {r.STOCK_SIZE} cards, got {n}")
+            raise ValueError(f"deal.stock must hold {r.stock_size} cards, got {n}")
         order += [(f"deal.stock[{k}]", c) for k, c in enumerate(stock)]
         ids, seen = [], {}
         for where, name in order:
@@ -88,7 +89,7 @@ class State:
     # -- queries ------------------------------------------------------------------------------------------
     @property
     def phase(self) -> str:
-        return self.game.spec.rules.PHASE_NAMES[int(self._env.state.meta[0, PHASE])]
+        return PHASE_NAMES[int(self._env.state.meta[0, PHASE])]
 
     def current_player(self) -> int:
         """The seat to act, -1 when the deal is over."""
@@ -118,7 +119,7 @@ class State:
 
     def outcome(self) -> dict:
         """Payoffs, card points per side and itemised bonuses of the finished deal."""
-        return self.game.spec.rules.outcome(self._env.state, 0)
+        return self.game.spec.rules.outcome(self._env.state, 0, self._env.tables)
 
     def hand(self, seat: int) -> list:
         """Card names held by ``seat``, in display order (trumps high to low, EX, suits high to low)."""
@@ -128,13 +129,13 @@ class State:
 
     def deal(self) -> dict:
         """The deal as card names: ``{"hands": [[...] per seat], "stock": [...]}`` in deal order."""
-        r = self.game.spec.rules
+        r = self.game.spec
         names = [self.game.deck.names[c] for c in self._env.state.deck[0, : self.game.deck.n_cards]]
         hands, k = [], 0
-        for size in r.HAND_SIZES:
+        for size in r.hand_sizes:
             hands.append(names[k : k + size])
             k += size
-        return {"hands": hands, "stock": names[k : k + r.STOCK_SIZE]}
+        return {"hands": hands, "stock": names[k : k + r.stock_size]}
 
     # -- acting -------------------------------------------------------------------------------------------
     def apply(self, action) -> None:

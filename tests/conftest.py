@@ -1,9 +1,12 @@
 """Shared test helpers: run the core and the oracle side by side."""
 
 import os
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+
+from tarocchi_rl.variants import get_variant
 
 JIT_DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") == "1"
 
@@ -16,3 +19,16 @@ def oracle_name(action_string: str) -> str:
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+def obs_offsets(variant: str) -> SimpleNamespace:
+    """OBS_<SECTION> offsets of a variant's observation (plus OBS_MONTE / OBS_AUCTION aliases, OBS_DIM)."""
+    spec = get_variant(variant)
+    ns = {f"OBS_{name.upper()}": off for off, _, name in spec.obs_rows}
+    ns["OBS_MONTE"] = ns.get("OBS_STOCK")
+    ns["OBS_AUCTION"] = ns.get("OBS_BIDS")
+    ns["OBS_DIM"] = spec.obs_dim
+    return SimpleNamespace(**ns)
+
+
+MINEO_OBS = obs_offsets("mineo")

@@ -6,6 +6,7 @@ import pytest
 from conftest import JIT_DISABLED
 
 from tarocchi_rl import BatchEnv
+from tarocchi_rl.core import engine
 from tarocchi_rl.core.state import (
     DECLARER,
     DISCARDED,
@@ -101,6 +102,6 @@ def test_fused_rollout_plays_the_same_games_as_stepping():
     st.rng[:] = seed_states(3, n)
     payoff = np.zeros((n, 4), np.int64)
     counts = np.zeros((n, 2), np.int64)
-    mineo.rollout_random_batch(st, env.tables, 1, payoff, counts)
+    engine.rollout_random_batch(st, env.tables, 1, payoff, counts)
     assert (payoff == env.returns()).all()
     assert (st.meta == env.state.meta).all()

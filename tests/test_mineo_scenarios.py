@@ -12,9 +12,9 @@ Every test here runs in well under a second, so the whole module is also run wit
 """
 
 import pytest
+from conftest import MINEO_OBS as O
 
 import tarocchi_rl
-from tarocchi_rl.variants import mineo_obs as O
 from tarocchi_rl.variants.mineo import thirds_of
 
 pytestmark = pytest.mark.nojit

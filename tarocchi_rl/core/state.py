@@ -27,7 +27,7 @@ columns, named by the constants below.
 | TRICK_NUM            | tricks completed |                                                                 |
 | EX_PLAYER            | seat             | who played EX (-1: not yet)                                     |
 | EX_TRICK_WINNER      | seat             | winner of the trick EX was played to                            |
-| EX_LED_LAST          | 0/1              | EX was led to the last trick                                    |
+| EX_LAST              | 0/1              | EX went to the last trick's winner (variant's rule)             |
 | LAST_WINNER          | seat             | winner of the last trick                                        |
 | EARLY_BID + s        | per seat         | word in the early round (-1 not spoken)                         |
 | BID + s              | per seat         | word in the auction (-1 not spoken)                             |
@@ -35,9 +35,11 @@ columns, named by the constants below.
 | COMMIT + k           | 4 slots          | variant's commitments                                           |
 | TRICK + s            | per seat         | card played to the current trick (-1 none)                      |
 | TRICKS_WON + s       | per seat         |                                                                 |
-| POINTS + side        | per side         | card points (thirds / half points)                              |
+| POINTS + k           | per side / seat  | card points (thirds / half points): per side, per seat in piedmont3 |
 | BONUS + 8*side + k   | per side         | itemised bonuses (variant's J_* slots)                          |
 | PAYOFF + s           | per seat         | the deal's payoffs, set when done                               |
+| POIGNEE_LEVEL + s    | per seat         | French: poignee declared (0 none, 1..3 simple..triple; -1 not yet)|
+| ACCUSO_DECL + s      | per seat         | Piedmontese: accuso conditions declared (0..2; -1 not spoken)   |
 
 ``cards`` : uint64[B, N_SETS, 2], two-word card sets (layout in :mod:`tarocchi_rl.cards`)
 
@@ -48,7 +50,8 @@ columns, named by the constants below.
 | WON + s        | cards seat s has won in tricks              |
 | STOCK          | the monte / talon / chien                   |
 | DISCARDED      | the declarer's discard                      |
-| SHOWN          | cards shown to all (discarded trumps, ...)  |
+| SHOWN          | cards shown to all (discarded trumps)       |
+| SHOWN_BY + s   | cards seat s showed (poignee, accuso)       |
 
 ``deck`` : int16[B, 78], the shuffled deal (dense ids; hands by seat in blocks, then the stock).
 ``rng`` : uint64[B], each game's SplitMix64 state.
@@ -62,7 +65,7 @@ MAX_PLAYERS = 4
 MAX_CARDS = 78
 
 (PHASE, CUR, DECLARER, CONTRACT, MULT, CALLED, PARTNER, STOCK_SHOWN, DISCARDS_LEFT, TURN, TRICK_LEADER,
- TRICK_COUNT, LED_SUIT, BEST_SEAT, BEST_TRUMP, BEST_BIT, TRICK_NUM, EX_PLAYER, EX_TRICK_WINNER, EX_LED_LAST,
+ TRICK_COUNT, LED_SUIT, BEST_SEAT, BEST_TRUMP, BEST_BIT, TRICK_NUM, EX_PLAYER, EX_TRICK_WINNER, EX_LAST,
  LAST_WINNER) = range(21)
 EARLY_BID = 24
 BID = 28
@@ -73,7 +76,9 @@ TRICKS_WON = 44
 POINTS = 48
 BONUS = 52  # 2 sides x 8 slots
 PAYOFF = 68
-N_META = 72
+POIGNEE_LEVEL = 72
+ACCUSO_DECL = 76
+N_META = 80
 
 HAND = 0
 PLAYED = 4
@@ -81,7 +86,8 @@ WON = 8
 STOCK = 12
 DISCARDED = 13
 SHOWN = 14
-N_SETS = 16
+SHOWN_BY = 15
+N_SETS = 20
 
 
 class BatchState(NamedTuple):

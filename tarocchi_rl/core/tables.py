@@ -10,6 +10,8 @@ special card, 0 for a scartina).
 ``masks`` : uint64[N_MASKS, 2], named two-word card sets; rows MK_SUIT+s are the suits, the other MK_* rows
 are named below (rows a variant does not use stay zero).
 ``params`` : int64[N_PARAMS], named integers (P_* entries).
+``obs`` : int64[N_SECTIONS], the observation layout: offset of each section (-1: absent in this variant);
+see :mod:`tarocchi_rl.core.observation`.
 """
 
 from typing import NamedTuple
@@ -28,6 +30,7 @@ class RuleTables(NamedTuple):
     pos_to_card: np.ndarray
     masks: np.ndarray
     params: np.ndarray
+    obs: np.ndarray
 
 
 # masks rows
@@ -42,8 +45,11 @@ MK_ARIE = 10  # Mineo: T16..T19
 MK_GIOVE = 11  # Mineo: T20
 MK_SCOMMESSA = 12  # Mineo: T20, T1, EX (the cards the Scommessa must win)
 MK_SCOMMESSA_NEED = 13  # Mineo: T20, EX (must be held to say scommessa)
+MK_OUDLERS = 14  # French: T1, T21, EX
+MK_PETIT = 15  # French: T1 (petit au bout); Piedmontese: T1 (accuso honours with MK_ACCUSO_HONOURS)
 MK_VALUE = 16  # rows 16..23: the cards of each distinct card value, value in params[P_VALUE + k]
-N_MASKS = 24
+MK_ACCUSO_HONOURS = 24  # Piedmontese accuso: T1, T20, T21
+N_MASKS = 28
 
 # params entries
 P_PLAYERS = 0
@@ -57,12 +63,30 @@ P_EX_LEAD_ANY = 7  # 1: EX may be led at any time (Piedmontese, French); 0: only
 P_EARLY_SOLO = 8  # Mineo option early_solo
 P_FIRST_ROUND = 9  # cards per player in the first round of the deal (Mineo early solo)
 P_N_VALUES = 10  # number of distinct card values (MK_VALUE rows in use)
+P_FAMILY = 11  # rule family: FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_FRENCH (selects the per-phase kernels)
+P_COUNT = 12  # COUNT_TRIPLETS (Italian thirds: 3v-2 a special, 1 a scartina) or COUNT_DIRECT (French half points)
+P_EX_LAST = 13  # EX_LAST_IF_LED (Mineo) or EX_LAST_ALWAYS: EX in the last trick goes to the trick's winner
+P_EXCHANGE = 14  # 1: the Excuse exchange (one scartina's value from the owner's side to the winner's side)
+P_DEALER = 15  # seat of the dealer
 P_VALUE = 16  # params[16..23]: the value of the cards of masks row MK_VALUE + k
-N_PARAMS = 24
+P_ACCUSO = 24  # Piedmontese option accuso (0/1)
+P_ACCUSO_POINTS = 25  # Piedmontese option accuso_points
+P_POIGNEE_1 = 26  # French: trumps needed for a simple / double / triple poignee (26, 27, 28)
+P_N_SPECIAL = 29  # number of non-card actions (pass, bids, commitments)
+P_TEAMS = 30  # 1: fixed partnerships 0+2 vs 1+3 (piedmont4)
+P_BID_WORDS = 31  # words a seat can say in the auction (observation width per seat)
+P_N_CONTRACTS = 32  # contracts (observation one-hot width)
+P_TOTAL_POINTS = 33  # card points in the deck (thirds or half points) for normalisation
+N_PARAMS = 40
+
+FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_FRENCH = 0, 1, 2
+COUNT_TRIPLETS, COUNT_DIRECT = 0, 1
+EX_LAST_IF_LED, EX_LAST_ALWAYS = 0, 1
 
 
-def make_tables(deck: Deck, card_value, masks: dict, params: dict) -> RuleTables:
-    """Compile a deck, card values, named masks {MK_*: [names]} and params {P_*: int} into RuleTables."""
+def make_tables(deck: Deck, card_value, masks: dict, params: dict, obs) -> RuleTables:
+    """Compile a deck, card values, named masks {MK_*: [names]}, params {P_*: int} and an observation
+    layout (int64[N_SECTIONS] offsets) into RuleTables."""
     mk = np.zeros((N_MASKS, 2), dtype=np.uint64)
     for row, names in masks.items():
         mk[row] = deck.mask_of(names)
@@ -73,7 +97,7 @@ def make_tables(deck: Deck, card_value, masks: dict, params: dict) -> RuleTables
     pr = np.zeros(N_PARAMS, dtype=np.int64)
     for k, v in params.items():
         pr[k] = int(v)
-    values = sorted(set(int(v) for v in card_value))
+    values = sorted({int(v) for v in card_value})
     assert len(values) <= 8
     pr[P_N_VALUES] = len(values)
     for k, v in enumerate(values):
@@ -81,4 +105,6 @@ def make_tables(deck: Deck, card_value, masks: dict, params: dict) -> RuleTables
         mk[MK_VALUE + k] = deck.mask_of([c for c in range(deck.n_cards) if int(card_value[c]) == v])
     assert not (mk[MK_TRUMPS, 0] & (np.uint64(1) << np.uint64(EX_BIT)))
     card = np.stack([deck.suit, deck.word, deck.bit, np.asarray(card_value)], axis=1).astype(np.int16)
-    return RuleTables(card=card, pos_to_card=deck.pos_to_card.copy(), masks=mk, params=pr)
+    return RuleTables(
+        card=card, pos_to_card=deck.pos_to_card.copy(), masks=mk, params=pr, obs=np.asarray(obs, np.int64)
+    )

@@ -124,7 +124,7 @@ def add_to_trick(st, i, card, tb):
     n = tb.params[P_PLAYERS]
     if m[TRICK_COUNT] == n:
         return True
-    m[CUR] = (p + 1) % n
+    m[CUR] = p + 1 if p + 1 < n else 0
     return False
 
 

@@ -1,9 +1,8 @@
-"""The variants: one rule module (tables, phase kernels, settlement) and one observation module each.
+"""The variants: a rule family module each (mineo, piedmont, french) and the registry of the five variants.
 
-Every variant module exposes the same names (``N_PLAYERS``, ``N_ACTIONS``, ``DECK``, ``make_rule_tables``,
-``reset_batch``, ``legal_mask_batch``, ``step_batch``, ``random_actions_batch``, ``rollout_random_batch``,
-``first_illegal``, ``action_to_string``, ``string_to_action``, ...), so :class:`tarocchi_rl.BatchEnv` and the
-single-game API are written once.
+A ``VariantSpec`` gives everything the Python side needs: the family module (action strings, outcome), the
+RuleTables factory with its options, sizes, the deal order and the observation layout. The kernels
+themselves are shared (:mod:`tarocchi_rl.core.engine`).
 """
 
 from dataclasses import dataclass
@@ -12,24 +11,18 @@ from types import ModuleType
 
 @dataclass(frozen=True)
 class VariantSpec:
-    """A variant: its rule module, observation module and options (name -> (type, default))."""
+    """A variant: family module, options (name -> (type, default)), sizes and deal order."""
 
     name: str
     rules: ModuleType
-    obs: ModuleType
     options: dict
-
-    @property
-    def n_players(self) -> int:
-        return self.rules.N_PLAYERS
-
-    @property
-    def n_actions(self) -> int:
-        return self.rules.N_ACTIONS
-
-    @property
-    def obs_dim(self) -> int:
-        return self.obs.OBS_DIM
+    n_players: int
+    n_actions: int
+    hand_sizes: tuple
+    stock_size: int
+    obs_dim: int
+    obs_rows: tuple
+    fixed: dict  # arguments of make_rule_tables that are not user options (the variant's name)
 
     @property
     def deck(self):
@@ -45,22 +38,55 @@ class VariantSpec:
             typ, _ = self.options[k]
             if typ is bool and not isinstance(v, bool):
                 raise ValueError(f"option {k!r} of variant {self.name!r} must be true or false, got {v!r}")
-            if typ is not bool and not isinstance(v, typ):
-                raise ValueError(f"option {k!r} of variant {self.name!r} must be {typ.__name__}, got {v!r}")
+            if typ is int and (isinstance(v, bool) or not isinstance(v, int)):
+                raise ValueError(f"option {k!r} of variant {self.name!r} must be an integer, got {v!r}")
+            if typ is str and not isinstance(v, str):
+                raise ValueError(f"option {k!r} of variant {self.name!r} must be a string, got {v!r}")
             out[k] = v
         return out
 
     def tables(self, options: dict):
-        return self.rules.make_rule_tables(**options)
+        return self.rules.make_rule_tables(**self.fixed, **options)
 
 
 def _mineo():
-    from . import mineo, mineo_obs
+    from . import mineo
 
-    return VariantSpec("mineo", mineo, mineo_obs, {"early_solo": (bool, True)})
+    return VariantSpec("mineo", mineo, {"early_solo": (bool, True)}, 4, mineo.N_ACTIONS, mineo.HAND_SIZES,
+                       mineo.STOCK_SIZE, mineo.OBS_DIM, tuple(mineo.OBS_ROWS), {})
 
 
-_FACTORIES = {"mineo": _mineo}
+def _piedmont(name):
+    from . import piedmont
+
+    n, hand, stock, _, _ = piedmont.SHAPES[name]
+    options = {"excuse_exchange": (bool, True)}
+    if name == "piedmont3":
+        options["honour_5"] = (str, "mondo")
+    else:
+        options["accuso"] = (bool, False)
+        options["accuso_points"] = (int, 5)
+    _, dim, rows = piedmont.layout(name)
+    return VariantSpec(name, piedmont, options, n, piedmont.N_ACTIONS, (hand,) * n, stock, dim, tuple(rows),
+                       {"variant": name})
+
+
+def _french(name):
+    from . import french
+
+    n, hand, _, _ = french.SHAPES[name]
+    _, dim, rows = french.layout(name)
+    return VariantSpec(name, french, {}, n, french.N_ACTIONS, (hand,) * n, 6, dim, tuple(rows),
+                       {"variant": name})
+
+
+_FACTORIES = {
+    "mineo": _mineo,
+    "piedmont3": lambda: _piedmont("piedmont3"),
+    "piedmont4": lambda: _piedmont("piedmont4"),
+    "french3": lambda: _french("french3"),
+    "french4": lambda: _french("french4"),
+}
 VARIANTS = tuple(_FACTORIES)
 _cache: dict = {}
 

@@ -1,0 +1,521 @@
+"""The engine: one set of row kernels and batch drivers for every variant.
+
+A variant is data (:class:`~tarocchi_rl.core.tables.RuleTables`) plus a few per-phase kernels in its family
+module (``variants/mineo.py``, ``variants/piedmont.py``, ``variants/french.py``); the functions here deal,
+list legal actions, apply actions, resolve tricks and settle by dispatching on the phase and on
+``params[P_FAMILY]``. The trick itself is the shared kernel of :mod:`tarocchi_rl.core.trick`.
+
+Action ids (C = cards in the deck): ``0..C-1`` play card c, ``C..2C-1`` discard card c - C, then the
+variant's special actions from ``2C`` (pass first; names per variant). Legal actions are computed as sets
+(``legal_sets``): two two-word card sets (play, discard) and ``flags`` (bit k <=> special action k).
+
+Batch drivers are a prange loop calling one non-inlined ``*_row`` function per game. A row function must not
+be inlined into a prange body: Numba's parfor pass then hoists state reads out of the loop (seen here: the
+RNG state read once for a whole deal, and lost card moves).
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from ..bits import U0, bit, bounded, kth_bit, lowest_bit, popcount, splitmix_next
+from ..cards import FOOL
+from ..variants import french, mineo, piedmont
+from .phases import DISCARD, DONE, PLAY, POIGNEE
+from .state import (
+    BEST_BIT,
+    BEST_SEAT,
+    BEST_TRUMP,
+    BONUS,
+    CUR,
+    DISCARDED,
+    DISCARDS_LEFT,
+    EX_LAST,
+    EX_PLAYER,
+    EX_TRICK_WINNER,
+    HAND,
+    LAST_WINNER,
+    LED_SUIT,
+    N_META,
+    PAYOFF,
+    PHASE,
+    PLAYED,
+    POINTS,
+    SHOWN,
+    SIDE,
+    STOCK,
+    TRICK,
+    TRICK_COUNT,
+    TRICK_LEADER,
+    TRICK_NUM,
+    TRICKS_WON,
+    WON,
+)
+from .tables import (
+    CARD_BIT,
+    CARD_SUIT,
+    CARD_WORD,
+    EX_LAST_IF_LED,
+    FAMILY_FRENCH,
+    FAMILY_MINEO,
+    MK_DISCARD_FALLBACK,
+    MK_DISCARD_FORBIDDEN,
+    MK_PIGLIATA,
+    P_CARDS,
+    P_EX_LAST,
+    P_FAMILY,
+    P_HAND,
+    P_N_SPECIAL,
+    P_PLAYERS,
+    P_STOCK,
+    P_TRICKS,
+)
+from .trick import add_to_trick, card_mask, clear_trick, legal_cards, play_legal, trick_update
+
+# ----------------------------------------------------------------------------------------------------------
+# dealing
+
+
+@njit(cache=True)
+def shuffle_row(st, i, tb):
+    """Fisher-Yates shuffle of the deck's dense ids into ``st.deck[i]`` with the game's own RNG."""
+    d = st.deck[i]
+    n = tb.params[P_CARDS]
+    for k in range(n):
+        d[k] = k
+    r = st.rng[i]
+    for k in range(n - 1, 0, -1):
+        r, z = splitmix_next(r)
+        j = bounded(z, k + 1)
+        t = d[k]
+        d[k] = d[j]
+        d[j] = t
+    st.rng[i] = r
+
+
+@njit(cache=True, inline="always")
+def give(st, i, row, card, tb):
+    """Add dense ``card`` to card set ``row`` of game ``i``."""
+    st.cards[i, row, tb.card[card, CARD_WORD]] |= bit(tb.card[card, CARD_BIT])
+
+
+@njit(cache=True)
+def reset_row(st, i, tb):
+    """Start game ``i`` on the deal in ``st.deck[i]`` (hands by seat, then the stock): clear the state,
+    hand out the cards and enter the variant's first phase."""
+    m = st.meta[i]
+    for k in range(N_META):
+        m[k] = -1
+    for k in range(st.cards.shape[1]):
+        st.cards[i, k, 0] = U0
+        st.cards[i, k, 1] = U0
+    for s in range(4):
+        m[SIDE + s] = 1
+        m[TRICKS_WON + s] = 0
+        m[PAYOFF + s] = 0
+    for k in range(16):
+        m[BONUS + k] = 0
+    for k in range(4):
+        m[POINTS + k] = 0
+    m[TRICK_NUM] = 0
+    m[EX_LAST] = 0
+    m[DISCARDS_LEFT] = 0
+    clear_trick(st, i, 0)
+    n = tb.params[P_PLAYERS]
+    h = tb.params[P_HAND]
+    for k in range(tb.params[P_STOCK]):
+        give(st, i, STOCK, st.deck[i, n * h + k], tb)
+    fam = tb.params[P_FAMILY]
+    if fam == FAMILY_MINEO:
+        mineo.start_row(st, i, tb)
+    elif fam == FAMILY_FRENCH:
+        french.start_row(st, i, tb)
+    else:
+        piedmont.start_row(st, i, tb)
+
+
+@njit(cache=True)
+def deal_hands(st, i, tb, first, last):
+    """Hand out cards ``first .. last-1`` of each seat's block of the deal."""
+    h = tb.params[P_HAND]
+    for s in range(tb.params[P_PLAYERS]):
+        for k in range(first, last):
+            give(st, i, HAND + s, st.deck[i, h * s + k], tb)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# legality
+
+
+@njit(cache=True, inline="always")
+def legal_sets(st, i, tb):
+    """Legal actions of game ``i`` as sets: (play0, play1, discard0, discard1, flags).
+
+    play*/discard* are two-word card sets (uint64); bit k of ``flags`` (int) means special action k.
+    Nothing is legal once the game is done.
+    """
+    m = st.meta[i]
+    ph = m[PHASE]
+    if ph == PLAY:
+        l0, l1 = play_legal(st, i, tb)
+        return l0, l1, U0, U0, 0
+    if ph == DISCARD:
+        p = m[CUR]
+        h0 = st.cards[i, HAND + p, 0]
+        h1 = st.cards[i, HAND + p, 1]
+        a0 = h0 & ~tb.masks[MK_DISCARD_FORBIDDEN, 0]
+        a1 = h1 & ~tb.masks[MK_DISCARD_FORBIDDEN, 1]
+        if popcount(a0) + popcount(a1) < m[DISCARDS_LEFT]:
+            a0 |= h0 & tb.masks[MK_DISCARD_FALLBACK, 0]
+            a1 |= h1 & tb.masks[MK_DISCARD_FALLBACK, 1]
+        return U0, U0, a0, a1, 0
+    if ph == DONE:
+        return U0, U0, U0, U0, 0
+    fam = tb.params[P_FAMILY]
+    if fam == FAMILY_MINEO:
+        return U0, U0, U0, U0, mineo.legal_flags(st, i, tb)
+    if fam == FAMILY_FRENCH:
+        return U0, U0, U0, U0, french.legal_flags(st, i, tb)
+    return U0, U0, U0, U0, piedmont.legal_flags(st, i, tb)
+
+
+@njit(cache=True)
+def _set_to_actions(x, word, base, tb, out_row):
+    while x != U0:
+        out_row[base + tb.pos_to_card[word * 64 + lowest_bit(x)]] = True
+        x &= x - np.uint64(1)
+
+
+@njit(cache=True)
+def legal_mask_row(st, i, tb, out_row):
+    """Write game ``i``'s legal actions into ``out_row`` (bool[n_actions], cleared first)."""
+    out_row[:] = False
+    p0, p1, d0, d1, flags = legal_sets(st, i, tb)
+    c = tb.params[P_CARDS]
+    _set_to_actions(p0, 0, 0, tb, out_row)
+    _set_to_actions(p1, 1, 0, tb, out_row)
+    _set_to_actions(d0, 0, c, tb, out_row)
+    _set_to_actions(d1, 1, c, tb, out_row)
+    for k in range(tb.params[P_N_SPECIAL]):
+        if flags & (1 << k):
+            out_row[2 * c + k] = True
+
+
+@njit(cache=True)
+def is_legal(st, i, a, tb):
+    """Whether action id ``a`` is legal in game ``i``."""
+    c = tb.params[P_CARDS]
+    if a < 0 or a >= 2 * c + tb.params[P_N_SPECIAL]:
+        return False
+    p0, p1, d0, d1, flags = legal_sets(st, i, tb)
+    if a >= 2 * c:
+        return (flags & (1 << (a - 2 * c))) != 0
+    w0, w1 = card_mask(a - c if a >= c else a, tb)
+    if a >= c:
+        return ((w0 & d0) | (w1 & d1)) != U0
+    return ((w0 & p0) | (w1 & p1)) != U0
+
+
+@njit(cache=True, inline="always")
+def _pick(x, word, k, base, tb):
+    return base + tb.pos_to_card[word * 64 + kth_bit(x, k)]
+
+
+@njit(cache=True, inline="always")
+def random_action(st, i, tb):
+    """A uniformly random legal action of game ``i``, drawn from the game's own RNG (-1 when done)."""
+    p0, p1, d0, d1, flags = legal_sets(st, i, tb)
+    n0 = popcount(p0)
+    n1 = popcount(p1)
+    n2 = popcount(d0)
+    n3 = popcount(d1)
+    nf = popcount(np.uint64(flags))
+    n = n0 + n1 + n2 + n3 + nf
+    if n == 0:
+        return -1
+    r, z = splitmix_next(st.rng[i])
+    st.rng[i] = r
+    k = bounded(z, n)
+    c = tb.params[P_CARDS]
+    if k < n0:
+        return _pick(p0, 0, k, 0, tb)
+    k -= n0
+    if k < n1:
+        return _pick(p1, 1, k, 0, tb)
+    k -= n1
+    if k < n2:
+        return _pick(d0, 0, k, c, tb)
+    k -= n2
+    if k < n3:
+        return _pick(d1, 1, k, c, tb)
+    k -= n3
+    return 2 * c + kth_bit(np.uint64(flags), k)
+
+
+@njit(cache=True)
+def random_action_row(st, i, tb):
+    """random_action, not inlined (for prange drivers)."""
+    return random_action(st, i, tb)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# transitions
+
+
+@njit(cache=True)
+def start_play(st, i, leader, tb):
+    """Trick play begins, ``leader`` to lead (French: each seat first decides his poignee)."""
+    clear_trick(st, i, leader)
+    st.meta[i, PHASE] = POIGNEE if tb.params[P_FAMILY] == FAMILY_FRENCH else PLAY
+
+
+@njit(cache=True)
+def _discard(st, i, c, tb):
+    m = st.meta[i]
+    p = m[CUR]
+    w = tb.card[c, CARD_WORD]
+    mk = bit(tb.card[c, CARD_BIT])
+    st.cards[i, HAND + p, w] &= ~mk
+    st.cards[i, DISCARDED, w] |= mk
+    if w == 0:
+        st.cards[i, SHOWN, 0] |= mk  # a discarded trump is shown to all
+    m[DISCARDS_LEFT] -= 1
+    if m[DISCARDS_LEFT] == 0:
+        fam = tb.params[P_FAMILY]
+        if fam == FAMILY_MINEO:
+            mineo.after_discard(st, i, tb)
+        elif fam == FAMILY_FRENCH:
+            french.after_discard(st, i, tb)
+        else:
+            piedmont.after_discard(st, i, tb)
+
+
+@njit(cache=True)
+def step_row(st, i, a, tb):
+    """Apply legal action id ``a`` to game ``i`` (legality is the caller's check)."""
+    m = st.meta[i]
+    ph = m[PHASE]
+    c = tb.params[P_CARDS]
+    if ph == PLAY:
+        if add_to_trick(st, i, a, tb):
+            resolve_trick(st, i, tb)
+        elif m[TRICK_NUM] == 0 and tb.params[P_FAMILY] == FAMILY_FRENCH:
+            m[PHASE] = POIGNEE  # the next seat's first turn to play: his poignee first
+        return
+    if ph == DISCARD:
+        _discard(st, i, a - c, tb)
+        return
+    fam = tb.params[P_FAMILY]
+    if fam == FAMILY_MINEO:
+        mineo.step_special(st, i, a - 2 * c, tb)
+    elif fam == FAMILY_FRENCH:
+        french.step_special(st, i, a - 2 * c, tb)
+    else:
+        piedmont.step_special(st, i, a - 2 * c, tb)
+
+
+@njit(cache=True)
+def resolve_trick(st, i, tb):
+    """The trick is complete: the winner takes the cards (EX by the variant's rule), next trick or settle."""
+    m = st.meta[i]
+    n = tb.params[P_PLAYERS]
+    last = m[TRICK_NUM] == tb.params[P_TRICKS] - 1
+    winner = m[BEST_SEAT]
+    fam = tb.params[P_FAMILY]
+    if fam == FAMILY_FRENCH:
+        if last:
+            winner = french.last_trick_winner(st, i, winner, tb)
+        french.note_petit(st, i, winner, tb)
+    wside = m[SIDE + winner]
+    pig0 = tb.masks[MK_PIGLIATA, 0]
+    for s in range(n):
+        c = m[TRICK + s]
+        w = tb.card[c, CARD_WORD]
+        mk = bit(tb.card[c, CARD_BIT])
+        if tb.card[c, CARD_SUIT] == FOOL:
+            m[EX_TRICK_WINNER] = winner
+            if last and (tb.params[P_EX_LAST] != EX_LAST_IF_LED or m[TRICK_LEADER] == s):
+                m[EX_LAST] = 1
+                st.cards[i, WON + winner, 0] |= mk
+            continue
+        st.cards[i, WON + winner, w] |= mk
+        if w == 0 and (pig0 & mk) != U0 and m[SIDE + s] != wside:
+            m[BONUS + 8 * wside + mineo.J_PIGLIATA] += 1
+    m[TRICKS_WON + winner] += 1
+    m[TRICK_NUM] += 1
+    if last:
+        m[LAST_WINNER] = winner
+        settle_row(st, i, tb)
+    else:
+        clear_trick(st, i, winner)
+
+
+@njit(cache=True)
+def settle_row(st, i, tb):
+    """Count the deal and set the payoffs (the family's settlement)."""
+    st.meta[i, PHASE] = DONE
+    fam = tb.params[P_FAMILY]
+    if fam == FAMILY_MINEO:
+        mineo.settle(st, i, tb)
+    elif fam == FAMILY_FRENCH:
+        french.settle(st, i, tb)
+    else:
+        piedmont.settle(st, i, tb)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the fused random rollout
+
+
+@njit(cache=True)
+def random_playout_row(st, i, tb):
+    """Random legal card play in game ``i`` from the current position while the phase is PLAY.
+
+    The hot loop of rollouts: the trick lives in registers and goes back to the state when complete. Draws
+    from the game's RNG exactly as ``random_action`` would; returns the number of cards played.
+    """
+    m = st.meta[i]
+    n = tb.params[P_PLAYERS]
+    plays = 0
+    while m[PHASE] == PLAY:
+        p = m[CUR]
+        k = m[TRICK_COUNT]
+        led, bs, bt, bb = m[LED_SUIT], m[BEST_SEAT], m[BEST_TRUMP], m[BEST_BIT]
+        r = st.rng[i]
+        while k < n:
+            h0 = st.cards[i, HAND + p, 0]
+            h1 = st.cards[i, HAND + p, 1]
+            l0, l1 = legal_cards(h0, h1, k, led, bt, bb, tb)
+            n0 = popcount(l0)
+            r, z = splitmix_next(r)
+            j = bounded(z, n0 + popcount(l1))
+            if j < n0:
+                b = kth_bit(l0, j)
+                mk = bit(b)
+                c = tb.pos_to_card[b]
+                st.cards[i, HAND + p, 0] = h0 & ~mk
+                st.cards[i, PLAYED + p, 0] |= mk
+                if tb.card[c, CARD_SUIT] == FOOL:
+                    m[EX_PLAYER] = p
+            else:
+                b = kth_bit(l1, j - n0)
+                mk = bit(b)
+                c = tb.pos_to_card[64 + b]
+                st.cards[i, HAND + p, 1] = h1 & ~mk
+                st.cards[i, PLAYED + p, 1] |= mk
+            m[TRICK + p] = c
+            led, bs, bt, bb = trick_update(c, p, led, bs, bt, bb, tb)
+            k += 1
+            plays += 1
+            p = p + 1 if p + 1 < n else 0
+        st.rng[i] = r
+        m[TRICK_COUNT], m[LED_SUIT], m[BEST_SEAT], m[BEST_TRUMP], m[BEST_BIT] = k, led, bs, bt, bb
+        m[CUR] = (p + n - 1) % n  # as add_to_trick leaves it: the trick's last player
+        resolve_trick(st, i, tb)
+    return plays
+
+
+@njit(cache=True)
+def rollout_row(st, i, tb, deals, payoff_sum, counts):
+    """Game ``i`` plays ``deals`` complete random deals; sums payoffs and counts [deals, card plays]."""
+    c = tb.params[P_CARDS]
+    fam = tb.params[P_FAMILY]  # French trick 1 interleaves the poignee decisions: the generic path
+    for _ in range(deals):
+        shuffle_row(st, i, tb)
+        reset_row(st, i, tb)
+        plays = 0
+        while st.meta[i, PHASE] != DONE:
+            if st.meta[i, PHASE] == PLAY and (fam != FAMILY_FRENCH or st.meta[i, TRICK_NUM] > 0):
+                plays += random_playout_row(st, i, tb)
+            else:
+                a = random_action(st, i, tb)
+                if a < c:
+                    plays += 1
+                step_row(st, i, a, tb)
+        for s in range(tb.params[P_PLAYERS]):
+            payoff_sum[i, s] += st.meta[i, PAYOFF + s]
+        counts[i, 0] += 1
+        counts[i, 1] += plays
+
+
+# ----------------------------------------------------------------------------------------------------------
+# batch drivers
+
+
+@njit(cache=True)
+def new_deal_row(st, i, tb):
+    shuffle_row(st, i, tb)
+    reset_row(st, i, tb)
+
+
+@njit(cache=True, parallel=True)
+def reset_batch(st, tb, shuffle):
+    """Reset every game; with ``shuffle`` a new deal is drawn from each game's RNG first."""
+    for i in prange(st.meta.shape[0]):
+        if shuffle:
+            new_deal_row(st, i, tb)
+        else:
+            reset_row(st, i, tb)
+
+
+@njit(cache=True, parallel=True)
+def legal_mask_batch(st, tb, out):
+    """out: bool[B, n_actions] legal actions of every game (all False for games that are done)."""
+    for i in prange(st.meta.shape[0]):
+        legal_mask_row(st, i, tb, out[i])
+
+
+@njit(cache=True)
+def first_illegal(st, actions, tb):
+    """Index of the first game (not done) whose action is illegal, or -1."""
+    for i in range(st.meta.shape[0]):
+        if st.meta[i, PHASE] != DONE and not is_legal(st, i, actions[i], tb):
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _step_one(st, i, a, tb, auto_reset, done_out, payoff_out):
+    done_out[i] = False
+    for s in range(4):
+        payoff_out[i, s] = 0
+    if st.meta[i, PHASE] == DONE:
+        return
+    step_row(st, i, a, tb)
+    if st.meta[i, PHASE] == DONE:
+        done_out[i] = True
+        for s in range(4):
+            payoff_out[i, s] = st.meta[i, PAYOFF + s]
+        if auto_reset:
+            new_deal_row(st, i, tb)
+            while auto_reset and st.meta[i, PHASE] == DONE:  # a deal annulled at once (French petit sec)
+                new_deal_row(st, i, tb)
+
+
+@njit(cache=True, parallel=True)
+def step_batch(st, actions, tb, auto_reset, done_out, payoff_out):
+    """Apply ``actions`` (int64[B]) to every game not done.
+
+    done_out : bool[B]       set True for games that ended with this step
+    payoff_out : int32[B, 4] their payoffs (0 elsewhere)
+    With ``auto_reset`` a game that ends is immediately re-dealt from its RNG.
+    """
+    for i in prange(st.meta.shape[0]):
+        _step_one(st, i, actions[i], tb, auto_reset, done_out, payoff_out)
+
+
+@njit(cache=True, parallel=True)
+def random_actions_batch(st, tb, out):
+    """out: int64[B] a uniformly random legal action per game (-1 for games done), from each game's RNG."""
+    for i in prange(st.meta.shape[0]):
+        out[i] = random_action_row(st, i, tb)
+
+
+@njit(cache=True, parallel=True)
+def rollout_random_batch(st, tb, deals_per_game, payoff_sum, counts):
+    """The fused random-play kernel: each game plays ``deals_per_game`` complete random deals.
+
+    payoff_sum : int64[B, 4]   payoffs summed over the deals played by each game
+    counts : int64[B, 2]       [deals, card plays] per game
+    """
+    for i in prange(st.meta.shape[0]):
+        rollout_row(st, i, tb, deals_per_game, payoff_sum, counts)

@@ -1,0 +1,157 @@
+"""The observation kernel: writes any variant's flat float32 observation from the layout in its tables.
+
+Section meanings and the per-variant layouts: :mod:`tarocchi_rl.core.obs_layout` and each variant module's
+``OBS_ROWS`` (printed by ``python -m tarocchi_rl.core.observation``).
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from ..bits import U0, lowest_bit
+from ..variants import mineo
+from .obs_layout import (
+    S_ACCUSO,
+    S_BIDS,
+    S_CALLED,
+    S_CHELEM,
+    S_CONTRACT,
+    S_DECLARER,
+    S_DISCARD,
+    S_DOUBLED,
+    S_EARLY,
+    S_HAND,
+    S_LEADER,
+    S_PARTNER,
+    S_PARTNER_KNOWN,
+    S_PHASE,
+    S_PLAYED,
+    S_POIGNEE,
+    S_POINTS,
+    S_RIVANTO,
+    S_SCOMMESSA,
+    S_SEAT,
+    S_SHOWN,
+    S_SHOWN_BY,
+    S_STOCK,
+    S_TRICK,
+    S_TRICK_NUM,
+    S_TRICKS_WON,
+)
+from .phases import DONE, PLAY, POIGNEE
+from .points import card_points
+from .state import (
+    ACCUSO_DECL,
+    BID,
+    CALLED,
+    COMMIT,
+    CONTRACT,
+    DECLARER,
+    DISCARDED,
+    EARLY_BID,
+    HAND,
+    MULT,
+    PARTNER,
+    PHASE,
+    PLAYED,
+    POIGNEE_LEVEL,
+    SHOWN,
+    SHOWN_BY,
+    STOCK,
+    STOCK_SHOWN,
+    TRICK,
+    TRICK_LEADER,
+    TRICK_NUM,
+    TRICKS_WON,
+    WON,
+)
+from .tables import (
+    CARD_BIT,
+    FAMILY_MINEO,
+    P_BID_WORDS,
+    P_CARDS,
+    P_FAMILY,
+    P_PLAYERS,
+    P_TOTAL_POINTS,
+    P_TRICKS,
+)
+
+
+@njit(cache=True)
+def _plane(x0, x1, tb, out, base):
+    """Set out[base + c] = 1 for every card c of the two-word set (x0, x1)."""
+    while x0 != U0:
+        out[base + tb.pos_to_card[lowest_bit(x0)]] = 1.0
+        x0 &= x0 - np.uint64(1)
+    while x1 != U0:
+        out[base + tb.pos_to_card[64 + lowest_bit(x1)]] = 1.0
+        x1 &= x1 - np.uint64(1)
+
+
+@njit(cache=True)
+def observe_row(st, i, viewer, tb, out):
+    """Write game ``i`` seen by seat ``viewer`` into ``out`` (float32[obs_dim], cleared first)."""
+    out[:] = 0.0
+    m = st.meta[i]
+    o = tb.obs
+    n = tb.params[P_PLAYERS]
+    c = tb.params[P_CARDS]
+    _plane(st.cards[i, HAND + viewer, 0], st.cards[i, HAND + viewer, 1], tb, out, o[S_HAND])
+    for s in range(n):
+        r = (s - viewer) % n
+        _plane(st.cards[i, PLAYED + s, 0], st.cards[i, PLAYED + s, 1], tb, out, o[S_PLAYED] + r * c)
+        card = m[TRICK + s]
+        if card >= 0:
+            out[o[S_TRICK] + r * c + card] = 1.0
+        if o[S_SHOWN_BY] >= 0:
+            _plane(st.cards[i, SHOWN_BY + s, 0], st.cards[i, SHOWN_BY + s, 1], tb, out, o[S_SHOWN_BY] + r * c)
+        if o[S_EARLY] >= 0 and m[EARLY_BID + s] >= 0:
+            out[o[S_EARLY] + 2 * r + m[EARLY_BID + s]] = 1.0
+        if o[S_BIDS] >= 0 and m[BID + s] >= 0:
+            out[o[S_BIDS] + tb.params[P_BID_WORDS] * r + m[BID + s]] = 1.0
+        if o[S_POIGNEE] >= 0 and m[POIGNEE_LEVEL + s] > 0:
+            out[o[S_POIGNEE] + 3 * r + m[POIGNEE_LEVEL + s] - 1] = 1.0
+        if o[S_ACCUSO] >= 0 and m[ACCUSO_DECL + s] > 0:
+            out[o[S_ACCUSO] + r] = 1.0
+        won = card_points(st.cards[i, WON + s, 0], st.cards[i, WON + s, 1], tb)
+        out[o[S_POINTS] + r] = won / tb.params[P_TOTAL_POINTS]
+        out[o[S_TRICKS_WON] + r] = m[TRICKS_WON + s] / tb.params[P_TRICKS]
+    if o[S_STOCK] >= 0 and m[STOCK_SHOWN] == 1:
+        _plane(st.cards[i, STOCK, 0], st.cards[i, STOCK, 1], tb, out, o[S_STOCK])
+    if viewer == m[DECLARER]:
+        _plane(st.cards[i, DISCARDED, 0], st.cards[i, DISCARDED, 1], tb, out, o[S_DISCARD])
+    _plane(st.cards[i, SHOWN, 0], st.cards[i, SHOWN, 1], tb, out, o[S_SHOWN])
+    if o[S_DECLARER] >= 0 and m[DECLARER] >= 0:
+        out[o[S_DECLARER] + (m[DECLARER] - viewer) % n] = 1.0
+    if o[S_CONTRACT] >= 0 and m[CONTRACT] > 0:
+        out[o[S_CONTRACT] + m[CONTRACT] - 1] = 1.0
+    if o[S_DOUBLED] >= 0 and m[MULT] == 2:
+        out[o[S_DOUBLED]] = 1.0
+    if o[S_CALLED] >= 0 and m[CALLED] >= 0:
+        out[o[S_CALLED] + tb.card[m[CALLED], CARD_BIT]] = 1.0
+    if tb.params[P_FAMILY] == FAMILY_MINEO:
+        if mineo.partner_known(st, i, viewer, tb):
+            out[o[S_PARTNER_KNOWN]] = 1.0
+            if m[PARTNER] >= 0:
+                out[o[S_PARTNER] + (m[PARTNER] - viewer) % n] = 1.0
+        if m[COMMIT] == 1:
+            out[o[S_SCOMMESSA]] = 1.0
+        if m[COMMIT + 1] >= 0:
+            out[o[S_RIVANTO] + (m[COMMIT + 1] - viewer) % n] = 1.0
+    if o[S_CHELEM] >= 0 and m[COMMIT] == 1:
+        out[o[S_CHELEM]] = 1.0
+    out[o[S_TRICK_NUM] + m[TRICK_NUM]] = 1.0
+    out[o[S_PHASE] + m[PHASE]] = 1.0
+    if m[PHASE] == PLAY or m[PHASE] == POIGNEE:
+        out[o[S_LEADER] + (m[TRICK_LEADER] - viewer) % n] = 1.0
+    out[o[S_SEAT] + viewer] = 1.0
+    return m[PHASE] != DONE
+
+
+@njit(cache=True, parallel=True)
+def observe_batch(st, tb, viewers, out):
+    """out: float32[B, obs_dim], game i seen by seat viewers[i] (int64; viewer < 0 gives zeros)."""
+    for i in prange(st.meta.shape[0]):
+        if viewers[i] < 0:
+            out[i, :] = 0.0
+        else:
+            observe_row(st, i, viewers[i], tb, out[i])

@@ -1,0 +1,473 @@
+"""French Tarot (RULES.md §3, FFT rules with the seed's errata corrected): ``french3`` and ``french4``.
+
+Phases: bid -> (discard, after prise / garde) -> chelem -> poignee / play (each seat decides his poignee at
+his first turn to play, before his card) -> done. A petit sec ends the deal before the bidding (payoffs 0,
+no actions); all passing ends it too.
+
+Actions (C = 78 cards; dense ids in :mod:`tarocchi_rl.cards`)
+
+| action id   | meaning                     | string                |
+|-------------|-----------------------------|-----------------------|
+| 0 .. 77     | play card c                 | ``play:KS``           |
+| 78 .. 155   | discard card c - 78         | ``discard:5H``        |
+| 156         | pass                        | ``bid:pass`` / ``pass``|
+| 157 .. 160  | prise, garde, garde sans, contre | ``bid:prise`` ... ``bid:garde_contre`` |
+| 161         | chelem (announce)           | ``chelem``            |
+| 162 .. 164  | poignee simple, double, triple | ``poignee:simple`` ... |
+
+Contracts (``meta[CONTRACT]``): 1 prise (x1), 2 garde (x2), 3 garde sans (x4), 4 garde contre (x6).
+``meta[COMMIT]``: chelem announced (0/1); ``COMMIT + 2``: trick in which T1 was played, ``COMMIT + 3`` its
+winner. Points are half points (deck 182). The taker is side 0, the defenders side 1.
+Poignee shown cards (``cards[SHOWN_BY + s]``): the lowest trumps needed for the level, EX only when his
+trumps alone fall short. Bonuses (``meta[BONUS + k]``): slots ``B_*`` below, the score's parts.
+The deal: seat s holds ``deck[H*s : H*s+H]`` (H = 24 / 18), the chien is the last 6.
+"""
+
+from functools import cache
+
+import numpy as np
+from numba import njit
+
+from ..bits import U0, bit, popcount
+from ..cards import EX_BIT, FOOL, FRENCH_DECK
+from ..core.obs_layout import build_layout, section_sizes
+from ..core.phases import BID, CHELEM, DISCARD, DONE, PLAY, POIGNEE
+from ..core.points import card_points
+from ..core.state import (
+    BID as BID_WORD,
+)
+from ..core.state import (
+    BONUS,
+    COMMIT,
+    CONTRACT,
+    CUR,
+    DECLARER,
+    DISCARDED,
+    DISCARDS_LEFT,
+    EX_LAST,
+    EX_PLAYER,
+    EX_TRICK_WINNER,
+    HAND,
+    MULT,
+    PAYOFF,
+    PHASE,
+    POIGNEE_LEVEL,
+    POINTS,
+    SHOWN_BY,
+    SIDE,
+    STOCK,
+    STOCK_SHOWN,
+    TRICK,
+    TRICK_LEADER,
+    TRICK_NUM,
+    TRICKS_WON,
+    WON,
+)
+from ..core.tables import (
+    CARD_BIT,
+    CARD_SUIT,
+    CARD_WORD,
+    COUNT_DIRECT,
+    EX_LAST_ALWAYS,
+    FAMILY_FRENCH,
+    MK_DISCARD_FALLBACK,
+    MK_DISCARD_FORBIDDEN,
+    MK_EX,
+    MK_KINGS,
+    MK_OUDLERS,
+    MK_PETIT,
+    MK_TRUMPS,
+    P_BID_WORDS,
+    P_CARDS,
+    P_COUNT,
+    P_DEALER,
+    P_DISCARDS,
+    P_EX_LAST,
+    P_EX_LEAD_ANY,
+    P_EXCHANGE,
+    P_FAMILY,
+    P_HAND,
+    P_MUST_OVERTRUMP,
+    P_N_CONTRACTS,
+    P_N_SPECIAL,
+    P_PLAYERS,
+    P_POIGNEE_1,
+    P_STOCK,
+    P_TOTAL_POINTS,
+    P_TRICKS,
+    make_tables,
+)
+from ..core.trick import clear_trick
+
+DECK = FRENCH_DECK
+N_CARDS = 78
+A_PLAY, A_DISCARD, A_PASS = 0, N_CARDS, 2 * N_CARDS
+SPECIAL_ACTION_NAMES = ("pass", "prise", "garde", "garde_sans", "garde_contre", "chelem", "poignee:simple",
+                        "poignee:double", "poignee:triple")
+N_ACTIONS = A_PASS + len(SPECIAL_ACTION_NAMES)
+K_PASS, K_PRISE, K_GARDE, K_GARDE_SANS, K_GARDE_CONTRE, K_CHELEM, K_POIGNEE = 0, 1, 2, 3, 4, 5, 6
+PRISE, GARDE, GARDE_SANS, GARDE_CONTRE = 1, 2, 3, 4
+CONTRACT_NAMES = ("none", "prise", "garde", "garde sans", "garde contre")
+MULTIPLIER = (0, 1, 2, 4, 6)
+POIGNEE_VALUES = (0, 20, 30, 40)
+POIGNEE_NAMES = ("none", "simple", "double", "triple")
+TARGET_HALF_POINTS = (112, 102, 82, 72)  # by oudlers held: 56, 51, 41, 36 points
+TOTAL_HALF_POINTS = 182
+# score parts in meta[BONUS + k]
+B_TARGET, B_OUDLERS, B_MADE, B_BASE, B_PETIT, B_POIGNEE, B_CHELEM, B_SCORE = range(8)
+
+# per variant: players, hand, tricks, poignee thresholds
+SHAPES = {"french3": (3, 24, 24, (13, 15, 18)), "french4": (4, 18, 18, (10, 13, 15))}
+OBS_SECTIONS = ("hand", "played", "trick", "stock", "discard", "shown", "shown_by", "bids", "declarer",
+                "contract", "chelem", "poignee", "points", "tricks_won", "trick_num", "phase", "leader", "seat")
+_EXB = np.uint64(1) << np.uint64(EX_BIT)
+
+
+def layout(variant):
+    n, _, tricks, _ = SHAPES[variant]
+    return build_layout(OBS_SECTIONS, section_sizes(n, N_CARDS, 5, 4, tricks))
+
+
+def card_values():
+    """Half points: oudlers (T1, T21, EX) and Kings 9, Queens 7, Cavaliers 5, Valets 3, any other card 1."""
+    v = np.ones(N_CARDS, np.int8)
+    for c, name in enumerate(DECK.names):
+        if name in ("T1", "T21", "EX"):
+            v[c] = 9
+        elif not name.startswith("T"):
+            v[c] = {"K": 9, "Q": 7, "N": 5, "J": 3}.get(name[0], 1)
+    return v
+
+
+@cache
+def make_rule_tables(variant="french3"):
+    """RuleTables of ``french3`` / ``french4`` (cached; read-only arrays)."""
+    n, hand, tricks, thresholds = SHAPES[variant]
+    trumps = [f"T{k}" for k in range(1, 22)]
+    kings = ["KS", "KH", "KD", "KC"]
+    offsets, _, _ = layout(variant)
+    params = {
+        P_FAMILY: FAMILY_FRENCH,
+        P_PLAYERS: n,
+        P_CARDS: N_CARDS,
+        P_HAND: hand,
+        P_STOCK: 6,
+        P_TRICKS: tricks,
+        P_DISCARDS: 6,
+        P_DEALER: n - 1,
+        P_MUST_OVERTRUMP: 1,
+        P_EX_LEAD_ANY: 1,
+        P_EX_LAST: EX_LAST_ALWAYS,
+        P_EXCHANGE: 1,
+        P_COUNT: COUNT_DIRECT,
+        P_N_SPECIAL: len(SPECIAL_ACTION_NAMES),
+        P_BID_WORDS: 5,
+        P_N_CONTRACTS: 4,
+        P_TOTAL_POINTS: TOTAL_HALF_POINTS,
+    }
+    for k, t in enumerate(thresholds):
+        params[P_POIGNEE_1 + k] = t
+    return make_tables(
+        DECK,
+        card_values(),
+        masks={
+            MK_TRUMPS: trumps,
+            MK_EX: ["EX"],
+            MK_KINGS: kings,
+            MK_DISCARD_FORBIDDEN: trumps + kings + ["EX"],
+            MK_DISCARD_FALLBACK: [f"T{k}" for k in range(2, 21)],
+            MK_OUDLERS: ["T1", "T21", "EX"],
+            MK_PETIT: ["T1"],
+        },
+        params=params,
+        obs=offsets,
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# kernels called by the engine
+
+
+@njit(cache=True)
+def start_row(st, i, tb):
+    """Full hands; a petit sec annuls the deal, else the bidding starts at seat 0."""
+    m = st.meta[i]
+    n = tb.params[P_PLAYERS]
+    h = tb.params[P_HAND]
+    m[CONTRACT] = 0
+    m[MULT] = 1
+    m[COMMIT] = 0
+    m[STOCK_SHOWN] = 0
+    petit = tb.masks[MK_PETIT, 0]
+    sec = False
+    for s in range(n):
+        for k in range(h):
+            c = st.deck[i, h * s + k]
+            st.cards[i, HAND + s, tb.card[c, CARD_WORD]] |= bit(tb.card[c, CARD_BIT])
+        held = st.cards[i, HAND + s, 0]
+        if (held & tb.masks[MK_TRUMPS, 0]) == petit and (held & _EXB) == U0:
+            sec = True
+        m[POIGNEE_LEVEL + s] = -1
+    m[PHASE] = DONE if sec else BID
+    m[CUR] = 0
+
+
+@njit(cache=True)
+def _poignee_levels(st, i, p, tb):
+    """Highest poignee level (0..3) seat p qualifies for, counting EX as a trump."""
+    h0 = st.cards[i, HAND + p, 0]
+    t = popcount(h0 & tb.masks[MK_TRUMPS, 0]) + (1 if (h0 & _EXB) != U0 else 0)
+    level = 0
+    for k in range(3):
+        if t >= tb.params[P_POIGNEE_1 + k]:
+            level = k + 1
+    return level
+
+
+@njit(cache=True, inline="always")
+def legal_flags(st, i, tb):
+    m = st.meta[i]
+    ph = m[PHASE]
+    if ph == BID:
+        best = 0
+        for s in range(tb.params[P_PLAYERS]):
+            if m[BID_WORD + s] > best:
+                best = m[BID_WORD + s]
+        f = 1
+        for b in range(best + 1, 5):
+            f |= 1 << b
+        return f
+    if ph == CHELEM:
+        return 1 | (1 << K_CHELEM)
+    if ph == POIGNEE:
+        f = 1
+        for k in range(_poignee_levels(st, i, m[CUR], tb)):
+            f |= 1 << (K_POIGNEE + k)
+        return f
+    return 0
+
+
+@njit(cache=True)
+def _end_bidding(st, i, tb):
+    m = st.meta[i]
+    n = tb.params[P_PLAYERS]
+    taker = -1
+    best = 0
+    for s in range(n):
+        if m[BID_WORD + s] > best:
+            best = m[BID_WORD + s]
+            taker = s
+    if taker < 0:
+        m[PHASE] = DONE  # all passed: void deal
+        return
+    m[DECLARER] = taker
+    m[CONTRACT] = best
+    m[MULT] = MULTIPLIER[best]
+    for s in range(n):
+        m[SIDE + s] = 0 if s == taker else 1
+    m[CUR] = taker
+    if best <= GARDE:  # the chien is shown and taken; the taker discards 6
+        m[STOCK_SHOWN] = 1
+        st.cards[i, HAND + taker, 0] |= st.cards[i, STOCK, 0]
+        st.cards[i, HAND + taker, 1] |= st.cards[i, STOCK, 1]
+        m[DISCARDS_LEFT] = tb.params[P_DISCARDS]
+        m[PHASE] = DISCARD
+    else:
+        m[PHASE] = CHELEM
+
+
+@njit(cache=True)
+def after_discard(st, i, tb):
+    st.meta[i, PHASE] = CHELEM
+
+
+@njit(cache=True)
+def _shown_poignee(st, i, p, level, tb):
+    """The documented fixed set shown for a poignee: the lowest trumps needed, EX only when required."""
+    need = tb.params[P_POIGNEE_1 + level - 1]
+    t = st.cards[i, HAND + p, 0] & tb.masks[MK_TRUMPS, 0]
+    if popcount(t) < need:
+        return t | _EXB
+    shown = U0
+    for _ in range(need):
+        low = t & (~t + np.uint64(1))
+        shown |= low
+        t &= ~low
+    return shown
+
+
+@njit(cache=True, inline="always")
+def step_special(st, i, k, tb):
+    m = st.meta[i]
+    ph = m[PHASE]
+    p = m[CUR]
+    if ph == BID:
+        m[BID_WORD + p] = k
+        if p == tb.params[P_PLAYERS] - 1:
+            _end_bidding(st, i, tb)
+        else:
+            m[CUR] = p + 1
+    elif ph == CHELEM:
+        m[COMMIT] = 1 if k == K_CHELEM else 0
+        clear_trick(st, i, m[DECLARER] if k == K_CHELEM else 0)
+        m[PHASE] = POIGNEE
+    elif ph == POIGNEE:
+        level = k - K_POIGNEE + 1 if k >= K_POIGNEE else 0
+        m[POIGNEE_LEVEL + p] = level
+        if level > 0:
+            st.cards[i, SHOWN_BY + p, 0] = _shown_poignee(st, i, p, level, tb)
+        m[PHASE] = PLAY
+
+
+@njit(cache=True)
+def last_trick_winner(st, i, winner, tb):
+    """The chelem exception: EX led to the last trick by the taker, whose side won every earlier trick,
+    wins it."""
+    m = st.meta[i]
+    lead = m[TRICK_LEADER]
+    if lead != m[DECLARER] or tb.card[m[TRICK + lead], CARD_SUIT] != FOOL:
+        return winner
+    for s in range(tb.params[P_PLAYERS]):
+        if m[SIDE + s] == 1 and m[TRICKS_WON + s] > 0:
+            return winner
+    return lead
+
+
+@njit(cache=True)
+def note_petit(st, i, winner, tb):
+    """Remember the trick in which T1 was played and its winner (for the petit au bout)."""
+    m = st.meta[i]
+    for s in range(tb.params[P_PLAYERS]):
+        c = m[TRICK + s]
+        if tb.card[c, CARD_WORD] == 0 and (bit(tb.card[c, CARD_BIT]) & tb.masks[MK_PETIT, 0]) != U0:
+            m[COMMIT + 2] = m[TRICK_NUM]
+            m[COMMIT + 3] = winner
+
+
+@njit(cache=True)
+def settle(st, i, tb):
+    """The FFT score: T = s*(25 + d)*mult + petit au bout + s*poignees + chelem; payoffs."""
+    m = st.meta[i]
+    n = tb.params[P_PLAYERS]
+    taker = m[DECLARER]
+    s0 = st.cards[i, WON + taker, 0] | st.cards[i, DISCARDED, 0]
+    s1 = st.cards[i, WON + taker, 1] | st.cards[i, DISCARDED, 1]
+    if m[CONTRACT] == GARDE_SANS:
+        s0 |= st.cards[i, STOCK, 0]
+        s1 |= st.cards[i, STOCK, 1]
+    hp_adjust = 0
+    if m[EX_PLAYER] >= 0 and m[EX_LAST] == 0:  # (EX left in the chien of a garde sans / contre: not played)
+        ex_owner_side = m[SIDE + m[EX_PLAYER]]
+        if ex_owner_side == 0:
+            s0 |= _EXB  # the owner's side keeps the Excuse ...
+        if m[SIDE + m[EX_TRICK_WINNER]] != ex_owner_side:  # ... and gives half a point to the winner's side
+            hp_adjust = -1 if ex_owner_side == 0 else 1
+    hp = card_points(s0, s1, tb) + hp_adjust
+    oudlers = popcount(s0 & tb.masks[MK_OUDLERS, 0])
+    target = TARGET_HALF_POINTS[oudlers]
+    diff = hp - target
+    made = diff >= 0
+    sign = 1 if made else -1
+    base = 25 + (abs(diff) + 1) // 2  # integer  # to the nearest point, a half point in favour of the side that scores
+    mult = m[MULT]
+    taker_tricks = m[TRICKS_WON + taker]
+    tricks = tb.params[P_TRICKS]
+    taker_slam = taker_tricks == tricks
+    defence_slam = taker_tricks == 0
+    au_bout = tricks - 1
+    if taker_slam and m[EX_LAST] == 1 and m[EX_PLAYER] == taker:
+        au_bout = tricks - 2  # chelem with EX played last: T1 in the second-to-last trick is au bout
+    petit = 0
+    if m[COMMIT + 2] == au_bout:
+        petit = 10 * mult if m[SIDE + m[COMMIT + 3]] == 0 else -10 * mult
+    poignee = 0
+    for s in range(n):
+        if m[POIGNEE_LEVEL + s] > 0:
+            poignee += POIGNEE_VALUES[m[POIGNEE_LEVEL + s]]
+    chelem = 0
+    if m[COMMIT] == 1:
+        chelem = 400 if taker_slam else -200
+    elif taker_slam:
+        chelem = 200
+    if defence_slam:
+        chelem -= 200
+    score = sign * base * mult + petit + sign * poignee + chelem
+    m[POINTS] = hp
+    m[POINTS + 1] = TOTAL_HALF_POINTS - hp
+    m[BONUS + B_TARGET] = target
+    m[BONUS + B_OUDLERS] = oudlers
+    m[BONUS + B_MADE] = 1 if made else 0
+    m[BONUS + B_BASE] = base
+    m[BONUS + B_PETIT] = petit
+    m[BONUS + B_POIGNEE] = poignee
+    m[BONUS + B_CHELEM] = chelem
+    m[BONUS + B_SCORE] = score
+    for s in range(n):
+        m[PAYOFF + s] = (n - 1) * score if s == taker else -score
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Python side
+
+
+def action_to_string(a: int, phase: int) -> str:
+    a = int(a)
+    if 0 <= a < A_DISCARD:
+        return "play:" + DECK.names[a]
+    if A_DISCARD <= a < A_PASS:
+        return "discard:" + DECK.names[a - A_DISCARD]
+    if a == A_PASS:
+        return "bid:pass" if phase == BID else "pass"
+    if A_PASS < a <= A_PASS + K_GARDE_CONTRE:
+        return "bid:" + SPECIAL_ACTION_NAMES[a - A_PASS]
+    if A_PASS < a < N_ACTIONS:
+        return SPECIAL_ACTION_NAMES[a - A_PASS]
+    raise ValueError(f"action id {a} is out of range 0..{N_ACTIONS - 1}")
+
+
+def string_to_action(text: str) -> int:
+    t = text.strip().lower()
+    kind, _, arg = t.partition(":")
+    if arg and kind == "play":
+        return A_PLAY + DECK.card_id(arg)
+    if arg and kind == "discard":
+        return A_DISCARD + DECK.card_id(arg)
+    if kind == "bid" and arg in SPECIAL_ACTION_NAMES[:5]:
+        return A_PASS + SPECIAL_ACTION_NAMES.index(arg)
+    if t in SPECIAL_ACTION_NAMES:
+        return A_PASS + SPECIAL_ACTION_NAMES.index(t)
+    raise ValueError(
+        f"unknown action {text!r}: expected play:<card>, discard:<card>, bid:pass|prise|garde|garde_sans|"
+        "garde_contre, pass, chelem or poignee:simple|double|triple"
+    )
+
+
+def outcome(st, i: int, tb) -> dict:
+    """Payoffs and the score's parts: contract, taker, half points, oudlers, target, petit au bout, ..."""
+    m = st.meta[i]
+    if m[PHASE] != DONE:
+        raise ValueError("the deal is not finished")
+    n = int(tb.params[P_PLAYERS])
+    payoffs = [int(x) for x in m[PAYOFF : PAYOFF + n]]
+    if m[DECLARER] < 0:
+        return {"payoffs": payoffs, "contract": "none (all passed or petit sec)"}
+    b = [int(x) for x in m[BONUS : BONUS + 8]]
+    hp = int(m[POINTS])
+    return {
+        "payoffs": payoffs,
+        "contract": CONTRACT_NAMES[m[CONTRACT]],
+        "taker": int(m[DECLARER]),
+        "multiplier": int(m[MULT]),
+        "card_points_half": [hp, TOTAL_HALF_POINTS - hp],
+        "card_points": [hp / 2, (TOTAL_HALF_POINTS - hp) / 2],
+        "oudlers": b[B_OUDLERS],
+        "target": b[B_TARGET] / 2,
+        "made": bool(b[B_MADE]),
+        "base": b[B_BASE],
+        "petit_au_bout": b[B_PETIT],
+        "poignee": b[B_POIGNEE],
+        "poignees": [POIGNEE_NAMES[max(int(x), 0)] for x in m[POIGNEE_LEVEL : POIGNEE_LEVEL + n]],
+        "chelem_announced": bool(m[COMMIT] == 1),
+        "chelem": b[B_CHELEM],
+        "score": b[B_SCORE],
+    }

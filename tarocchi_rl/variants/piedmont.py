@@ -1,0 +1,352 @@
+"""Piedmontese tarocchi, "tre e venticinque" (RULES.md §2): ``piedmont3`` and ``piedmont4``.
+
+The engine deals; the dealer takes the stock (3 cards in piedmont3, 2 in piedmont4) and discards as many
+(Kings, T1, EX and the 5-point honour(s) never; other trumps only when unavoidable, and then shown); with
+option ``accuso`` (piedmont4) seats 0..3 then may declare; seat 0 leads the first trick.
+
+Phases: discard -> (accuso) -> play -> done.
+
+Actions (C = 78 cards; dense ids in :mod:`tarocchi_rl.cards`, Angel T20 above World T21, reversed pips in
+Coppe and Denari)
+
+| action id   | meaning             | string        |
+|-------------|---------------------|---------------|
+| 0 .. 77     | play card c         | ``play:1D``   |
+| 78 .. 155   | discard card c - 78 | ``discard:QS``|
+| 156         | pass                | ``pass``      |
+| 157         | accuso              | ``accuso``    |
+
+Sides (``meta[SIDE + s]``): piedmont3 each seat is his own side (side = seat); piedmont4 seats 0+2 are side 0
+and 1+3 side 1. Card points are thirds (triplet count, 231 / 243 in the deck); ``meta[POINTS + k]`` holds
+them per seat (piedmont3) or per side (piedmont4), the Excuse exchange and accuso bonuses included.
+The deal: seat s holds ``deck[H*s : H*s+H]`` (H = 25 / 19), the stock is the rest.
+"""
+
+from functools import cache
+
+import numpy as np
+from numba import njit
+
+from ..bits import U0, bit, popcount
+from ..cards import EX_BIT, PIEDMONT_DECK
+from ..core.obs_layout import build_layout, section_sizes
+from ..core.phases import ACCUSO, DISCARD, DONE, PLAY
+from ..core.points import card_points
+from ..core.state import (
+    ACCUSO_DECL,
+    CUR,
+    DECLARER,
+    DISCARDED,
+    DISCARDS_LEFT,
+    EX_LAST,
+    EX_PLAYER,
+    EX_TRICK_WINNER,
+    HAND,
+    PAYOFF,
+    PHASE,
+    POINTS,
+    SHOWN_BY,
+    SIDE,
+    STOCK,
+    TURN,
+    WON,
+)
+from ..core.tables import (
+    CARD_BIT,
+    CARD_WORD,
+    COUNT_TRIPLETS,
+    EX_LAST_ALWAYS,
+    FAMILY_PIEDMONT,
+    MK_ACCUSO_HONOURS,
+    MK_DISCARD_FALLBACK,
+    MK_DISCARD_FORBIDDEN,
+    MK_EX,
+    MK_KINGS,
+    MK_TRUMPS,
+    P_ACCUSO,
+    P_ACCUSO_POINTS,
+    P_BID_WORDS,
+    P_CARDS,
+    P_COUNT,
+    P_DEALER,
+    P_DISCARDS,
+    P_EX_LAST,
+    P_EX_LEAD_ANY,
+    P_EXCHANGE,
+    P_FAMILY,
+    P_HAND,
+    P_MUST_OVERTRUMP,
+    P_N_CONTRACTS,
+    P_N_SPECIAL,
+    P_PLAYERS,
+    P_STOCK,
+    P_TEAMS,
+    P_TOTAL_POINTS,
+    P_TRICKS,
+    make_tables,
+)
+from ..core.trick import clear_trick
+
+DECK = PIEDMONT_DECK
+N_CARDS = 78
+A_PLAY, A_DISCARD, A_PASS = 0, N_CARDS, 2 * N_CARDS
+A_ACCUSO = A_PASS + 1
+N_ACTIONS = A_PASS + 2
+SPECIAL_ACTION_NAMES = ("pass", "accuso")
+K_PASS, K_ACCUSO = 0, 1
+F_PASS, F_ACCUSO = 1, 2
+_EXB = np.uint64(1) << np.uint64(EX_BIT)
+
+# per variant: players, hand, stock (= discards), tricks, total thirds
+SHAPES = {"piedmont3": (3, 25, 3, 25, 231), "piedmont4": (4, 19, 2, 19, 243)}
+OBS_SECTIONS = {
+    "piedmont3": ("hand", "played", "trick", "discard", "shown", "points", "tricks_won", "trick_num", "phase",
+                  "leader", "seat"),
+    "piedmont4": ("hand", "played", "trick", "discard", "shown", "shown_by", "accuso", "points", "tricks_won",
+                  "trick_num", "phase", "leader", "seat"),
+}
+
+
+def layout(variant):
+    n, _, _, tricks, _ = SHAPES[variant]
+    return build_layout(OBS_SECTIONS[variant], section_sizes(n, N_CARDS, 1, 1, tricks))
+
+
+def card_values(honours):
+    """Card-point values: K 5, T1 5, the 5-point honours 5, Q 4, EX 4, N 3, J 2, else scartina (0)."""
+    v = np.zeros(N_CARDS, np.int8)
+    for c, name in enumerate(DECK.names):
+        if name in ("T1", "EX") or name in honours:
+            v[c] = 4 if name == "EX" else 5
+        elif not name.startswith("T"):
+            v[c] = {"K": 5, "Q": 4, "N": 3, "J": 2}.get(name[0], 0)
+    return v
+
+
+@cache
+def make_rule_tables(variant="piedmont3", excuse_exchange=True, honour_5="mondo", accuso=False,
+                     accuso_points=5):
+    """RuleTables of ``piedmont3`` / ``piedmont4`` with their options (cached; read-only arrays)."""
+    n, hand, stock, tricks, total = SHAPES[variant]
+    if variant == "piedmont4":
+        honours = ["T20", "T21"]
+    elif honour_5 in ("mondo", "angelo"):
+        honours = ["T21"] if honour_5 == "mondo" else ["T20"]
+    else:
+        raise ValueError(f"option honour_5 must be 'mondo' or 'angelo', got {honour_5!r}")
+    if accuso_points < 0:
+        raise ValueError(f"option accuso_points must be >= 0, got {accuso_points}")
+    trumps = [f"T{k}" for k in range(1, 22)]
+    kings = ["KC", "KD", "KS", "KB"]
+    protected = ["T1"] + honours
+    offsets, _, _ = layout(variant)
+    values = card_values(honours)
+    return make_tables(
+        DECK,
+        values,
+        masks={
+            MK_TRUMPS: trumps,
+            MK_EX: ["EX"],
+            MK_KINGS: kings,
+            MK_DISCARD_FORBIDDEN: trumps + kings + ["EX"],
+            MK_DISCARD_FALLBACK: [t for t in trumps if t not in protected],
+            MK_ACCUSO_HONOURS: ["T1", "T20", "T21"],
+        },
+        params={
+            P_FAMILY: FAMILY_PIEDMONT,
+            P_PLAYERS: n,
+            P_CARDS: N_CARDS,
+            P_HAND: hand,
+            P_STOCK: stock,
+            P_TRICKS: tricks,
+            P_DISCARDS: stock,
+            P_DEALER: n - 1,
+            P_MUST_OVERTRUMP: 0,
+            P_EX_LEAD_ANY: 1,
+            P_EX_LAST: EX_LAST_ALWAYS,
+            P_EXCHANGE: 1 if excuse_exchange else 0,
+            P_COUNT: COUNT_TRIPLETS,
+            P_ACCUSO: 1 if (accuso and variant == "piedmont4") else 0,
+            P_ACCUSO_POINTS: accuso_points,
+            P_TEAMS: 1 if variant == "piedmont4" else 0,
+            P_N_SPECIAL: len(SPECIAL_ACTION_NAMES),
+            P_BID_WORDS: 1,
+            P_N_CONTRACTS: 1,
+            P_TOTAL_POINTS: total,
+        },
+        obs=offsets,
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# kernels called by the engine
+
+
+@njit(cache=True)
+def start_row(st, i, tb):
+    """Full hands; the dealer takes the stock and discards."""
+    m = st.meta[i]
+    n = tb.params[P_PLAYERS]
+    h = tb.params[P_HAND]
+    for s in range(n):
+        for k in range(h):
+            c = st.deck[i, h * s + k]
+            st.cards[i, HAND + s, tb.card[c, CARD_WORD]] |= bit(tb.card[c, CARD_BIT])
+        m[SIDE + s] = s % 2 if tb.params[P_TEAMS] == 1 else s
+    dealer = tb.params[P_DEALER]
+    m[DECLARER] = dealer
+    st.cards[i, HAND + dealer, 0] |= st.cards[i, STOCK, 0]
+    st.cards[i, HAND + dealer, 1] |= st.cards[i, STOCK, 1]
+    m[DISCARDS_LEFT] = tb.params[P_DISCARDS]
+    m[PHASE] = DISCARD
+    m[CUR] = dealer
+    m[TURN] = 0
+
+
+@njit(cache=True)
+def _accuso_conditions(st, i, p, tb):
+    """(conditions held 0..2, the cards they show as two words)."""
+    t = st.cards[i, HAND + p, 0] & tb.masks[MK_TRUMPS, 0]
+    hon = tb.masks[MK_ACCUSO_HONOURS, 0]
+    n = 0
+    shown = U0
+    if popcount(t) >= 10:
+        n += 1
+        shown |= t
+    if (t & hon) == hon:
+        n += 1
+        shown |= hon
+    return n, shown
+
+
+@njit(cache=True, inline="always")
+def legal_flags(st, i, tb):
+    m = st.meta[i]
+    if m[PHASE] == ACCUSO:
+        n, _ = _accuso_conditions(st, i, m[CUR], tb)
+        return F_PASS | F_ACCUSO if n > 0 else F_PASS
+    return 0
+
+
+@njit(cache=True)
+def _start_play(st, i):
+    st.meta[i, PHASE] = PLAY
+    clear_trick(st, i, 0)
+
+
+@njit(cache=True)
+def after_discard(st, i, tb):
+    if tb.params[P_ACCUSO] == 1:
+        st.meta[i, PHASE] = ACCUSO
+        st.meta[i, CUR] = 0
+        st.meta[i, TURN] = 0
+    else:
+        _start_play(st, i)
+
+
+@njit(cache=True, inline="always")
+def step_special(st, i, k, tb):
+    """The accuso round: seats 0..3 in turn say pass or accuso."""
+    m = st.meta[i]
+    p = m[CUR]
+    if k == K_ACCUSO:
+        n, shown = _accuso_conditions(st, i, p, tb)
+        m[ACCUSO_DECL + p] = n
+        st.cards[i, SHOWN_BY + p, 0] = shown
+    else:
+        m[ACCUSO_DECL + p] = 0
+    m[TURN] += 1
+    if m[TURN] == tb.params[P_PLAYERS]:
+        _start_play(st, i)
+    else:
+        m[CUR] = m[TURN]
+
+
+@njit(cache=True)
+def settle(st, i, tb):
+    """Thirds per side (seat in piedmont3, team in piedmont4) with the Excuse exchange; payoffs."""
+    m = st.meta[i]
+    n = tb.params[P_PLAYERS]
+    n_sides = 2 if tb.params[P_TEAMS] == 1 else n
+    dealer = tb.params[P_DEALER]
+    for side in range(n_sides):
+        s0 = U0
+        s1 = U0
+        for s in range(n):
+            if m[SIDE + s] == side:
+                s0 |= st.cards[i, WON + s, 0]
+                s1 |= st.cards[i, WON + s, 1]
+        if m[SIDE + dealer] == side:
+            s0 |= st.cards[i, DISCARDED, 0]
+            s1 |= st.cards[i, DISCARDED, 1]
+        ep = m[EX_PLAYER]
+        if m[EX_LAST] == 0 and m[SIDE + ep] == side:
+            s0 |= _EXB  # the owner keeps the Excuse
+        t = card_points(s0, s1, tb)
+        for s in range(n):
+            if m[SIDE + s] == side and m[ACCUSO_DECL + s] > 0:
+                t += 3 * tb.params[P_ACCUSO_POINTS] * m[ACCUSO_DECL + s]
+        m[POINTS + side] = t
+    if m[EX_LAST] == 0 and tb.params[P_EXCHANGE] == 1:
+        owner = m[SIDE + m[EX_PLAYER]]
+        taker = m[SIDE + m[EX_TRICK_WINNER]]
+        if owner != taker:
+            m[POINTS + owner] -= 1
+            m[POINTS + taker] += 1
+    if n_sides == 2:
+        d = m[POINTS] - m[POINTS + 1]
+        for s in range(n):
+            m[PAYOFF + s] = d if m[SIDE + s] == 0 else -d
+    else:
+        for s in range(n):
+            m[PAYOFF + s] = m[POINTS + s] - 77
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Python side
+
+
+def action_to_string(a: int, phase: int) -> str:
+    a = int(a)
+    if 0 <= a < A_DISCARD:
+        return "play:" + DECK.names[a]
+    if A_DISCARD <= a < A_PASS:
+        return "discard:" + DECK.names[a - A_DISCARD]
+    if A_PASS <= a < N_ACTIONS:
+        return SPECIAL_ACTION_NAMES[a - A_PASS]
+    raise ValueError(f"action id {a} is out of range 0..{N_ACTIONS - 1}")
+
+
+def string_to_action(text: str) -> int:
+    kind, _, arg = text.strip().partition(":")
+    kind = kind.lower()
+    if arg and kind == "play":
+        return A_PLAY + DECK.card_id(arg)
+    if arg and kind == "discard":
+        return A_DISCARD + DECK.card_id(arg)
+    if not arg and kind in SPECIAL_ACTION_NAMES:
+        return A_PASS + SPECIAL_ACTION_NAMES.index(kind)
+    raise ValueError(f"unknown action {text!r}: expected play:<card>, discard:<card>, pass or accuso")
+
+
+def outcome(st, i: int, tb) -> dict:
+    """Payoffs and card points (thirds and points) per seat (piedmont3) or team (piedmont4)."""
+    m = st.meta[i]
+    if m[PHASE] != DONE:
+        raise ValueError("the deal is not finished")
+    n = int(tb.params[P_PLAYERS])
+    teams = tb.params[P_TEAMS] == 1
+    k = 2 if teams else 3
+    thirds = [int(x) for x in m[POINTS : POINTS + k]]
+    out = {
+        "payoffs": [int(x) for x in m[PAYOFF : PAYOFF + n]],
+        "dealer": int(m[DECLARER]),
+        "sides": [[s for s in range(n) if m[SIDE + s] == j] for j in range(k)],
+        "card_points_thirds": thirds,
+        "card_points": [f"{t // 3}" + (f" {t % 3}/3" if t % 3 else "") for t in thirds],
+        "excuse": {"played_by": int(m[EX_PLAYER]), "trick_won_by": int(m[EX_TRICK_WINNER]),
+                   "to_last_trick_winner": bool(m[EX_LAST])},
+    }
+    if teams:
+        out["accuso"] = [int(max(x, 0)) for x in m[ACCUSO_DECL : ACCUSO_DECL + 4]]
+    return out
