@@ -18,18 +18,39 @@ def _cmd_replay(args) -> int:
         print(json.dumps({"file": args.file, "valid": True, "actions": len(state.history), **out}))
         return 0
     print(f"{args.file}: valid {state.game.variant} record, {len(state.history)} actions")
-    declarer = f", declarer seat {out['declarer']}" if "declarer" in out else ""
-    print(f"contract: {out['contract']}{declarer}")
+    for line in describe_outcome(out):
+        print(line)
+    return 0
+
+
+def describe_outcome(out: dict) -> list:
+    """Human-readable lines for a variant's outcome dict (payoffs, card points, itemised bonuses)."""
+    lines = [f"contract: {out['contract']}" if "contract" in out else f"dealer: seat {out.get('dealer')}"]
+    if out.get("declarer") is not None:
+        lines[0] += f", declarer seat {out['declarer']}"
+    if out.get("taker") is not None:
+        lines[0] += f", taker seat {out['taker']} (x{out['multiplier']})"
     if out.get("partner") is not None:
-        print(f"called {out['called']}, partner seat {out['partner']}")
-    print(f"payoffs: {out['payoffs']}")
-    if "card_points_thirds" in out:
+        lines.append(f"called {out['called']}, partner seat {out['partner']}")
+    lines.append(f"payoffs: {out['payoffs']}")
+    if "jochi" in out:  # Mineo
         for k, name in enumerate(("declarer side", "opponents")):
-            print(
+            lines.append(
                 f"{name:>14} {out['sides'][k]}: {out['card_points'][k]} points "
                 f"({out['card_points_thirds'][k]} thirds), jochi {out['jochi_total'][k]}: {out['jochi'][k]}"
             )
-    return 0
+    elif "card_points_thirds" in out:  # Piedmontese
+        for k, seats in enumerate(out["sides"]):
+            lines.append(f"seats {seats}: {out['card_points'][k]} points ({out['card_points_thirds'][k]} thirds)")
+        if "accuso" in out:
+            lines.append(f"accuso (conditions per seat): {out['accuso']}")
+    elif "score" in out:  # French
+        lines.append(
+            f"taker {out['card_points'][0]:g} points with {out['oudlers']} oudler(s), target {out['target']:g}: "
+            f"{'made' if out['made'] else 'failed'}; base {out['base']}, petit au bout {out['petit_au_bout']}, "
+            f"poignees {out['poignee']} {out['poignees']}, chelem {out['chelem']}, score T = {out['score']}"
+        )
+    return lines
 
 
 def _cmd_play(args) -> int:
@@ -77,14 +98,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=_cmd_replay)
 
     pl = sub.add_parser("play", help="play a deal in the terminal against bots")
-    pl.add_argument("--variant", default="mineo")
-    pl.add_argument("--seats", default="human,random,random,random", help="comma-separated: human or random")
+    pl.add_argument("--variant", default="mineo", help="mineo, piedmont3, piedmont4, french3, french4")
+    pl.add_argument("--seats", default=None, help="comma-separated, one per seat: human or random "
+                    "(default: human at seat 0, random bots elsewhere)")
     pl.add_argument("--seed", type=int, default=None)
     pl.add_argument("--record", default="game.json", help="where to save the record at the end")
     pl.set_defaults(func=_cmd_play)
 
     b = sub.add_parser("bench", help="core throughput (fused rollout kernel and BatchEnv step loop)")
-    b.add_argument("--variant", default="mineo")
+    b.add_argument("--variant", default="mineo", help="mineo, piedmont3, piedmont4, french3, french4")
     b.add_argument("--batch", type=int, default=4096)
     b.add_argument("--threads", type=int, default=1)
     b.add_argument("--seconds", type=float, default=2.0, help="length of each timed run")

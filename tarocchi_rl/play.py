@@ -14,7 +14,10 @@ from .game import make
 SEAT_KINDS = ("human", "random")
 
 
-def parse_seats(text: str, n_players: int) -> list:
+def parse_seats(text, n_players: int) -> list:
+    """``human,random,...`` with one entry per seat; None gives a human at seat 0 against random bots."""
+    if text is None:
+        return ["human"] + ["random"] * (n_players - 1)
     seats = [s.strip().lower() for s in text.split(",")]
     if len(seats) != n_players:
         raise ValueError(f"--seats needs {n_players} comma-separated entries, got {len(seats)}")
@@ -25,13 +28,16 @@ def parse_seats(text: str, n_players: int) -> list:
 
 
 def describe(state, viewer: int) -> str:
-    """What ``viewer`` may see now, as text."""
+    """What ``viewer`` may see now, as text (nothing hidden from him is shown)."""
+    from .core.points import card_points
     from .core.state import (
         BID,
         CALLED,
         DECLARER,
         DISCARDED,
         EARLY_BID,
+        SHOWN,
+        SHOWN_BY,
         STOCK,
         STOCK_SHOWN,
         TRICK,
@@ -39,39 +45,49 @@ def describe(state, viewer: int) -> str:
         TRICKS_WON,
         WON,
     )
-    from .variants.mineo import thirds_of
 
     g = state.game
     st = state._env.state
+    tb = state._env.tables
     m = st.meta[0]
-    words = ("pass", "solo", "call")
+    n = g.num_players
+    names = g.deck.names
+    words = getattr(g.spec.rules, "BID_WORDS", ())
+
+    def cards(row):
+        return " ".join(names[c] for c in sorted(g.deck.cards_of(st.cards[0, row]), key=g.deck.sort_key))
+
     lines = [f"--- {g.variant}: phase {state.phase}, seat {state.current_player()} to act ---"]
-    early = [words[w] if w >= 0 else "-" for w in m[EARLY_BID : EARLY_BID + 4]]
-    bids = [words[w] if w >= 0 else "-" for w in m[BID : BID + 4]]
-    lines.append(f"early round: {early}   auction: {bids}")
+    if g.variant == "mineo":
+        early = [words[w] if w >= 0 else "-" for w in m[EARLY_BID : EARLY_BID + n]]
+        lines.append(f"early round: {early}")
+    if words:
+        lines.append(f"bids: {[words[w] if w >= 0 else '-' for w in m[BID : BID + n]]}")
     if m[STOCK_SHOWN]:
-        monte = [g.deck.names[c] for c in g.deck.cards_of(st.cards[0, STOCK])]
-        lines.append(f"monte (shown): {' '.join(monte)}")
+        lines.append(f"stock (shown): {cards(STOCK)}")
     if m[DECLARER] >= 0:
-        lines.append(f"declarer: seat {int(m[DECLARER])}" + (
-            f", called {g.deck.names[m[CALLED]]}" if m[CALLED] >= 0 else ""))
-    if viewer == m[DECLARER]:
-        discard = [g.deck.names[c] for c in g.deck.cards_of(st.cards[0, DISCARDED])]
-        lines.append(f"your discard: {' '.join(discard)}")
-    if state.phase == "play":
+        called = f", called {names[m[CALLED]]}" if m[CALLED] >= 0 else ""
+        lines.append(f"declarer: seat {int(m[DECLARER])}{called}")
+    if viewer == m[DECLARER] and cards(DISCARDED):
+        lines.append(f"your discard: {cards(DISCARDED)}")
+    if cards(SHOWN):
+        lines.append(f"discarded trumps (shown): {cards(SHOWN)}")
+    for s in range(n):
+        if cards(SHOWN_BY + s):
+            lines.append(f"shown by seat {s}: {cards(SHOWN_BY + s)}")
+    if state.phase in ("play", "poignee"):
         lead = int(m[TRICK_LEADER])
         on_table = []
-        for k in range(g.num_players):
-            s = (lead + k) % g.num_players
+        for k in range(n):
+            s = (lead + k) % n
             c = int(m[TRICK + s])
             if c >= 0:
-                on_table.append(f"seat {s}: {g.deck.names[c]}")
+                on_table.append(f"seat {s}: {names[c]}")
         lines.append("trick: " + (", ".join(on_table) if on_table else "(empty)"))
-        won = [thirds_of([g.deck.names[c] for c in g.deck.cards_of(st.cards[0, WON + s])]) for s in range(4)]
-        lines.append(
-            f"tricks won per seat: {list(map(int, m[TRICKS_WON : TRICKS_WON + 4]))}   "
-            f"card points won (thirds): {won}"
-        )
+        won = [int(card_points(st.cards[0, WON + s, 0], st.cards[0, WON + s, 1], tb)) for s in range(n)]
+        unit = "half points" if g.variant.startswith("french") else "thirds"
+        lines.append(f"tricks won per seat: {list(map(int, m[TRICKS_WON : TRICKS_WON + n]))}   "
+                     f"card points won ({unit}): {won}")
     lines.append(f"your hand (seat {viewer}): {' '.join(state.hand(viewer))}")
     return "\n".join(lines)
 
@@ -100,6 +116,8 @@ def play_game(variant: str, seats: list, seed=None, record_path=None, inp=input,
     """Play one deal; returns its record (also written to ``record_path`` when given)."""
     game = make(variant)
     state = game.new_state(seed)
+    if state.is_terminal():
+        out("the deal was annulled at once (French petit sec); deal again")
     rng = np.random.default_rng(seed)
     while not state.is_terminal():
         p = state.current_player()
@@ -109,9 +127,11 @@ def play_game(variant: str, seats: list, seed=None, record_path=None, inp=input,
             a = int(rng.choice(state.legal_actions()))
         out(f"seat {p} ({seats[p]}): {state.action_to_string(a)}")
         state.apply(a)
-    result = state.outcome()
+    from .cli import describe_outcome
+
     out("=== deal over ===")
-    out(json.dumps(result, indent=1))
+    for line in describe_outcome(state.outcome()):
+        out(line)
     record = state.to_record()
     if record_path:
         with open(record_path, "w", encoding="utf-8") as f:

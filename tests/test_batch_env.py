@@ -170,3 +170,29 @@ def test_import_compiles_nothing_and_kernels_are_cached():
     assert n_kernels > 40
     assert n_compiled == 0  # importing compiled nothing
     assert n_uncached == 0  # every kernel has cache=True
+
+
+def test_observation_layout_doc_is_current():
+    import pathlib
+
+    from tarocchi_rl.core.obs_layout import all_layouts_markdown
+
+    doc = pathlib.Path(__file__).resolve().parents[1] / "docs" / "observations.md"
+    assert doc.read_text() == all_layouts_markdown(), "regenerate: python -m tarocchi_rl.core.obs_layout"
+
+
+@pytest.mark.parametrize("variant", ["piedmont3", "piedmont4", "french3", "french4"])
+def test_observation_of_every_variant_hides_other_hands(variant):
+    env = BatchEnv(variant, 4, seed=1)
+    for _ in range(10):
+        env.step(env.random_actions())
+    spec = env.spec
+    off = {name: (o, size) for o, size, name in spec.obs_rows}
+    for viewer in range(env.num_players):
+        obs = env.observe(np.full(4, viewer))
+        o, size = off["hand"]
+        for i in range(4):
+            held = sorted(spec.deck.cards_of(env.state.cards[i, HAND + viewer]))
+            assert sorted(np.nonzero(obs[i, o : o + size])[0].tolist()) == held
+            assert obs[i, off["seat"][0] + viewer] == 1
+    assert obs.shape == (4, spec.obs_dim)

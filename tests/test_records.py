@@ -39,6 +39,29 @@ def test_round_trip_gives_the_same_payoffs():
         assert again.outcome() == state.outcome()
 
 
+@pytest.mark.nojit
+@pytest.mark.parametrize(
+    "variant,options",
+    [("piedmont3", {"honour_5": "angelo"}), ("piedmont4", {"accuso": True}), ("french3", {}), ("french4", {})],
+)
+def test_round_trip_every_variant(variant, options, tmp_path):
+    for seed in range(3 if JIT_DISABLED else 40):
+        state = tarocchi_rl.make(variant, **options).new_state(seed)
+        rng = np.random.default_rng(seed)
+        while not state.is_terminal():
+            state.apply(int(rng.choice(state.legal_actions())))
+        rec = json.loads(json.dumps(state.to_record()))
+        assert rec["variant"] == variant and rec["options"] == state.game.options
+        again = replay(rec)
+        assert again.returns() == state.returns() == rec["result"]["payoffs"]
+        assert again.outcome() == state.outcome()
+    f = tmp_path / "game.json"
+    f.write_text(json.dumps(rec))
+    r = _cli("replay", str(f))
+    assert r.returncode == 0, r.stderr
+    assert f"payoffs: {rec['result']['payoffs']}" in r.stdout
+
+
 def test_record_fields(record):
     assert record["variant"] == "mineo"
     assert record["options"] == {"early_solo": True}

@@ -102,6 +102,7 @@ from ..core.trick import clear_trick
 DECK = FRENCH_DECK
 N_CARDS = 78
 A_PLAY, A_DISCARD, A_PASS = 0, N_CARDS, 2 * N_CARDS
+BID_WORDS = ("pass", "prise", "garde", "garde sans", "garde contre")  # meta[BID + s], for display
 SPECIAL_ACTION_NAMES = ("pass", "prise", "garde", "garde_sans", "garde_contre", "chelem", "poignee:simple",
                         "poignee:double", "poignee:triple")
 N_ACTIONS = A_PASS + len(SPECIAL_ACTION_NAMES)

@@ -124,6 +124,7 @@ A_CALL = A_PASS + 2
 A_SCOMMESSA = A_PASS + 3
 A_RIVANTO = A_PASS + 4
 N_ACTIONS = A_PASS + 5
+BID_WORDS = ("pass", "solo", "call")  # meta[BID + s] / meta[EARLY_BID + s] words, for display
 SPECIAL_ACTION_NAMES = ("pass", "solo", "call", "scommessa", "rivanto")
 # special action k (flags bit k)
 K_PASS, K_SOLO, K_CALL, K_SCOMMESSA, K_RIVANTO = range(5)
