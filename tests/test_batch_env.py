@@ -157,7 +157,7 @@ def test_import_compiles_nothing_and_kernels_are_cached():
     code = (
         "import importlib, tarocchi_rl;"
         "from numba.core.registry import CPUDispatcher;"
-        "mods = [importlib.import_module('tarocchi_rl.' + n) for n in ('bits', 'core.trick', 'core.points',"
+        "mods = [importlib.import_module('tarocchi_rl.' + n) for n in ('bits', 'core.deal', 'core.trick', 'core.points',"
         " 'core.engine', 'core.observation', 'variants.mineo', 'variants.piedmont', 'variants.french')];"
         "ks = [f for mod in mods for f in vars(mod).values() if isinstance(f, CPUDispatcher)];"
         "print(len(ks), sum(len(f.signatures) for f in ks),"

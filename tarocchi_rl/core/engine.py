@@ -20,6 +20,7 @@ from numba import njit, prange
 from ..bits import U0, bit, bounded, kth_bit, lowest_bit, popcount, splitmix_next
 from ..cards import FOOL
 from ..variants import french, mineo, piedmont
+from .deal import give
 from .phases import DISCARD, DONE, PLAY, POIGNEE
 from .state import (
     BEST_BIT,
@@ -92,12 +93,6 @@ def shuffle_row(st, i, tb):
     st.rng[i] = r
 
 
-@njit(cache=True, inline="always")
-def give(st, i, row, card, tb):
-    """Add dense ``card`` to card set ``row`` of game ``i``."""
-    st.cards[i, row, tb.card[card, CARD_WORD]] |= bit(tb.card[card, CARD_BIT])
-
-
 @njit(cache=True)
 def reset_row(st, i, tb):
     """Start game ``i`` on the deal in ``st.deck[i]`` (hands by seat, then the stock): clear the state,
@@ -131,15 +126,6 @@ def reset_row(st, i, tb):
         french.start_row(st, i, tb)
     else:
         piedmont.start_row(st, i, tb)
-
-
-@njit(cache=True)
-def deal_hands(st, i, tb, first, last):
-    """Hand out cards ``first .. last-1`` of each seat's block of the deal."""
-    h = tb.params[P_HAND]
-    for s in range(tb.params[P_PLAYERS]):
-        for k in range(first, last):
-            give(st, i, HAND + s, st.deck[i, h * s + k], tb)
 
 
 # ----------------------------------------------------------------------------------------------------------

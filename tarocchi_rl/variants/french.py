@@ -30,6 +30,7 @@ from numba import njit
 
 from ..bits import U0, bit, popcount
 from ..cards import EX_BIT, FOOL, FRENCH_DECK
+from ..core.deal import deal_hands
 from ..core.obs_layout import build_layout, section_sizes
 from ..core.phases import BID, CHELEM, DISCARD, DONE, PLAY, POIGNEE
 from ..core.points import card_points
@@ -201,10 +202,8 @@ def start_row(st, i, tb):
     m[STOCK_SHOWN] = 0
     petit = tb.masks[MK_PETIT, 0]
     sec = False
+    deal_hands(st, i, tb, 0, h)
     for s in range(n):
-        for k in range(h):
-            c = st.deck[i, h * s + k]
-            st.cards[i, HAND + s, tb.card[c, CARD_WORD]] |= bit(tb.card[c, CARD_BIT])
         held = st.cards[i, HAND + s, 0]
         if (held & tb.masks[MK_TRUMPS, 0]) == petit and (held & _EXB) == U0:
             sec = True

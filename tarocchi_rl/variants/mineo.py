@@ -33,6 +33,7 @@ from numba import njit
 
 from ..bits import U0, bit
 from ..cards import EX_BIT, MINEO_DECK
+from ..core.deal import deal_hands
 from ..core.obs_layout import build_layout, section_sizes
 from ..core.phases import AUCTION, DISCARD, DONE, EARLY, PHASE_NAMES, PLAY, RIVANTO, SCOMMESSA  # noqa: F401
 from ..core.points import card_points
@@ -210,14 +211,6 @@ def make_rule_tables(early_solo=True):
 
 
 @njit(cache=True)
-def _deal(st, i, tb, first, last):
-    for s in range(4):
-        for k in range(first, last):
-            c = st.deck[i, HAND_SIZE * s + k]
-            st.cards[i, HAND + s, tb.card[c, CARD_WORD]] |= bit(tb.card[c, CARD_BIT])
-
-
-@njit(cache=True)
 def start_row(st, i, tb):
     """After the shared reset: the early round gets 5 cards each, else the full deal and the auction."""
     m = st.meta[i]
@@ -227,7 +220,7 @@ def start_row(st, i, tb):
     m[STOCK_SHOWN] = 0
     m[TURN] = 0
     early = tb.params[P_EARLY_SOLO] != 0
-    _deal(st, i, tb, 0, tb.params[P_FIRST_ROUND] if early else HAND_SIZE)
+    deal_hands(st, i, tb, 0, tb.params[P_FIRST_ROUND] if early else HAND_SIZE)
     m[PHASE] = EARLY if early else AUCTION
     m[CUR] = 0
 
@@ -310,12 +303,12 @@ def step_special(st, i, k, tb):
     if ph == EARLY:
         if k == K_SOLO:
             m[EARLY_BID + p] = BID_SOLO
-            _deal(st, i, tb, tb.params[P_FIRST_ROUND], HAND_SIZE)
+            deal_hands(st, i, tb, tb.params[P_FIRST_ROUND], HAND_SIZE)
             _take_monte(st, i, p, SOLO, 2, tb)
         else:
             m[EARLY_BID + p] = BID_PASS
             if p == 3:
-                _deal(st, i, tb, tb.params[P_FIRST_ROUND], HAND_SIZE)
+                deal_hands(st, i, tb, tb.params[P_FIRST_ROUND], HAND_SIZE)
                 m[PHASE] = AUCTION
                 m[CUR] = 0
             else:

@@ -27,8 +27,9 @@ from functools import cache
 import numpy as np
 from numba import njit
 
-from ..bits import U0, bit, popcount
+from ..bits import U0, popcount
 from ..cards import EX_BIT, PIEDMONT_DECK
+from ..core.deal import deal_hands
 from ..core.obs_layout import build_layout, section_sizes
 from ..core.phases import ACCUSO, DISCARD, DONE, PLAY
 from ..core.points import card_points
@@ -52,8 +53,6 @@ from ..core.state import (
     WON,
 )
 from ..core.tables import (
-    CARD_BIT,
-    CARD_WORD,
     COUNT_TRIPLETS,
     EX_LAST_ALWAYS,
     FAMILY_PIEDMONT,
@@ -188,10 +187,8 @@ def start_row(st, i, tb):
     m = st.meta[i]
     n = tb.params[P_PLAYERS]
     h = tb.params[P_HAND]
+    deal_hands(st, i, tb, 0, h)
     for s in range(n):
-        for k in range(h):
-            c = st.deck[i, h * s + k]
-            st.cards[i, HAND + s, tb.card[c, CARD_WORD]] |= bit(tb.card[c, CARD_BIT])
         m[SIDE + s] = s % 2 if tb.params[P_TEAMS] == 1 else s
     dealer = tb.params[P_DEALER]
     m[DECLARER] = dealer

@@ -1,0 +1,1418 @@
+"""Scenario tests of the 78-card variants on the engine, with card names: Piedmontese tarocchi (``piedmont3``,
+``piedmont4``, RULES.md §2) and French Tarot (``french3``, ``french4``, RULES.md §3).
+
+The deals and the hand-worked numbers are ported from tests/test_oracle_piedmont.py and
+tests/test_oracle_french.py (where they check the independent oracles) and run here against the engine.
+
+Conventions: seat 0 speaks and leads first (unless a French chelem is announced: the taker leads); play passes
+seat i -> i+1; the dealer is seat N-1. A deal is given as hands in deal order plus the stock / chien.
+
+Piedmontese card points are in thirds: a special card of value v counts 3v - 2 thirds (K, T1 and the 5-point
+honour(s) 13, Q 10, EX 10, N 7, J 4), any other card (scartina) 1 third. Deck: 231 thirds (piedmont3, one
+5-point honour) or 243 (piedmont4, T20 and T21 both 5). piedmont3 payoff: thirds - 77; piedmont4: the side's
+thirds minus the other side's.
+
+French card points are in HALF points (deck 182): oudler (T1, T21, EX) 9, K 9, Q 7, N 5, J 3, any other card 1.
+Targets by oudlers: 0: 112 (56 pts), 1: 102 (51), 2: 82 (41), 3: 72 (36).
+Score: T = s*(25 + d)*mult + pab + s*poignee + chelem, d = |points - target| in whole points, a half point
+rounded in favour of the side that scores (d = ceil(|half_points - target_half| / 2)).
+Engine outcome() fields: ``base`` = 25 + d (unsigned, before the multiplier), ``poignee`` = the poignees'
+total (unsigned; the score adds s*poignee), ``petit_au_bout`` and ``chelem`` signed, ``score`` = T,
+``target`` in points. Payoffs: 3 players taker +2T, defenders -T; 4 players taker +3T, defenders -T.
+
+Every test here runs in well under a second, so the whole module is also run with NUMBA_DISABLE_JIT=1.
+"""
+
+import pytest
+
+import tarocchi_rl
+from tarocchi_rl.variants import get_variant
+
+pytestmark = pytest.mark.nojit
+
+RANKS = ("K", "Q", "N", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2", "1")
+SHAPE = {"piedmont3": (3, 25, 3), "piedmont4": (4, 19, 2), "french3": (3, 24, 6), "french4": (4, 18, 6)}
+N_CARDS = 78
+
+
+# ----------------------------------------------------------------------------------------------------------
+# helpers
+
+
+def full_deck(variant: str) -> list:
+    """The 78 cards in the order the oracle tests fill hands: suits (K..1 each), then T1..T21, then EX."""
+    letters = "CDSB" if variant.startswith("piedmont") else "SHDC"
+    return [r + s for s in letters for r in RANKS] + [f"T{k}" for k in range(1, 22)] + ["EX"]
+
+
+def suit(s: str, ranks: str | None = None) -> list:
+    """Cards of suit s: suit("S", "K Q 1") -> ["KS", "QS", "1S"]; all 14 (K..1) when ranks is None."""
+    return [r + s for r in (RANKS if ranks is None else ranks.split())]
+
+
+def pips(s: str, hi: int, lo: int) -> list:
+    """Pip cards of suit s from hi down to lo: pips("S", 8, 3) -> ["8S", ..., "3S"]."""
+    return [f"{i}{s}" for i in range(hi, lo - 1, -1)]
+
+
+def trumps(a: int, b: int) -> list:
+    """Trumps from T<a> to T<b> inclusive, in that direction: trumps(1, 3) = T1 T2 T3, trumps(3, 1) = T3 T2 T1."""
+    step = 1 if b >= a else -1
+    return [f"T{k}" for k in range(a, b + step, step)]
+
+
+def fill(variant: str, fixed: dict, stock: list | None = None):
+    """Hands with the given cards first, the rest filled in deck order (seats 0.., then the stock)."""
+    n, size, stock_size = SHAPE[variant]
+    used = [c for cards in fixed.values() for c in cards] + list(stock or [])
+    rest = [c for c in full_deck(variant) if c not in used]
+    hands = []
+    for seat in range(n):
+        hand = list(fixed.get(seat, []))
+        while len(hand) < size:
+            hand.append(rest.pop(0))
+        hands.append(hand)
+    stock = list(stock) if stock is not None else [rest.pop(0) for _ in range(stock_size)]
+    assert not rest
+    return hands, stock
+
+
+def new(variant: str, hands, stock, **options):
+    return tarocchi_rl.make(variant, **options).state_from_deal([list(h) for h in hands], list(stock))
+
+
+def act(state, actions) -> None:
+    """Apply action strings in order: a list, or one whitespace-separated string."""
+    for a in actions.split() if isinstance(actions, str) else actions:
+        state.apply(a)
+
+
+def legal(state) -> set:
+    return {state.action_to_string(a) for a in state.legal_actions()}
+
+
+def _cards(cards):
+    return cards.split() if isinstance(cards, str) else list(cards)
+
+
+def plays(cards) -> set:
+    return {"play:" + c for c in _cards(cards)}
+
+
+def discards(cards) -> set:
+    return {"discard:" + c for c in _cards(cards)}
+
+
+def section(state, name: str, viewer: int):
+    """The named section of ``viewer``'s observation (offsets from the variant's obs_rows)."""
+    rows = get_variant(state.game.variant).obs_rows
+    off, size, _ = next(r for r in rows if r[2] == name)
+    return state.observation(viewer)[off : off + size]
+
+
+def plane(state, name: str, viewer: int, rel: int = 0) -> set:
+    """Card names set in a card plane of ``viewer``'s observation (rel: relative seat for per-seat planes)."""
+    vec = section(state, name, viewer)[rel * N_CARDS : (rel + 1) * N_CARDS]
+    assert len(vec) == N_CARDS
+    names = state.game.deck.names
+    return {names[c] for c in range(N_CARDS) if vec[c] > 0.5}
+
+
+def play_first(states) -> None:
+    """Play every state to the end with the same actions: always the first legal action of the first state."""
+    while not states[0].is_terminal():
+        a = states[0].legal_actions()[0]
+        for s in states:
+            s.apply(a)
+
+
+def hands_from_tricks(n, size, tricks, taker=None, stock=(), discarded=()):
+    """The deal implied by a scripted game: in each (leader, cards) trick card i is played by seat
+    (leader + i) % n. The player who took the stock held his played cards + discards - stock."""
+    hands = [[] for _ in range(n)]
+    for leader, cards in tricks:
+        assert len(cards) == n
+        for i, card in enumerate(cards):
+            hands[(leader + i) % n].append(card)
+    if discarded:
+        hands[taker].extend(discarded)
+        for card in stock:
+            hands[taker].remove(card)
+    assert all(len(h) == size for h in hands), [len(h) for h in hands]
+    return hands
+
+
+def play_tricks(state, n, tricks, poignees=None) -> None:
+    """Plays the scripted tricks, checking who is to act. French: at his first turn each seat first decides
+    his poignee (poignees[seat], default "pass")."""
+    poignees = poignees or {}
+    french = state.game.variant.startswith("french")
+    for t, (leader, cards) in enumerate(tricks):
+        for i, card in enumerate(cards):
+            seat = (leader + i) % n
+            assert state.current_player() == seat, (t, i, card)
+            if french and t == 0:
+                assert state.phase == "poignee"
+                state.apply(poignees.get(seat, "pass"))
+                assert state.current_player() == seat
+            assert state.phase == "play"
+            state.apply("play:" + card)
+    assert state.is_terminal() and state.current_player() == -1 and state.legal_actions() == []
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Piedmontese: trick winners
+
+
+def trick_state(variant: str, cards: list):
+    """A piedmont deal where seat k plays cards[k] to the first trick (seat 0 leads), after the dealer's
+    discard. The other cards are dealt so that each of those plays is legal: a seat playing off the suit led is
+    void in it (and without trumps for a plain card); a seat playing a plain card on a trump lead has none."""
+    n, size, stock_size = SHAPE[variant]
+    dealer = n - 1
+
+    def cat(c):
+        return "T" if c.startswith("T") else "EX" if c == "EX" else c[-1]
+
+    setter = next(k for k, c in enumerate(cards) if c != "EX")
+    led = cat(cards[setter])
+    voids = {s: set() for s in range(n)}
+    for k, c in enumerate(cards):
+        if k <= setter or c == "EX" or cat(c) == led:
+            continue
+        voids[k].add(led)
+        if cat(c) != "T":
+            voids[k].add("T")
+    pools = {s: [cards[s]] for s in range(n)}
+    room = {s: (size + stock_size if s == dealer else size) - 1 for s in range(n)}
+    rest = [c for c in full_deck(variant) if c not in cards]
+    # most constrained cards first, each to the allowed seat with the most room left
+    rest.sort(key=lambda c: sum(cat(c) not in voids[s] for s in range(n)))
+    for c in rest:
+        allowed = [s for s in range(n) if cat(c) not in voids[s] and room[s] > 0]
+        assert allowed, f"cannot place {c}"
+        s = max(allowed, key=lambda x: room[x])
+        pools[s].append(c)
+        room[s] -= 1
+    hands = [pools[s][:size] for s in range(n)]
+    state = new(variant, hands, pools[dealer][size:])
+    keep = cards[dealer]
+    while state.phase == "discard":
+        a = next(x for x in state.legal_actions() if state.action_to_string(x) != "discard:" + keep)
+        state.apply(a)
+    assert state.phase == "play" and state.current_player() == 0
+    return state
+
+
+PIEDMONT_TRICKS = [
+    # reversed Denari and Coppe: 1 > 2 > ... > 10; normal Spade and Bastoni: 10 > ... > 1
+    ("piedmont3", ["10D", "1D", "5D"], 1),
+    ("piedmont3", ["10C", "2C", "1C"], 2),
+    ("piedmont3", ["2C", "1C", "10C"], 1),
+    ("piedmont3", ["1S", "10S", "5S"], 1),
+    ("piedmont3", ["2B", "1B", "3B"], 2),
+    # courts above all pips, also in the reversed suits
+    ("piedmont3", ["1D", "JD", "2D"], 1),
+    ("piedmont4", ["QC", "KC", "NC", "1C"], 1),
+    ("piedmont4", ["JS", "NS", "10S", "QS"], 3),
+    # an off-suit card never wins, whatever its rank
+    ("piedmont3", ["6C", "KS", "5C"], 2),
+    ("piedmont4", ["9S", "1D", "1C", "8S"], 0),
+    # trumps: the Angel T20 above the World T21, the Bagatto T1 above any suit card
+    ("piedmont3", ["T21", "T20", "T19"], 1),
+    ("piedmont3", ["T20", "T21", "KC"], 0),
+    ("piedmont4", ["T21", "T19", "T18", "T2"], 0),
+    ("piedmont3", ["KS", "T1", "QS"], 1),
+    ("piedmont4", ["1D", "T2", "T3", "KD"], 2),
+    # EX: led, the next card sets the suit; played, it never wins
+    ("piedmont3", ["EX", "5S", "KS"], 2),
+    ("piedmont3", ["EX", "5S", "KC"], 1),
+    ("piedmont4", ["EX", "10D", "1D", "T1"], 3),
+    ("piedmont3", ["QB", "EX", "JB"], 0),
+    ("piedmont4", ["2C", "1S", "EX", "3S"], 0),
+]
+
+
+@pytest.mark.parametrize("variant, cards, winner", PIEDMONT_TRICKS, ids=lambda x: str(x))
+def test_piedmont_trick_winner(variant, cards, winner):
+    n, size, _ = SHAPE[variant]
+    state = trick_state(variant, cards)
+    for k, card in enumerate(cards):
+        assert state.current_player() == k
+        assert "play:" + card in legal(state)
+        state.apply("play:" + card)
+    assert state.current_player() == winner  # the winner leads the next trick
+    assert section(state, "tricks_won", winner)[0] == pytest.approx(1 / size)
+    assert [section(state, "tricks_won", s)[0] for s in range(n)].count(0) == n - 1
+
+
+def test_piedmont_no_duty_to_overtrump():
+    state = trick_state("piedmont3", ["KC", "T10", "T2"])
+    act(state, "play:KC play:T10")
+    held = [c for c in state.hand(2) if c.startswith("T") or c == "EX"]
+    assert "T2" in held and any(int(c[1:]) > 10 for c in held if c != "EX")
+    assert legal(state) == plays(held)  # void in Coppe: any trump, a lower one too
+    state.apply("play:T2")
+    assert state.current_player() == 1
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Piedmontese: follow rules and the Excuse exchange (deals of test_oracle_piedmont.py)
+
+COPPE = suit("C")
+DENARI = suit("D")
+SPADE = suit("S")
+BASTONI = suit("B")
+
+
+def ex_deal_3(ex_seat: int):
+    """piedmont3: seat 0 EX, 12 Coppe, KD..3D; seat 1 3C, Spade, 2D, 1D, T1..T8; seat 2 (dealer) 9C,
+    Bastoni, T9..T18; stock T19 T20 T21. With ex_seat 1, EX and 1D swap places."""
+    seat0 = ["EX"] + [c for c in COPPE if c not in ("3C", "9C")] + DENARI[:12]
+    seat1 = ["3C"] + SPADE + ["2D", "1D"] + trumps(1, 8)
+    seat2 = ["9C"] + BASTONI + trumps(9, 18)
+    if ex_seat == 1:
+        seat0[0] = "1D"
+        seat1[seat1.index("1D")] = "EX"
+    return [seat0, seat1, seat2], ["T19", "T20", "T21"]
+
+
+def test_piedmont_follow_suit_then_trump_then_anything():
+    state = new("piedmont3", *ex_deal_3(ex_seat=0))
+    assert state.phase == "discard" and state.current_player() == 2 and len(state.hand(2)) == 28
+    act(state, "discard:1B discard:2B discard:3B play:KD")
+    assert legal(state) == plays("2D 1D")  # follow suit
+    state.apply("play:1D")
+    assert legal(state) == plays(trumps(9, 21))  # void in Denari: trump (any trump)
+    state.apply("play:T9")
+    assert state.current_player() == 2  # T9 wins
+    state.apply("play:KB")  # seat 0 has neither Bastoni nor trumps: anything
+    assert legal(state) == plays(state.hand(0))
+
+
+def test_piedmont_ex_led_next_card_sets_the_suit_and_exchange():
+    hands, stock = ex_deal_3(ex_seat=0)
+    with_ex = new("piedmont3", hands, stock, excuse_exchange=True)
+    without = new("piedmont3", hands, stock, excuse_exchange=False)
+    both = [with_ex, without]
+    for s in both:
+        act(s, "discard:1B discard:2B discard:3B")
+    assert with_ex.current_player() == 0 and "play:EX" in legal(with_ex)  # EX may be led
+    for s in both:
+        s.apply("play:EX")
+    assert with_ex.current_player() == 1
+    assert legal(with_ex) == plays(with_ex.hand(1))  # after a led EX: anything
+    for s in both:
+        s.apply("play:3C")
+    assert legal(with_ex) == {"play:9C"}  # must follow the second card's suit
+    for s in both:
+        s.apply("play:9C")
+    assert with_ex.current_player() == 1  # 3C beats 9C in Coppe
+    play_first(both)
+    out, base = with_ex.outcome(), without.outcome()
+    assert out["excuse"] == {"played_by": 0, "trick_won_by": 1, "to_last_trick_winner": False}
+    a, b = out["card_points_thirds"], base["card_points_thirds"]
+    # the owner keeps EX; with the exchange one third passes from seat 0 to seat 1, the trick's winner
+    assert [x - y for x, y in zip(a, b, strict=True)] == [-1, 1, 0]
+    assert sum(a) == sum(b) == 231
+    assert with_ex.returns() == out["payoffs"] == [t - 77 for t in a]
+    assert without.returns() == [t - 77 for t in b]
+
+
+def test_piedmont_ex_led_then_trump_forces_trumps():
+    state = new("piedmont3", *ex_deal_3(ex_seat=0))
+    act(state, "discard:1B discard:2B discard:3B play:EX play:T1")
+    assert legal(state) == plays(trumps(9, 21))
+    state.apply("play:T21")
+    assert state.current_player() == 2
+
+
+def test_piedmont_ex_played_instead_of_following_suit():
+    hands, stock = ex_deal_3(ex_seat=1)
+    with_ex = new("piedmont3", hands, stock)
+    without = new("piedmont3", hands, stock, excuse_exchange=False)
+    both = [with_ex, without]
+    for s in both:
+        act(s, "discard:1B discard:2B discard:3B play:KC")
+    assert legal(with_ex) == plays("3C EX")
+    for s in both:
+        s.apply("play:EX")
+    assert legal(with_ex) == {"play:9C"}
+    for s in both:
+        s.apply("play:9C")
+    assert with_ex.current_player() == 0
+    play_first(both)
+    a, b = with_ex.outcome()["card_points_thirds"], without.outcome()["card_points_thirds"]
+    assert [x - y for x, y in zip(a, b, strict=True)] == [1, -1, 0]
+
+
+def ex_deal_4():
+    seat0 = ["EX"] + COPPE + ["KD", "QD", "ND", "JD"]
+    seat1 = SPADE + ["10D", "9D", "8D", "7D", "6D"]
+    seat2 = trumps(1, 19)
+    seat3 = BASTONI + ["5D", "4D", "3D", "2D", "1D"]
+    return [seat0, seat1, seat2, seat3], ["T20", "T21"]
+
+
+def test_piedmont4_ex_won_by_partner_no_exchange():
+    hands, stock = ex_deal_4()
+    both = [new("piedmont4", hands, stock, excuse_exchange=flag) for flag in (True, False)]
+    for s in both:
+        act(s, "discard:1B discard:2B play:EX")
+    assert legal(both[0]) == plays(both[0].hand(1))
+    for s in both:
+        s.apply("play:10D")
+    assert legal(both[0]) == plays(trumps(1, 19))
+    for s in both:
+        s.apply("play:T1")
+    assert legal(both[0]) == plays("5D 4D 3D 2D 1D")
+    for s in both:
+        s.apply("play:1D")
+    assert both[0].current_player() == 2  # seat 0's partner wins: no exchange
+    play_first(both)
+    assert both[0].outcome()["card_points_thirds"] == both[1].outcome()["card_points_thirds"]
+    assert sum(both[0].outcome()["card_points_thirds"]) == 243
+    assert both[0].outcome()["sides"] == [[0, 2], [1, 3]]
+
+
+def test_piedmont4_ex_won_by_opponent_one_third_between_sides():
+    hands, stock = ex_deal_4()
+    both = [new("piedmont4", hands, stock, excuse_exchange=flag) for flag in (True, False)]
+    for s in both:
+        act(s, "discard:1B discard:2B play:EX play:1S play:T1")
+    assert legal(both[0]) == plays("T20 T21")  # void in Spade: must trump
+    for s in both:
+        s.apply("play:T21")
+    assert both[0].current_player() == 3
+    play_first(both)
+    a, b = both[0].outcome()["card_points_thirds"], both[1].outcome()["card_points_thirds"]
+    assert a == [b[0] - 1, b[1] + 1]
+    d = a[0] - a[1]
+    assert both[0].returns() == [d, -d, d, -d]
+    assert both[1].returns() == [b[0] - b[1], b[1] - b[0], b[0] - b[1], b[1] - b[0]]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Piedmontese: complete deals worked by hand
+
+
+def _piedmont3_ex_last_tricks():
+    # Seat 0: KC KD KS T1..T21 EX; seat 1: Coppe QC..1C, Denari QD..2D; seat 2 (dealer): 1D, Spade, Bastoni,
+    # who takes the stock 1S 2S KB and discards 1S 2S 3S.
+    seat1_rest = suit("C", "J 10 9 8 7 6 5 4 3 2 1") + suit("D", "N J 10 9 8 7 6 5 4 3")  # 21
+    seat2_rest = suit("S", "N J 10 9 8 7 6 5 4") + suit("B", "Q N J 10 9 8 7 6 5 4 3 2")  # 21
+    tricks = [
+        (0, ["KC", "QC", "KB"]),  # seat 2 void in Coppe, without trumps
+        (0, ["KD", "QD", "1D"]),  # courts above pips in the reversed Denari: KD wins
+        (0, ["KS", "NC", "QS"]),
+    ]
+    for k, t in enumerate(trumps(21, 1)):  # 21 trump leads, nobody else holds a trump
+        tricks.append((0, [t, seat1_rest[k], seat2_rest[k]]))
+    tricks.append((0, ["EX", "2D", "1B"]))  # EX led to the last trick: 2D sets Denari, seat 1 wins
+    return tricks
+
+
+@pytest.mark.parametrize("options", [{}, {"excuse_exchange": False}, {"honour_5": "angelo"}], ids=str)
+def test_piedmont3_ex_led_to_last_trick_goes_to_winner(options):
+    tricks = _piedmont3_ex_last_tricks()
+    stock, dropped = ["1S", "2S", "KB"], ["1S", "2S", "3S"]
+    hands = hands_from_tricks(3, 25, tricks, 2, stock, dropped)
+    state = new("piedmont3", hands, stock, **options)
+    assert state.current_player() == 2 and len(state.hand(2)) == 28
+    act(state, [f"discard:{c}" for c in dropped])
+    play_tricks(state, 3, tricks)
+    out = state.outcome()
+    assert out["excuse"] == {"played_by": 0, "trick_won_by": 1, "to_last_trick_winner": True}
+    # Seat 1 wins only the last trick: EX 10 + 2D 1 + 1B 1 = 12 thirds (EX goes to the winner, no exchange).
+    # Seat 2 (dealer): his discard 1S 2S 3S = 3 thirds. Seat 0: 231 - 12 - 3 = 216 (T20/T21 both his, so
+    # honour_5 changes nothing). Payoffs: thirds - 77 = 139, -65, -74.
+    assert out["card_points_thirds"] == [216, 12, 3]
+    assert out["card_points"] == ["72", "4", "1"]
+    assert out["payoffs"] == state.returns() == [139, -65, -74]
+    assert out["dealer"] == 2
+
+
+def _piedmont4_tricks(ex_trick: int):
+    # Seat 0: T3..T21 leads 19 trumps and wins every trick. Seat 1: T1 T2 EX, Coppe, KD QD (plays T1, T2 on
+    # the first two leads, EX in trick ex_trick). Seat 2: ND..1D, KS..8S. Seat 3 (dealer): 7S..1S, Bastoni;
+    # stock KB 1S, discards 1S 2S.
+    seat1 = ["T1", "T2"] + COPPE + ["KD", "QD"]
+    seat1.insert(ex_trick, "EX")
+    seat2 = suit("D")[2:] + suit("S", "K Q N J 10 9 8")
+    seat3 = pips("S", 7, 3) + BASTONI
+    return [(0, [t, seat1[k], seat2[k], seat3[k]]) for k, t in enumerate(trumps(21, 3))]
+
+
+@pytest.mark.parametrize(
+    "ex_trick, exchange, thirds, excuse_last",
+    [
+        # EX in trick 3, won by seat 0: side 1+3 keeps EX and gives one third. Side 1+3: discards 1S 2S 2 +
+        # EX 10 - 1 = 11; side 0+2: 243 - 12 + 1 = 232. d = 221.
+        (2, True, [232, 11], False),
+        # without the exchange: 243 - 12 = 231 and 12, d = 219
+        (2, False, [231, 12], False),
+        # EX played (not led) to the last trick: it goes to the winner, seat 0: side 1+3 only 2, side 0+2 241
+        (18, True, [241, 2], True),
+        (18, False, [241, 2], True),
+    ],
+)
+def test_piedmont4_complete_deal_team_payoffs(ex_trick, exchange, thirds, excuse_last):
+    tricks = _piedmont4_tricks(ex_trick)
+    stock, dropped = ["KB", "1S"], ["1S", "2S"]
+    hands = hands_from_tricks(4, 19, tricks, 3, stock, dropped)
+    state = new("piedmont4", hands, stock, excuse_exchange=exchange)
+    assert state.current_player() == 3 and len(state.hand(3)) == 21
+    act(state, [f"discard:{c}" for c in dropped])
+    assert state.phase == "play" and state.current_player() == 0  # no accuso round by default
+    play_tricks(state, 4, tricks)
+    out = state.outcome()
+    assert out["excuse"] == {"played_by": 1, "trick_won_by": 0, "to_last_trick_winner": excuse_last}
+    assert out["card_points_thirds"] == thirds
+    d = thirds[0] - thirds[1]
+    assert state.returns() == out["payoffs"] == [d, -d, d, -d]
+    assert out["accuso"] == [0, 0, 0, 0]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Piedmontese: the dealer's discard
+
+
+def test_piedmont3_discard_normal_case():
+    dealer = ["KC", "QC", "NC", "JC", "1C", "T1", "T21", "T20", "T5", "EX"]
+    hands, stock = fill("piedmont3", {2: dealer[:7]}, stock=dealer[7:])
+    # the fill gives the dealer also 1B and T2..T4, T6..T19
+    assert sorted(hands[2]) == sorted(dealer[:7] + ["1B"] + trumps(2, 4) + trumps(6, 19))
+    state = new("piedmont3", hands, stock)
+    assert state.phase == "discard" and state.current_player() == 2
+    # 5 cards other than Kings, trumps, EX for 3 discards: no trump (not even T20 nor T5), no King, no EX
+    assert legal(state) == discards("QC NC JC 1C 1B")
+    for bad in ("KC", "T1", "T21", "T20", "T5", "EX"):
+        with pytest.raises(ValueError):
+            state.clone().apply("discard:" + bad)
+    act(state, "discard:QC discard:NC discard:1C")
+    assert len(state.hand(2)) == 25 and state.phase == "play" and state.current_player() == 0
+    assert plane(state, "discard", 2) == {"QC", "NC", "1C"}  # the dealer sees his discard
+    assert plane(state, "discard", 0) == set()  # nobody else does
+    assert plane(state, "shown", 0) == set()  # no trump discarded: nothing shown
+
+
+@pytest.mark.parametrize("honour_5", ["mondo", "angelo"])
+def test_piedmont3_discard_fallback_to_trumps(honour_5):
+    dealer = trumps(1, 21) + ["EX", "KC", "KD", "KS", "KB", "1C", "2C"]  # 28 cards
+    hands, stock = fill("piedmont3", {2: dealer[:25]}, stock=dealer[25:])
+    protected_top = "T21" if honour_5 == "mondo" else "T20"
+    other_top = "T20" if honour_5 == "mondo" else "T21"
+    allowed_trumps = discards([t for t in trumps(2, 21) if t != protected_top])
+    assert "discard:" + other_top in allowed_trumps
+    base = discards("1C 2C")
+
+    state = new("piedmont3", hands, stock, honour_5=honour_5)
+    assert legal(state) == base | allowed_trumps  # 2 other cards < 3 discards to make
+    state.apply("discard:T5")
+    assert legal(state) == base  # 2 other cards, 2 to make: trumps no longer allowed
+    with pytest.raises(ValueError):
+        state.clone().apply("discard:T6")
+    for viewer in (0, 1, 2):
+        assert plane(state, "shown", viewer) == {"T5"}  # a discarded trump is shown to all
+    act(state, "discard:2C")
+    assert legal(state) == {"discard:1C"}
+    act(state, "discard:1C")
+    assert state.current_player() == 0 and state.phase == "play"
+    assert plane(state, "shown", 1) == {"T5"}  # 2C, 1C face down
+    assert plane(state, "discard", 2) == {"T5", "2C", "1C"}
+
+    state = new("piedmont3", hands, stock, honour_5=honour_5)
+    state.apply("discard:1C")  # 1 other card < 2 to make: trumps still allowed
+    assert legal(state) == {"discard:2C"} | allowed_trumps
+    state.apply("discard:" + other_top)
+    assert legal(state) == {"discard:2C"}
+    state.apply("discard:2C")
+    assert plane(state, "shown", 0) == {other_top}
+    assert sorted(state.hand(2)) == sorted(c for c in dealer if c not in ("1C", other_top, "2C"))
+
+
+def test_piedmont3_honour_5_option_is_checked():
+    with pytest.raises(ValueError):
+        tarocchi_rl.make("piedmont3", honour_5="papa").state_from_deal(*fill("piedmont3", {}))
+    with pytest.raises(ValueError):
+        tarocchi_rl.make("piedmont4", honour_5="mondo")  # does not apply to piedmont4
+    with pytest.raises(ValueError):
+        tarocchi_rl.make("piedmont3", accuso=True)  # accuso is a piedmont4 option
+
+
+def test_piedmont4_discard_fallback_protects_t20_and_t21():
+    dealer = trumps(1, 15) + ["T20", "T21", "EX", "KC", "KD", "1S"]  # 21 cards
+    hands, stock = fill("piedmont4", {3: dealer[:19]}, stock=dealer[19:])
+    state = new("piedmont4", hands, stock)
+    assert state.current_player() == 3 and len(state.hand(3)) == 21
+    allowed_trumps = discards(trumps(2, 15))
+    assert legal(state) == {"discard:1S"} | allowed_trumps
+    state.apply("discard:1S")
+    assert legal(state) == allowed_trumps  # T1, T20, T21, Kings, EX never
+    state.apply("discard:T15")
+    assert state.current_player() == 0 and state.phase == "play"  # no accuso round by default
+    assert plane(state, "shown", 0) == {"T15"}
+    assert plane(state, "shown", 2) == {"T15"}
+    with pytest.raises(ValueError):
+        state.clone().apply("accuso")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Piedmontese: accuso (piedmont4)
+
+
+def accuso_deal():
+    seat0 = trumps(2, 11)  # 10 trumps
+    seat1 = ["T1", "T20", "T21"] + trumps(12, 18)  # 10 trumps and the three honours: both conditions
+    seat2 = ["T19", "EX"]  # one trump (EX not counted)
+    return fill("piedmont4", {0: seat0, 1: seat1, 2: seat2})
+
+
+def test_piedmont4_accuso_legality_bonus_and_shown_cards():
+    hands, stock = accuso_deal()
+    assert not any(c.startswith("T") for c in hands[3] + stock)
+    on = new("piedmont4", hands, stock, accuso=True)
+    off = new("piedmont4", hands, stock)
+    for s in (on, off):
+        act(s, "discard:1B discard:2B")
+    assert off.phase == "play" and off.current_player() == 0
+    assert on.phase == "accuso"
+    expected = [{"pass", "accuso"}, {"pass", "accuso"}, {"pass"}, {"pass"}]
+    for seat in range(4):
+        assert on.current_player() == seat
+        assert legal(on) == expected[seat]
+        on.apply("accuso" if "accuso" in expected[seat] else "pass")
+    assert on.phase == "play" and on.current_player() == 0
+    # the qualifying cards are shown: seat 0 his 10 trumps, seat 1 his trumps (the three honours among them)
+    assert plane(on, "shown_by", 3, rel=1) == set(trumps(2, 11))
+    assert plane(on, "shown_by", 3, rel=2) == set(["T1", "T20", "T21"] + trumps(12, 18))
+    assert plane(on, "shown_by", 3, rel=3) == set()
+    assert list(section(on, "accuso", 3)) == [0, 1, 1, 0]  # relative seats 0..3 = seats 3, 0, 1, 2
+    play_first([on, off])
+    a, b = on.outcome()["card_points_thirds"], off.outcome()["card_points_thirds"]
+    assert on.outcome()["accuso"] == [1, 2, 0, 0]
+    assert a == [b[0] + 15, b[1] + 30]  # 1 x 5 points for side 0+2, 2 x 5 points for side 1+3
+    assert sum(a) == 243 + 45
+    d = a[0] - a[1]
+    assert on.returns() == [d, -d, d, -d]
+
+
+def test_piedmont4_accuso_points_option_and_passing():
+    hands, stock = accuso_deal()
+    on = new("piedmont4", hands, stock, accuso=True, accuso_points=2)
+    off = new("piedmont4", hands, stock)
+    for s in (on, off):
+        act(s, "discard:1B discard:2B")
+    act(on, "pass accuso pass pass")  # seat 0 qualifies but passes
+    assert plane(on, "shown_by", 1, rel=3) == set()  # seat 0 (relative 3 for seat 1) shows nothing
+    play_first([on, off])
+    assert on.outcome()["accuso"] == [0, 2, 0, 0]
+    a, b = on.outcome()["card_points_thirds"], off.outcome()["card_points_thirds"]
+    assert a == [b[0], b[1] + 12]  # 2 conditions x 2 points x 3 thirds
+    assert sum(a) == 243 + 12
+
+
+def test_piedmont4_dealer_accuso_after_his_discard():
+    dealer = trumps(2, 12) + ["KC", "KD", "KS", "KB", "EX", "1C", "QB", "NB", "JB", "10B"]  # 11 trumps
+    hands, stock = fill("piedmont4", {3: dealer[:19]}, stock=dealer[19:])
+    assert sorted(c for c in hands[2] if c.startswith("T")) == sorted(["T1"] + trumps(13, 21))  # 10 trumps
+    on = new("piedmont4", hands, stock, accuso=True)
+    off = new("piedmont4", hands, stock)
+    assert legal(on) == discards("1C QB NB JB 10B")
+    for s in (on, off):
+        act(s, "discard:1C discard:QB")
+    assert legal(on) == {"pass"}
+    on.apply("pass")
+    assert legal(on) == {"pass"}
+    on.apply("pass")
+    assert on.current_player() == 2 and legal(on) == {"pass", "accuso"}
+    on.apply("pass")
+    assert on.current_player() == 3 and legal(on) == {"pass", "accuso"}
+    on.apply("accuso")
+    assert on.current_player() == 0 and on.phase == "play"
+    play_first([on, off])
+    assert on.outcome()["accuso"] == [0, 0, 0, 1]
+    a, b = on.outcome()["card_points_thirds"], off.outcome()["card_points_thirds"]
+    assert a == [b[0], b[1] + 15]
+
+
+def test_piedmont4_accuso_needs_ten_trumps_not_counting_ex():
+    hands, stock = fill("piedmont4", {0: trumps(2, 10) + ["EX"], 1: ["T1", "T20"]})  # 9 trumps + EX; 2 honours
+    state = new("piedmont4", hands, stock, accuso=True)
+    act(state, "discard:1B discard:2B")
+    assert state.phase == "accuso" and state.current_player() == 0
+    assert legal(state) == {"pass"}
+    with pytest.raises(ValueError):
+        state.clone().apply("accuso")
+    state.apply("pass")
+    assert legal(state) == {"pass"}
+
+
+# ----------------------------------------------------------------------------------------------------------
+# French: bidding, petit sec
+
+BIDS = ("pass", "prise", "garde", "garde_sans", "garde_contre")
+ALL_BIDS = {"bid:" + b for b in BIDS}
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_french_all_pass_is_void(n):
+    variant = f"french{n}"
+    state = new(variant, *fill(variant, {}))
+    assert state.returns() == [0] * n
+    for seat in range(n):
+        assert state.phase == "bid" and state.current_player() == seat
+        assert legal(state) == ALL_BIDS
+        state.apply("bid:pass")
+    assert state.is_terminal() and state.current_player() == -1 and state.legal_actions() == []
+    assert state.returns() == [0] * n
+    assert state.outcome()["payoffs"] == [0] * n and state.outcome()["contract"].startswith("none")
+    with pytest.raises(ValueError):
+        state.apply("pass")
+
+
+def test_french_bidding_must_go_higher_and_highest_bidder_takes():
+    state = new("french3", *fill("french3", {}))
+    state.apply("bid:garde")
+    assert state.current_player() == 1
+    assert legal(state) == {"bid:pass", "bid:garde_sans", "bid:garde_contre"}
+    for bad in ("bid:prise", "bid:garde", "discard:KS", "play:KS", "chelem"):
+        with pytest.raises(ValueError):
+            state.clone().apply(bad)
+    state.apply("bid:garde_sans")
+    assert legal(state) == {"bid:pass", "bid:garde_contre"}
+    state.apply("pass")  # "pass" is accepted for "bid:pass"
+    # garde sans: the taker is seat 1, no discard, the chien unseen, the chelem decision comes at once
+    assert state.phase == "chelem" and state.current_player() == 1 and legal(state) == {"pass", "chelem"}
+    assert len(state.hand(1)) == 24
+    assert plane(state, "stock", 0) == set() and plane(state, "stock", 1) == set()
+    state.apply("pass")
+    assert state.phase == "poignee" and state.current_player() == 0  # seat 0 leads: his poignee first
+    assert legal(state) == {"pass"}  # seat 0 holds no trump (the pass is still a decision)
+
+
+def test_french_prise_takes_the_chien_and_shows_it():
+    hands, chien = fill("french4", {})
+    state = new("french4", hands, chien)
+    act(state, "bid:pass bid:prise bid:pass bid:pass")
+    assert state.phase == "discard" and state.current_player() == 1
+    assert len(state.hand(1)) == 24 and set(chien) <= set(state.hand(1))
+    assert all(a.startswith("discard:") for a in legal(state))
+    assert plane(state, "stock", 0) == set(chien) == plane(state, "stock", 3)
+
+
+def test_french_garde_contre_skips_discard_then_announced_chelem_taker_leads():
+    state = new("french4", *fill("french4", {}))
+    act(state, "bid:pass bid:pass bid:garde_contre bid:pass")
+    assert state.phase == "chelem" and state.current_player() == 2 and legal(state) == {"pass", "chelem"}
+    state.apply("chelem")
+    assert state.phase == "poignee" and state.current_player() == 2
+    state.apply("pass")
+    assert state.phase == "play" and state.current_player() == 2
+    assert section(state, "chelem", 0)[0] == 1
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_french_petit_sec_ends_the_deal(n):
+    variant = f"french{n}"
+    size = SHAPE[variant][1]
+    seat1 = ["T1"] + suit("S") + suit("H")[: size - 15]  # T1 the only trump, no EX
+    state = new(variant, *fill(variant, {1: seat1}))
+    assert state.phase == "done"
+    assert state.is_terminal() and state.current_player() == -1 and state.legal_actions() == []
+    assert state.returns() == [0] * n
+    assert state.outcome()["payoffs"] == [0] * n
+    with pytest.raises(ValueError):
+        state.apply("bid:pass")
+
+
+@pytest.mark.parametrize("extra", ["EX", "T2"])
+def test_french_t1_with_excuse_or_another_trump_is_not_petit_sec(extra):
+    seat1 = ["T1", extra] + suit("S") + suit("H")[:8]
+    state = new("french3", *fill("french3", {1: seat1}))
+    assert not state.is_terminal() and state.phase == "bid" and state.current_player() == 0
+
+
+# ----------------------------------------------------------------------------------------------------------
+# French: the taker's discard
+
+
+def test_french_discard_no_kings_no_oudlers_trumps_only_when_unavoidable():
+    # The taker (seat 0) holds after the chien: 4 Kings, T1 T21 EX, 1S..4S and T2..T20 (30 cards).
+    seat0 = ["KS", "KH", "KD", "KC", "T1", "T21", "EX"] + pips("S", 4, 1) + trumps(14, 2)
+    chien = trumps(20, 15)
+    state = new("french3", *fill("french3", {0: seat0}, stock=chien))
+    act(state, "bid:prise bid:pass bid:pass")
+    spades = discards(pips("S", 4, 1))
+    all_trumps = discards(trumps(20, 2))
+    # 4 allowed suit cards < 6 to make: non-oudler trumps allowed too; never Kings nor oudlers
+    assert legal(state) == spades | all_trumps
+    state.apply("discard:T2")
+    assert legal(state) == spades | (all_trumps - {"discard:T2"})  # 4 < 5
+    state.apply("discard:T20")
+    assert legal(state) == spades  # 4 allowed suit cards, 4 discards to make: no trump now
+    for bad in ("T15", "KS", "T1", "T21", "EX"):
+        with pytest.raises(ValueError):
+            state.clone().apply("discard:" + bad)
+    act(state, "discard:1S discard:2S discard:3S discard:4S")
+    assert len(state.hand(0)) == 24 and state.phase == "chelem" and legal(state) == {"pass", "chelem"}
+    for viewer in (0, 1, 2):
+        assert plane(state, "shown", viewer) == {"T2", "T20"}  # the discarded trumps are shown to all
+    assert plane(state, "discard", 0) == {"T2", "T20", "1S", "2S", "3S", "4S"}
+    assert plane(state, "discard", 1) == set()
+
+
+def test_french_discard_with_enough_suit_cards_never_allows_trumps():
+    hands, chien = fill("french3", {})  # seat 0: 14 spades + KH..5H; chien T17..T21, EX
+    assert chien == trumps(17, 21) + ["EX"]
+    state = new("french3", hands, chien)
+    act(state, "bid:garde bid:pass bid:pass")
+    expected = discards([c for c in hands[0] if c[0] != "K"])
+    assert legal(state) == expected and len(expected) == 22
+
+
+# ----------------------------------------------------------------------------------------------------------
+# French: card play
+
+
+def _legality_deal():
+    # seat 0: 14 spades + T1 T2 T4 T6..T9 T11 T12 T21; seat 1: T10 T20 + 14 hearts + KD..7D (no spade);
+    # seat 2: T3 T5 T15 T18 EX + 6D..1D + KC..2C (no spade); chien: T13 T14 T16 T17 T19 1C.
+    seat0 = suit("S") + ["T1", "T2", "T4", "T6", "T7", "T8", "T9", "T11", "T12", "T21"]
+    seat1 = ["T10", "T20"] + suit("H") + suit("D")[:8]
+    seat2 = ["T3", "T5", "T15", "T18", "EX"] + suit("D")[8:] + suit("C")[:13]
+    chien = ["T13", "T14", "T16", "T17", "T19", "1C"]
+    state = new("french3", [seat0, seat1, seat2], chien)
+    act(state, "bid:garde_sans bid:pass bid:pass pass")
+    assert state.phase == "poignee" and state.current_player() == 0 and legal(state) == {"pass"}  # 10 trumps
+    state.apply("pass")
+    return state
+
+
+def test_french_void_must_trump_then_overtrump_or_undertrump():
+    state = _legality_deal()
+    act(state, "play:KS pass")  # seat 1's poignee decision
+    assert legal(state) == plays("T10 T20")  # void in spades: must trump
+    after_t10 = state.clone()
+    act(after_t10, "play:T10 pass")
+    assert legal(after_t10) == plays("T15 T18 EX")  # must overtrump T10 (EX always)
+    after_t20 = state.clone()
+    act(after_t20, "play:T20 pass")
+    assert legal(after_t20) == plays("T3 T5 T15 T18 EX")  # unable: any lower trump
+    after_t20.apply("play:T5")
+    assert after_t20.current_player() == 1 and after_t20.phase == "play"
+    assert "pass" not in legal(after_t20)  # the poignee decision is only at the first turn
+
+
+@pytest.mark.parametrize(
+    "lead, seat1_legal, seat1_card, seat2_legal",
+    [
+        ("T9", "T10 T20", "T10", "T15 T18 EX"),
+        ("T9", "T10 T20", "T20", "T3 T5 T15 T18 EX"),
+        ("T12", "T20", "T20", "T3 T5 T15 T18 EX"),
+        ("T21", "T10 T20", "T10", "T3 T5 T15 T18 EX"),
+        ("T1", "T10 T20", "T10", "T15 T18 EX"),
+    ],
+)
+def test_french_trump_lead_requires_higher_trump(lead, seat1_legal, seat1_card, seat2_legal):
+    state = _legality_deal()
+    act(state, f"play:{lead} pass")
+    assert legal(state) == plays(seat1_legal)
+    act(state, f"play:{seat1_card} pass")
+    assert legal(state) == plays(seat2_legal)
+
+
+def test_french_follow_suit_and_excuse_lead():
+    # seat 0: EX 1H + 14 spades + T8..T1; seat 1: KH..2H + T19..T9; seat 2: 14 diamonds + KC..5C
+    seat0 = ["EX", "1H"] + suit("S") + trumps(8, 1)
+    seat1 = suit("H")[:13] + trumps(19, 9)
+    seat2 = suit("D") + suit("C")[:10]
+    chien = suit("C")[10:] + ["T20", "T21"]
+    state = new("french3", [seat0, seat1, seat2], chien)
+    act(state, "bid:garde_contre bid:pass bid:pass pass")
+    assert legal(state) == {"pass"}  # 8 trumps + EX = 9 < 13: no poignee
+    state.apply("pass")
+    assert legal(state) == plays(seat0)  # the leader may play anything, EX included
+    hearts = state.clone()
+    act(hearts, "play:1H pass")
+    assert legal(hearts) == plays(suit("H")[:13])  # must follow suit (no trump allowed)
+    act(hearts, "play:2H pass")
+    assert legal(hearts) == plays(seat2)  # void, no trump: any card
+    hearts.apply("play:KD")
+    assert hearts.current_player() == 1  # 2H beats 1H; KD is off-suit
+    act(state, "play:EX pass")
+    assert legal(state) == plays(seat1)  # after a led EX the next player plays anything
+
+
+def test_french_excuse_led_next_card_sets_the_suit():
+    # seat 0 (taker, garde contre): EX + 14 spades + T9..T1; seat 1: 14 hearts + KD..5D;
+    # seat 2: 4D..1D + 14 clubs + T15..T10; chien T21..T16.
+    seat0 = ["EX"] + suit("S") + trumps(9, 1)
+    seat1 = suit("H") + suit("D")[:10]
+    seat2 = suit("D")[10:] + suit("C") + trumps(15, 10)
+    state = new("french3", [seat0, seat1, seat2], trumps(21, 16))
+    act(state, "bid:garde_contre bid:pass bid:pass pass pass play:EX pass")
+    assert legal(state) == plays(seat1)
+    branch = state.clone()
+    act(branch, "play:KH pass")
+    assert legal(branch) == plays(trumps(15, 10))  # void in hearts: must trump
+    act(state, "play:5D pass")
+    assert legal(state) == plays(suit("D")[10:])  # must follow the suit set by 5D
+    state.apply("play:1D")
+    assert state.current_player() == 1
+    # EX stays out of the winner's tricks: seat 1 won 5D + 1D = 2 half points, the taker nothing yet
+    assert section(state, "points", 1)[0] == pytest.approx(2 / 182)
+    assert section(state, "points", 0)[0] == 0
+
+
+def test_french_defender_excuse_in_a_trick_the_taker_wins():
+    # seat 0 (taker) KS + 14 hearts + T1..T9; seat 1: EX + 14 diamonds + T10..T18; seat 2: QS..1S + KC..4C.
+    seat0 = ["KS"] + suit("H") + trumps(9, 1)
+    seat1 = ["EX"] + suit("D") + trumps(18, 10)
+    seat2 = suit("S")[1:] + suit("C")[:11]
+    chien = suit("C")[11:] + trumps(21, 19)
+    state = new("french3", [seat0, seat1, seat2], chien)
+    act(state, "bid:garde_contre bid:pass bid:pass pass pass play:KS pass")
+    assert legal(state) == plays(trumps(18, 10) + ["EX"])  # void in spades: trump (or EX)
+    act(state, "play:EX pass play:1S")
+    assert state.current_player() == 0
+    assert section(state, "points", 0)[0] == pytest.approx(10 / 182)  # KS 9 + 1S 1, EX not taken
+
+
+# ----------------------------------------------------------------------------------------------------------
+# French: poignee
+
+
+@pytest.mark.parametrize(
+    "n, n_trumps, with_ex, levels",
+    [
+        (3, 12, False, []),
+        (3, 12, True, ["simple"]),
+        (3, 14, True, ["simple", "double"]),
+        (3, 17, True, ["simple", "double", "triple"]),
+        (3, 17, False, ["simple", "double"]),
+        (3, 18, False, ["simple", "double", "triple"]),
+        (4, 9, False, []),
+        (4, 9, True, ["simple"]),
+        (4, 13, False, ["simple", "double"]),
+        (4, 14, True, ["simple", "double", "triple"]),
+        (4, 15, False, ["simple", "double", "triple"]),
+    ],
+)
+def test_french_poignee_thresholds_and_shown_cards(n, n_trumps, with_ex, levels):
+    variant = f"french{n}"
+    size = SHAPE[variant][1]
+    seat0 = trumps(n_trumps, 1) + (["EX"] if with_ex else [])  # T1..Tn: nobody else holds T1
+    seat0 += [c for c in full_deck(variant) if c[0] != "T" and c != "EX"][: size - len(seat0)]
+    state = new(variant, *fill(variant, {0: seat0}))
+    act(state, ["bid:garde_contre"] + ["bid:pass"] * (n - 1) + ["pass"])  # no chelem
+    assert state.phase == "poignee" and state.current_player() == 0
+    assert legal(state) == {"pass"} | {"poignee:" + lv for lv in levels}
+    with pytest.raises(ValueError):
+        state.clone().apply("poignee:bogus")
+    if not levels:
+        return
+    # declare the highest level: the lowest trumps needed are shown, EX only when the trumps fall short
+    need = {3: (13, 15, 18), 4: (10, 13, 15)}[n][len(levels) - 1]
+    shown = set(trumps(1, need)) if n_trumps >= need else set(trumps(1, n_trumps)) | {"EX"}
+    state.apply("poignee:" + levels[-1])
+    assert state.phase == "play" and state.current_player() == 0
+    for viewer in range(1, n):
+        assert plane(state, "shown_by", viewer, rel=(0 - viewer) % n) == shown
+        assert section(state, "poignee", viewer)[3 * ((0 - viewer) % n) + len(levels) - 1] == 1
+
+
+def test_french_poignee_lower_level_shows_fewer_trumps():
+    seat0 = trumps(17, 1) + ["EX"] + suit("S")[:6]
+    state = new("french3", *fill("french3", {0: seat0}))
+    act(state, "bid:garde_contre bid:pass bid:pass pass poignee:simple")
+    assert plane(state, "shown_by", 1, rel=2) == set(trumps(1, 13))  # 13 trumps, no EX needed
+
+
+def test_french_poignee_counts_the_hand_after_taking_the_chien():
+    # seat 0 holds 12 trumps (T2..T13), the chien brings T14: 13 at his first card -> simple (3 players)
+    seat0 = trumps(13, 2) + suit("S")[1:13]
+    state = new("french3", *fill("french3", {0: seat0}, stock=["T14"] + suit("H")[9:]))
+    act(state, "bid:prise bid:pass bid:pass")
+    act(state, [f"discard:{c}" for c in suit("H")[9:] + ["2S"]])
+    state.apply("pass")
+    assert legal(state) == {"pass", "poignee:simple"}
+
+
+# ----------------------------------------------------------------------------------------------------------
+# French: complete deals scored by hand (written trick by trick; the hands are derived from the tricks)
+
+
+def run_french(n, chien, tricks, bids, dropped=(), chelem="pass", poignees=None):
+    variant = f"french{n}"
+    taker = max(range(n), key=lambda s: BIDS.index(bids[s]))
+    hands = hands_from_tricks(n, SHAPE[variant][1], tricks, taker, chien, dropped)
+    state = new(variant, hands, chien)
+    for seat, bid in enumerate(bids):
+        assert state.phase == "bid" and state.current_player() == seat
+        state.apply("bid:" + bid)
+    for card in dropped:
+        assert state.phase == "discard" and state.current_player() == taker
+        state.apply("discard:" + card)
+    assert state.phase == "chelem" and state.current_player() == taker and legal(state) == {"pass", "chelem"}
+    state.apply(chelem)
+    play_tricks(state, n, tricks, poignees)
+    return state
+
+
+def expect(state, **fields):
+    """Check outcome() fields, the score formula and the payoffs."""
+    out = state.outcome()
+    for key, value in fields.items():
+        assert out[key] == value, (key, out[key], value)
+    s = 1 if out["made"] else -1
+    parts = s * out["base"] * out["multiplier"] + out["petit_au_bout"] + s * out["poignee"] + out["chelem"]
+    assert out["score"] == parts
+    assert sum(out["card_points_half"]) == 182
+    n = state.game.num_players
+    t, taker = out["score"], out["taker"]
+    assert state.returns() == out["payoffs"] == [(n - 1) * t if p == taker else -t for p in range(n)]
+
+
+def test_french_score_prise_made_with_excuse_exchange_and_petit_au_bout():
+    # 3 players, seat 0 takes a prise (x1). Seat 0: T1..T21, EX, 1S, 2S; chien 3S..8S, taken and discarded.
+    chien = pips("S", 8, 3)
+    seat1_rest = suit("H")[2:] + suit("D", "N J 10 9 8 7")  # 12 + 6
+    seat2_rest = pips("D", 6, 1) + suit("C")[2:]  # 6 + 12
+    tricks = [
+        (0, ["1S", "KS", "9S"]),  # seat 1 wins: defence 1 + 9 + 1 = 11
+        (1, ["KH", "QH", "T2"]),  # taker trumps
+        (0, ["2S", "QS", "10S"]),  # seat 1 wins: defence 1 + 7 + 1 = 9
+        (1, ["KD", "QD", "T3"]),
+        (0, ["EX", "NS", "JS"]),  # EX led, NS sets spades, seat 1 wins: defence NS 5 + JS 3 = 8, +1 exchange
+        (1, ["KC", "QC", "T4"]),
+    ]
+    for k, trump in enumerate(trumps(21, 5)):  # 17 trump leads, the defenders discard
+        tricks.append((0, [trump, seat1_rest[k], seat2_rest[k]]))
+    tricks.append((0, ["T1", seat1_rest[17], seat2_rest[17]]))  # petit au bout, won by the taker
+    state = run_french(3, chien, tricks, ["prise", "pass", "pass"], dropped=chien)
+    # Defence: 11 + 9 + 8 + 1 = 29; taker 182 - 29 = 153 (76.5 pts), discard 3S..8S included.
+    # Oudlers kept: T1, T21, EX -> 3 -> target 36 pts = 72. Diff 81 half points = 40.5 pts, rounded in
+    # favour of the taker (who scores) to 41. base = +(25 + 41) * 1 = 66; pab +10*1; no poignee, no chelem.
+    # T = 76: taker +2T = 152, defenders -76.
+    expect(
+        state,
+        taker=0,
+        contract="prise",
+        multiplier=1,
+        card_points_half=[153, 29],
+        oudlers=3,
+        target=36,
+        made=True,
+        base=66,
+        petit_au_bout=10,
+        poignee=0,
+        chelem=0,
+        chelem_announced=False,
+        score=76,
+    )
+    assert state.returns() == [152, -76, -76]
+
+
+def test_french_score_garde_failed_petit_au_bout_to_defence_and_defence_poignee():
+    # 3 players, seat 1 takes a garde (x2); seat 0 leads. Taker: QS..1S, QH..3H; chien 1C..6C discarded.
+    # Seat 0: 1H KS + 14 diamonds + KC..7C; seat 2: 2H KH T1..T21 EX (declares a double poignee).
+    chien = pips("C", 6, 1)
+    seat0_rest = suit("C")[:8] + suit("D")  # 22: clubs first, 2D and 1D last
+    taker_rest = suit("S")[2:] + suit("H", "N J 10 9 8 7 6") + ["5H", "4H", "3H"]  # 12 + 7 + 3
+    tricks = [
+        (0, ["1H", "QH", "2H"]),  # taker wins: 1 + 7 + 1 = 9
+        (1, ["QS", "T2", "KS"]),  # seat 2 trumps
+    ]
+    for k, trump in enumerate(trumps(21, 3)):  # 19 trump leads by seat 2
+        tricks.append((2, [trump, seat0_rest[k], taker_rest[k]]))
+    tricks.append((2, ["KH", seat0_rest[19], taker_rest[19]]))  # taker must follow hearts with 5H
+    tricks.append((2, ["EX", "2D", taker_rest[20]]))  # EX led, 2D sets diamonds, seat 0 wins (no exchange)
+    tricks.append((0, ["1D", taker_rest[21], "T1"]))  # seat 2 must trump: T1 wins the last trick
+    state = run_french(3, chien, tricks, ["pass", "garde", "pass"], dropped=chien, poignees={2: "poignee:double"})
+    # Taker: discard 6 + trick 1 9 = 15 (7.5 pts), 0 oudlers -> target 56 pts = 112.
+    # Diff -97 half points = 48.5 pts, rounded in favour of the defence to 49. s = -1.
+    # base = -(25 + 49) * 2 = -148; pab: T1 in the last trick, won by the defence: -10*2 = -20;
+    # poignee double 30 to the winning side (defence): -30. T = -198: taker 2T = -396, defenders +198.
+    expect(
+        state,
+        taker=1,
+        contract="garde",
+        multiplier=2,
+        card_points_half=[15, 167],
+        oudlers=0,
+        target=56,
+        made=False,
+        base=74,
+        petit_au_bout=-20,
+        poignee=30,
+        chelem=0,
+        score=-198,
+        poignees=["none", "none", "double"],
+    )
+    assert state.returns() == [198, -396, 198]
+    assert plane(state, "shown_by", 0, rel=2) == set(trumps(1, 15))  # the 15 lowest trumps, EX not needed
+
+
+def test_french_score_garde_sans_4_players_with_taker_poignee():
+    # 4 players, seat 0 garde sans (x4): chien T1 T2 T3 T4 EX 2S unseen, for the taker (2 oudlers in it).
+    # Taker: T5..T21 (17 trumps) + 1S: triple poignee (>= 15 with 4 players).
+    chien = ["T1", "T2", "T3", "T4", "EX", "2S"]
+    seat1_rest = suit("S", "Q N J 10 9 8 7 6 5") + suit("H", "J 10 9 8 7 6 5")
+    seat2_rest = pips("H", 4, 1) + suit("D")[:12]
+    seat3_rest = ["2D", "1D"] + suit("C")
+    tricks = [
+        (0, ["1S", "KS", "3S", "4S"]),  # seat 1 wins: defence 1 + 9 + 1 + 1 = 12
+        (1, ["KH", "QH", "NH", "T5"]),  # the taker trumps
+    ]
+    for k, trump in enumerate(trumps(21, 6)):  # 16 trump leads
+        tricks.append((0, [trump, seat1_rest[k], seat2_rest[k], seat3_rest[k]]))
+    bids = ["garde_sans", "pass", "pass", "pass"]
+    state = run_french(4, chien, tricks, bids, poignees={0: "poignee:triple"})
+    # Taker: 182 - 12 = 170 (85 pts) with T21, T1 and EX (chien) -> target 36 pts = 72. Diff 98 = 49 pts.
+    # base = (25 + 49) * 4 = 296; T1 never played: pab 0; poignee triple +40; T = 336.
+    # taker +3T = 1008, each defender -336.
+    expect(
+        state,
+        taker=0,
+        contract="garde sans",
+        multiplier=4,
+        card_points_half=[170, 12],
+        oudlers=3,
+        target=36,
+        made=True,
+        base=74,
+        petit_au_bout=0,
+        poignee=40,
+        chelem=0,
+        score=336,
+    )
+    assert state.returns() == [1008, -336, -336, -336]
+    assert plane(state, "shown_by", 1, rel=3) == set(trumps(5, 19))  # the 15 lowest of T5..T21
+
+
+def _garde_contre_tricks():
+    # 3 players, seat 2 is the taker: T1..T21, EX, 1D, 1C; chien KS KH KC QS QH QC (9*3 + 7*3 = 48).
+    seat0_rest = suit("S", "N J 10 9 8 7 6 5 2 1") + suit("H", "N J 10 9 8 7 6 5")
+    seat1_rest = pips("H", 4, 1) + ["10D", "9D", "8D", "7D", "2D"] + suit("C", "J 10 9 8 7 6 5 4 3")
+    tricks = [
+        (0, ["3S", "4S", "T2"]),  # taker trumps
+        (2, ["1D", "ND", "3D"]),  # seat 0 wins: 1 + 5 + 1 = 7
+        (0, ["QD", "4D", "EX"]),  # the taker's EX: seat 0 wins QD 7 + 4D 1 = 8, and the exchange 1
+        (0, ["JD", "5D", "T3"]),
+        (2, ["1C", "NC", "2C"]),  # seat 0 wins: 1 + 5 + 1 = 7
+        (0, ["KD", "6D", "T4"]),
+    ]
+    for k, trump in enumerate(trumps(21, 5)):  # 17 trump leads
+        tricks.append((2, [trump, seat0_rest[k], seat1_rest[k]]))
+    tricks.append((2, ["T1", seat0_rest[17], seat1_rest[17]]))  # petit au bout for the taker
+    return ["KS", "KH", "KC", "QS", "QH", "QC"], tricks
+
+
+def test_french_score_garde_contre_chien_counts_for_defence():
+    chien, tricks = _garde_contre_tricks()
+    state = run_french(3, chien, tricks, ["pass", "pass", "garde_contre"])
+    # Defence: chien 48 + 7 + 8 + 1 + 7 = 71; taker 182 - 71 = 111 (55.5 pts), oudlers T1 T21 EX -> 72.
+    # Diff 39 half points = 19.5 pts -> 20 (the taker scores). base = (25 + 20) * 6 = 270; pab +10*6 = 60.
+    # T = 330: taker +660, defenders -330.
+    expect(
+        state,
+        taker=2,
+        contract="garde contre",
+        multiplier=6,
+        card_points_half=[111, 71],
+        oudlers=3,
+        target=36,
+        made=True,
+        base=45,
+        petit_au_bout=60,
+        poignee=0,
+        chelem=0,
+        score=330,
+    )
+    assert state.returns() == [-330, -330, 660]
+
+
+def test_french_same_deal_garde_sans_chien_counts_for_taker():
+    chien, tricks = _garde_contre_tricks()
+    state = run_french(3, chien, tricks, ["pass", "pass", "garde_sans"])
+    contre = run_french(3, chien, tricks, ["pass", "pass", "garde_contre"])
+    # the same play: the chien's 48 half points move from the defence to the taker
+    assert state.outcome()["card_points_half"][0] == contre.outcome()["card_points_half"][0] + 48
+    # Taker: 111 + chien 48 = 159 (79.5 pts); diff 87 = 43.5 -> 44; base (25 + 44) * 4 = 276; pab +40.
+    # T = 316 (less than the garde contre's 330, but with the taker's points 159 instead of 111).
+    expect(
+        state,
+        contract="garde sans",
+        multiplier=4,
+        card_points_half=[159, 23],
+        target=36,
+        made=True,
+        base=69,
+        petit_au_bout=40,
+        score=316,
+    )
+    assert state.returns() == [-316, -316, 632]
+
+
+def test_french_score_unannounced_chelem_with_excuse_last():
+    # 3 players, seat 0 garde sans (x4): T1..T21, EX, KS, KH; chien 1S..6S (for the taker).
+    chien = pips("S", 6, 1)
+    seat1_rest = ["NS", "JS", "10S"] + suit("H")[2:] + suit("D", "K Q N J 10 9 8")  # 3 + 12 + 7 = 22
+    seat2_rest = ["7S"] + pips("D", 7, 2) + suit("C") + ["1D"]  # 1 + 6 + 14 + 1 = 22
+    tricks = [(0, ["KS", "QS", "9S"]), (0, ["KH", "QH", "8S"])]
+    for k, trump in enumerate(trumps(21, 2) + ["T1"]):  # 20 trump leads, then T1 (second-to-last trick)
+        tricks.append((0, [trump, seat1_rest[k], seat2_rest[k]]))
+    tricks.append((0, ["EX", seat1_rest[21], seat2_rest[21]]))  # 8D sets diamonds, but EX wins (chelem)
+    state = run_french(3, chien, tricks, ["garde_sans", "pass", "pass"])
+    # Taker wins every trick: 182 (91 pts), 3 oudlers -> 72; diff 110 = 55 pts; base (25 + 55) * 4 = 320.
+    # Chelem made with EX last: T1 in the second-to-last trick is au bout: +10*4 = 40.
+    # Unannounced chelem made: +200. T = 560: taker +1120, defenders -560.
+    expect(
+        state,
+        taker=0,
+        contract="garde sans",
+        card_points_half=[182, 0],
+        oudlers=3,
+        target=36,
+        made=True,
+        base=80,
+        petit_au_bout=40,
+        poignee=0,
+        chelem=200,
+        chelem_announced=False,
+        score=560,
+    )
+    assert state.returns() == [1120, -560, -560]
+
+
+def test_french_score_announced_chelem_made_4_players_with_forced_trump_discards():
+    # 4 players, seat 2 prise (x1). Seat 2: T4..T21; chien T1 T2 T3 EX KS QS.
+    chien = ["T1", "T2", "T3", "EX", "KS", "QS"]
+    seat3_rest = pips("D", 4, 1) + suit("C")  # 18
+    seat0_rest = suit("S")[2:] + suit("H")[:6]  # 12 + 6
+    seat1_rest = pips("H", 8, 1) + suit("D")[:10]  # 8 + 10
+    tricks = []
+    for k, card in enumerate(["KS"] + trumps(21, 7) + ["T1", "EX"]):  # 18 leads by the taker
+        tricks.append((2, [card, seat3_rest[k], seat0_rest[k], seat1_rest[k]]))
+    dropped = ["T2", "T3", "T4", "T5", "T6", "QS"]
+    hands = hands_from_tricks(4, 18, tricks, 2, chien, dropped)
+    assert sorted(hands[2]) == sorted(trumps(21, 4))
+    state = new("french4", hands, chien)
+    act(state, "bid:pass bid:pass bid:prise bid:pass")
+    # After the chien: T1..T21, EX, KS, QS. Only QS is an allowed suit card: trumps T2..T20 allowed.
+    assert legal(state) == {"discard:QS"} | discards(trumps(20, 2))
+    act(state, [f"discard:{c}" for c in dropped[:5]])
+    assert legal(state) == {"discard:QS"}  # 1 allowed suit card for 1 discard: no trump now
+    act(state, "discard:QS chelem")
+    assert state.current_player() == 2  # the taker leads after announcing
+    assert plane(state, "shown", 0) == set(trumps(2, 6))  # discarded trumps shown, QS not
+    assert legal(state) == {"pass", "poignee:simple", "poignee:double", "poignee:triple"}
+    play_tricks(state, 4, tricks, poignees={2: "poignee:triple"})
+    # Taker: every trick + discard (T2..T6 5 + QS 7 = 12) = 182; 3 oudlers -> 72; diff 110 = 55 pts.
+    # base (25 + 55) * 1 = 80; T1 in the second-to-last trick (EX wins the last): pab +10; poignee: T1,
+    # T7..T21 and EX = 17 -> triple +40; chelem announced and made +400. T = 530: taker 3T = 1590.
+    expect(
+        state,
+        taker=2,
+        contract="prise",
+        card_points_half=[182, 0],
+        oudlers=3,
+        target=36,
+        made=True,
+        base=80,
+        petit_au_bout=10,
+        poignee=40,
+        chelem=400,
+        chelem_announced=True,
+        score=530,
+    )
+    assert state.returns() == [-530, -530, 1590, -530]
+    assert plane(state, "shown_by", 0, rel=2) == {"T1"} | set(trumps(7, 20))  # 15 lowest trumps, no EX
+
+
+def test_french_score_announced_chelem_failed_and_excuse_last_goes_to_winner():
+    # 3 players, seat 1 garde (x2), announces a chelem and leads. Taker: T1..T21, EX, KS, 1H;
+    # chien 2H..7H taken and discarded (7 allowed suit cards: no trump may be discarded).
+    chien = pips("H", 7, 2)
+    seat2_rest = suit("S", "N J 10 9 8 7") + suit("C")  # 20
+    seat0_rest = pips("S", 5, 1) + suit("H", "Q N J 10 9") + suit("D", "N J 10 9 8 7 6 5 4 3")  # 20
+    tricks = [
+        (1, ["KS", "QS", "6S"]),
+        (1, ["1H", "KH", "8H"]),  # seat 2 wins: 1 + 9 + 1 = 11
+        (2, ["KD", "QD", "T2"]),
+    ]
+    for k, trump in enumerate(trumps(21, 3) + ["T1"]):
+        tricks.append((1, [trump, seat2_rest[k], seat0_rest[k]]))
+    tricks.append((1, ["EX", "1D", "2D"]))  # not a chelem: EX goes to the winner, seat 0: 9 + 1 + 1 = 11
+    hands = hands_from_tricks(3, 24, tricks, 1, chien, chien)
+    state = new("french3", hands, chien)
+    act(state, "bid:pass bid:garde bid:pass")
+    assert legal(state) == discards(["1H"] + chien)
+    act(state, [f"discard:{c}" for c in chien] + ["chelem"])
+    assert plane(state, "shown", 0) == set()  # no trump discarded
+    play_tricks(state, 3, tricks)
+    # Defence 11 + 11 = 22; taker 160 (80 pts) with T1 and T21 -> target 41 pts = 82; diff 78 = 39 pts.
+    # base (25 + 39) * 2 = 128; T1 was in the second-to-last trick, no chelem: pab 0;
+    # chelem announced and failed: -200. T = -72: taker 2T = -144, defenders +72.
+    expect(
+        state,
+        taker=1,
+        contract="garde",
+        card_points_half=[160, 22],
+        oudlers=2,
+        target=41,
+        made=True,
+        base=64,
+        petit_au_bout=0,
+        poignee=0,
+        chelem=-200,
+        chelem_announced=True,
+        score=-72,
+    )
+    assert state.returns() == [72, -144, 72]
+
+
+def _rounding_tricks(first_tricks, taker_rest, seat2_rest):
+    # 3 players, seat 0 garde sans (x4), chien T1 T21 KS KH KD KC (for the taker: 2 oudlers, 18 + 36 = 54).
+    # Seat 1 holds T2..T20, EX and four suit cards; seat 2 and the taker no trump.
+    tricks = list(first_tricks)
+    for k, trump in enumerate(trumps(20, 2)):
+        tricks.append((1, [trump, seat2_rest[k], taker_rest[k]]))
+    tricks.append((1, ["EX", seat2_rest[19], taker_rest[19]]))  # seat 2 wins with a diamond, EX to him
+    return tricks
+
+
+@pytest.mark.parametrize(
+    "case, half_points, made, base, score",
+    [
+        # 54 + 9 + 9 + 9 = 81 = 40.5 pts, needing 41: fails by 0.5 -> 1 in favour of the defence:
+        # T = -(25 + 1) * 4 = -104
+        ("81", 81, False, 26, -104),
+        # 54 + 15 + 13 = 82 = 41 pts exactly: made by 0: T = (25 + 0) * 4 = 100
+        ("82", 82, True, 25, 100),
+        # 54 + 11 + 9 + 9 = 83 = 41.5 pts: made by 0.5 -> 1: T = (25 + 1) * 4 = 104
+        ("83", 83, True, 26, 104),
+    ],
+)
+def test_french_score_half_point_rounding_three_players(case, half_points, made, base, score):
+    chien, tricks = _rounding_case(case)
+    state = run_french(3, chien, tricks, ["garde_sans", "pass", "pass"])
+    expect(
+        state,
+        taker=0,
+        contract="garde sans",
+        card_points_half=[half_points, 182 - half_points],
+        oudlers=2,
+        target=41,
+        made=made,
+        base=base,
+        petit_au_bout=0,
+        poignee=0,
+        chelem=0,
+        score=score,
+    )
+    assert state.returns() == [2 * score, -score, -score]
+
+
+@pytest.mark.parametrize("case, score", [("81", -124), ("83", 124)])
+def test_french_defender_poignee_goes_to_the_side_that_wins(case, score):
+    # The deals above; seat 1 (defence, T2..T20 and EX: 20 >= 13) declares a simple poignee (20 points).
+    # 81: the taker fails, T = -104 - 20 = -124. 83: the taker makes it, the poignee is his: T = 104 + 20 = 124.
+    chien, tricks = _rounding_case(case)
+    state = run_french(3, chien, tricks, ["garde_sans", "pass", "pass"], poignees={1: "poignee:simple"})
+    expect(state, base=26, poignee=20, score=score, poignees=["none", "simple", "none"])
+    assert state.returns() == [2 * score, -score, -score]
+    assert plane(state, "shown_by", 0, rel=1) == set(trumps(2, 14))  # the 13 lowest trumps
+
+
+def _rounding_case(case):
+    chien = ["T1", "T21", "KS", "KH", "KD", "KC"]
+    if case in ("81", "83"):
+        second = "JS" if case == "83" else "2S"
+        first = [
+            (0, ["QS", "1S", second]),  # taker: 7 + 1 + 1 = 9 (83: 7 + 1 + 3 = 11)
+            (0, ["QH", "1H", "2H"]),  # taker: 9
+            (0, ["QD", "1D", "2D"]),  # taker: 9
+            (0, ["1C", "QC", "2C"]),  # seat 1 wins with QC
+        ]
+        spades = ["JS" if case == "81" else "2S", "NS"] + pips("S", 10, 3)
+        taker_rest = spades + suit("H", "N J 10 9 8 7 6 5 4 3")  # 20
+        seat2_rest = suit("C", "N J 10 9 8 7 6 5 4 3") + suit("D", "N J 10 9 8 7 6 5 4 3")  # last: 3D
+    else:
+        first = [
+            (0, ["QS", "NS", "JS"]),  # taker: 7 + 5 + 3 = 15
+            (0, ["QH", "NH", "1H"]),  # taker: 7 + 5 + 1 = 13
+            (0, ["1C", "QC", "2C"]),  # seat 1 wins with QC
+            (1, ["NC", "JC", "1D"]),  # seat 1 wins with NC; the taker has no club
+        ]
+        taker_rest = pips("S", 10, 1) + suit("H", "J 10 9 8 7 6 5 4 3 2")  # 20
+        seat2_rest = pips("C", 10, 3) + suit("D", "Q N J 10 9 8 7 6 5 4 3 2")  # 8 + 12, last: 2D
+    return chien, _rounding_tricks(first, taker_rest, seat2_rest)
+
+
+def test_french_score_defence_wins_every_trick():
+    # 3 players, seat 0 prise (x1). Taker: QS..1S, QH..7H, 1D..4D; chien 1H..6H discarded.
+    # Seat 1: T1..T21, KH, KD, KC; seat 2: KS, EX, QD..5D, QC..1C.
+    chien = pips("H", 6, 1)
+    seat2_rest = ["EX"] + suit("C")[1:] + suit("D", "Q N J 10 9")  # 19 for the trump leads
+    taker_rest = suit("S")[1:13] + suit("H", "Q N J 10 9 8") + ["1D"]  # 19
+    tricks = [(0, ["1S", "T2", "KS"])]  # seat 1 must trump, seat 2 must follow with KS
+    for k, trump in enumerate(trumps(21, 3)):
+        tricks.append((1, [trump, seat2_rest[k], taker_rest[k]]))
+    tricks += [
+        (1, ["KH", "8D", "7H"]),  # the taker must follow hearts
+        (1, ["KD", "7D", "2D"]),
+        (1, ["KC", "6D", "3D"]),
+        (1, ["T1", "5D", "4D"]),  # petit au bout for the defence
+    ]
+    state = run_french(3, chien, tricks, ["prise", "pass", "pass"], dropped=chien)
+    # Taker: only the discard, 6 (3 pts), 0 oudlers -> 112; diff -106 = 53 pts; base -(25 + 53) * 1 = -78;
+    # pab -10; the defence won every trick: chelem -200. T = -288: taker -576, defenders +288.
+    expect(
+        state,
+        taker=0,
+        contract="prise",
+        card_points_half=[6, 176],
+        oudlers=0,
+        target=56,
+        made=False,
+        base=78,
+        petit_au_bout=-10,
+        poignee=0,
+        chelem=-200,
+        score=-288,
+    )
+    assert state.returns() == [-576, 288, 288]
+
+
+def test_french_excuse_led_last_by_defence_never_wins():
+    # The defence wins tricks 1..23, then seat 2 leads EX to the last trick: no chelem exception for the
+    # defence, the taker's 5D beats seat 1's 1D and the taker gets the trick, EX included.
+    chien = pips("H", 6, 1)
+    seat2_rest = suit("D")[:9] + suit("C")[:12]  # 21: KD..6D, KC..3C
+    taker_rest = suit("S")[1:13] + suit("H", "Q N J 10 9 8") + ["2D", "3D"]  # 20
+    tricks = [(0, ["1S", "T2", "KS"])]
+    for k, trump in enumerate(trumps(21, 3) + ["T1"]):
+        tricks.append((1, [trump, seat2_rest[k], taker_rest[k]]))
+    tricks += [
+        (1, ["KH", seat2_rest[20], "7H"]),
+        (1, ["1C", "2C", "4D"]),  # seat 2 wins with 2C
+        (2, ["EX", "5D", "1D"]),  # 5D sets diamonds: the taker wins the last trick
+    ]
+    state = run_french(3, chien, tricks, ["prise", "pass", "pass"], dropped=chien)
+    # Taker: discard 6 + EX 9 + 5D 1 + 1D 1 = 17, 1 oudler -> 51 pts = 102; diff -85 = 42.5 -> 43 pts.
+    # base -(25 + 43) * 1 = -68; T1 in trick 21: no pab; the defence did not win every trick: no chelem.
+    expect(
+        state,
+        taker=0,
+        card_points_half=[17, 165],
+        oudlers=1,
+        target=51,
+        made=False,
+        base=68,
+        petit_au_bout=0,
+        chelem=0,
+        score=-68,
+    )
+    assert state.returns() == [-136, 68, 68]
