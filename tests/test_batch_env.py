@@ -157,8 +157,9 @@ def test_import_compiles_nothing_and_kernels_are_cached():
     code = (
         "import importlib, tarocchi_rl;"
         "from numba.core.registry import CPUDispatcher;"
-        "mods = [importlib.import_module('tarocchi_rl.' + n) for n in ('bits', 'core.deal', 'core.trick', 'core.points',"
-        " 'core.engine', 'core.observation', 'variants.mineo', 'variants.piedmont', 'variants.french')];"
+        "names = ('bits', 'core.deal', 'core.trick', 'core.points', 'core.engine', 'core.observation',"
+        " 'variants.mineo', 'variants.piedmont', 'variants.french');"
+        "mods = [importlib.import_module('tarocchi_rl.' + n) for n in names];"
         "ks = [f for mod in mods for f in vars(mod).values() if isinstance(f, CPUDispatcher)];"
         "print(len(ks), sum(len(f.signatures) for f in ks),"
         " sum(type(f._cache).__name__ == 'NullCache' for f in ks))"
