@@ -356,13 +356,15 @@ def settle_row(st, i, tb):
 def random_playout_row(st, i, tb):
     """Random legal card play in game ``i`` from the current position while the phase is PLAY.
 
-    The hot loop of rollouts: the trick lives in registers and goes back to the state when complete. Draws
-    from the game's RNG exactly as ``random_action`` would; returns the number of cards played.
+    The hot loop of rollouts: the trick lives in registers and goes back to the state when complete (or, in
+    the French first trick, when the next seat has his poignee to decide: the phase becomes POIGNEE and this
+    returns). Draws from the game's RNG exactly as ``random_action`` would; returns the cards played.
     """
     m = st.meta[i]
     n = tb.params[P_PLAYERS]
     plays = 0
     while m[PHASE] == PLAY:
+        first_trick_poignee = m[TRICK_NUM] == 0 and tb.params[P_FAMILY] == FAMILY_FRENCH
         p = m[CUR]
         k = m[TRICK_COUNT]
         led, bs, bt, bb = m[LED_SUIT], m[BEST_SEAT], m[BEST_TRUMP], m[BEST_BIT]
@@ -393,6 +395,12 @@ def random_playout_row(st, i, tb):
             k += 1
             plays += 1
             p = p + 1 if p + 1 < n else 0
+            if first_trick_poignee and k < n:  # French trick 1: the next seat decides his poignee first
+                st.rng[i] = r
+                m[TRICK_COUNT], m[LED_SUIT], m[BEST_SEAT], m[BEST_TRUMP], m[BEST_BIT] = k, led, bs, bt, bb
+                m[CUR] = p
+                m[PHASE] = POIGNEE
+                return plays
         st.rng[i] = r
         m[TRICK_COUNT], m[LED_SUIT], m[BEST_SEAT], m[BEST_TRUMP], m[BEST_BIT] = k, led, bs, bt, bb
         m[CUR] = (p + n - 1) % n  # as add_to_trick leaves it: the trick's last player
@@ -404,13 +412,12 @@ def random_playout_row(st, i, tb):
 def rollout_row(st, i, tb, deals, payoff_sum, counts):
     """Game ``i`` plays ``deals`` complete random deals; sums payoffs and counts [deals, card plays]."""
     c = tb.params[P_CARDS]
-    fam = tb.params[P_FAMILY]  # French trick 1 interleaves the poignee decisions: the generic path
     for _ in range(deals):
         shuffle_row(st, i, tb)
         reset_row(st, i, tb)
         plays = 0
         while st.meta[i, PHASE] != DONE:
-            if st.meta[i, PHASE] == PLAY and (fam != FAMILY_FRENCH or st.meta[i, TRICK_NUM] > 0):
+            if st.meta[i, PHASE] == PLAY:
                 plays += random_playout_row(st, i, tb)
             else:
                 a = random_action(st, i, tb)
