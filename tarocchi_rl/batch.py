@@ -12,7 +12,9 @@ Every call validates its input in Python, then runs one compiled kernel over the
 
 Auto-reset (opt-in, ``auto_reset=True``): a game that ends inside ``step`` is re-dealt at once from its own
 RNG; ``step`` still reports that deal's ``payoffs`` and ``done`` for it, and the next ``observe`` shows the
-new deal. Without it a finished game stays finished (its player is -1, its mask all False) until ``reset``.
+new deal. Deals annulled before any decision (French petit sec) are re-dealt silently, as a match would.
+Without it a finished game stays finished (its player is -1, its mask all False) until ``reset``; a French
+deal can then be finished from the start (petit sec: payoffs 0).
 """
 
 import numpy as np
@@ -55,6 +57,10 @@ class BatchEnv:
         if seed is not None:
             self.state.rng[:] = seed_states(seed, self.batch_size)
         engine.reset_batch(self.state, self.tables, True)
+        if self.auto_reset:  # a deal annulled at once (French petit sec) is re-dealt, as inside step
+            for i in np.nonzero(self.done())[0]:
+                while self.state.meta[i, PHASE] == DONE:
+                    engine.new_deal_row(self.state, i, self.tables)
 
     def set_deals(self, decks) -> None:
         """Start every game on a given deal: ``decks`` int[B, n_cards] dense ids in the deal order of the

@@ -197,3 +197,14 @@ def test_observation_of_every_variant_hides_other_hands(variant):
             assert sorted(np.nonzero(obs[i, o : o + size])[0].tolist()) == held
             assert obs[i, off["seat"][0] + viewer] == 1
     assert obs.shape == (4, spec.obs_dim)
+
+
+def test_auto_reset_redeals_petit_sec_and_never_shows_a_finished_game():
+    seed = next(k for k in range(1000) if BatchEnv("french4", 64, seed=k).done().any())  # a petit sec at once
+    assert BatchEnv("french4", 64, seed=seed).done().any()
+    auto = BatchEnv("french4", 64, seed=seed, auto_reset=True)
+    assert not auto.done().any()
+    for _ in range(300):
+        payoffs, done = auto.step(auto.random_actions())
+        assert not auto.done().any()
+        assert (payoffs.sum(axis=1) == 0).all()
