@@ -5,9 +5,18 @@ steps B games at once. Importing the package compiles nothing: kernels are compi
 on-disk cache) the first time they run.
 """
 
-from .batch import BatchEnv
-from .game import Game, State, make
-from .variants import VARIANTS
+import os
+
+import numba
+
+# Numba's default OpenMP layer aborts a process that forks after a parallel kernel ran (multiprocessing,
+# gymnasium's AsyncVectorEnv, data loaders). The workqueue layer is fork-safe; NUMBA_THREADING_LAYER wins.
+if "NUMBA_THREADING_LAYER" not in os.environ:
+    numba.config.THREADING_LAYER = "workqueue"
+
+from .batch import BatchEnv  # noqa: E402
+from .game import Game, State, make  # noqa: E402
+from .variants import VARIANTS  # noqa: E402
 
 __all__ = ["BatchEnv", "Game", "State", "VARIANTS", "make"]
 __version__ = "0.1.0"

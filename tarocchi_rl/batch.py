@@ -45,11 +45,15 @@ class BatchEnv:
         self.num_players = self.spec.n_players
         self.num_actions = self.spec.n_actions
         self.obs_dim = self.spec.obs_dim
-        self._r = self.spec.rules  # action strings, outcome
         self.state = alloc_state(self.batch_size)
         self._done = np.zeros(self.batch_size, bool)
         self._payoffs = np.zeros((self.batch_size, 4), np.int32)
         self.reset(seed)
+
+    @property
+    def _r(self):
+        """The variant's family module (action strings, outcome)."""
+        return self.spec.rules
 
     # -- dealing ------------------------------------------------------------------------------------------
     def reset(self, seed=None) -> None:

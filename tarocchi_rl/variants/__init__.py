@@ -48,6 +48,9 @@ class VariantSpec:
     def tables(self, options: dict):
         return self.rules.make_rule_tables(**self.fixed, **options)
 
+    def __reduce__(self):  # pickle / deepcopy by name (the spec holds a module)
+        return (get_variant, (self.name,))
+
 
 def _mineo():
     from . import mineo
