@@ -46,6 +46,7 @@ class BatchEnv:
         self.num_actions = self.spec.n_actions
         self.obs_dim = self.spec.obs_dim
         self.state = alloc_state(self.batch_size)
+        self._single = self.batch_size == 1  # a batch of one calls the row kernels: no parallel dispatch
         self._done = np.zeros(self.batch_size, bool)
         self._payoffs = np.zeros((self.batch_size, 4), np.int32)
         self.reset(seed)
@@ -98,7 +99,10 @@ class BatchEnv:
         """bool[B, num_actions]: the legal actions of each game's player to act (all False when done)."""
         if out is None:
             out = np.empty((self.batch_size, self.num_actions), bool)
-        engine.legal_mask_batch(self.state, self.tables, out)
+        if self._single:
+            engine.legal_mask_row(self.state, 0, self.tables, out[0])
+        else:
+            engine.legal_mask_batch(self.state, self.tables, out)
         return out
 
     def observe(self, players=None, out=None) -> np.ndarray:
@@ -113,7 +117,13 @@ class BatchEnv:
             raise ValueError(f"players must be seats 0..{self.num_players - 1} (or -1)")
         if out is None:
             out = np.empty((self.batch_size, self.obs_dim), np.float32)
-        observation.observe_batch(self.state, self.tables, viewers.astype(np.int64), out)
+        if self._single:
+            if viewers[0] < 0:
+                out[0] = 0.0
+            else:
+                observation.observe_row(self.state, 0, int(viewers[0]), self.tables, out[0])
+        else:
+            observation.observe_batch(self.state, self.tables, viewers.astype(np.int64), out)
         return out
 
     def returns(self) -> np.ndarray:
@@ -140,11 +150,16 @@ class BatchEnv:
             bad = engine.first_illegal(self.state, a, self.tables)
             if bad >= 0:
                 raise ValueError(self._illegal_message(bad, int(a[bad])))
-        engine.step_batch(self.state, a, self.tables, self.auto_reset, self._done, self._payoffs)
+        if self._single:
+            engine.step_one(self.state, 0, a[0], self.tables, self.auto_reset, self._done, self._payoffs)
+        else:
+            engine.step_batch(self.state, a, self.tables, self.auto_reset, self._done, self._payoffs)
         return self._payoffs[:, : self.num_players].copy(), self._done.copy()
 
     def random_actions(self) -> np.ndarray:
         """int64[B]: a uniformly random legal action per game (-1 where done), drawn from each game's RNG."""
+        if self._single:
+            return np.array([engine.random_action_row(self.state, 0, self.tables)], np.int64)
         out = np.empty(self.batch_size, np.int64)
         engine.random_actions_batch(self.state, self.tables, out)
         return out

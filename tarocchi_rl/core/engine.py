@@ -467,7 +467,8 @@ def first_illegal(st, actions, tb):
 
 
 @njit(cache=True)
-def _step_one(st, i, a, tb, auto_reset, done_out, payoff_out):
+def step_one(st, i, a, tb, auto_reset, done_out, payoff_out):
+    """step_row for game ``i`` with the done / payoff bookkeeping of step_batch (and its auto-reset)."""
     done_out[i] = False
     for s in range(4):
         payoff_out[i, s] = 0
@@ -493,7 +494,7 @@ def step_batch(st, actions, tb, auto_reset, done_out, payoff_out):
     With ``auto_reset`` a game that ends is immediately re-dealt from its RNG.
     """
     for i in prange(st.meta.shape[0]):
-        _step_one(st, i, actions[i], tb, auto_reset, done_out, payoff_out)
+        step_one(st, i, actions[i], tb, auto_reset, done_out, payoff_out)
 
 
 @njit(cache=True, parallel=True)

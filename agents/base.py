@@ -1,0 +1,47 @@
+"""The agent protocol shared by the arena, the environments and training.
+
+An agent maps a batch of decisions to actions::
+
+    actions = agent.act(obs, mask, env, idx)     # int64[len(idx)]
+
+obs : float32[k, obs_dim]   observations of the k deciding games, each seen by its player to act (or None
+                            when the agent declared ``needs_obs = False``: the arena then skips computing them)
+mask : bool[k, n_actions]   their legal actions
+env : tarocchi_rl.BatchEnv  the batch the games live in (read-only: agents that need the core state, such as
+                            the heuristic or search agents, read ``env.state`` / ``env.tables``)
+idx : int64[k]              which games of ``env`` these rows are
+
+Agents must return a legal action for every row and must not change ``env``. Randomness comes from the agent's
+own generator, seeded at construction, so an arena run is reproducible from its seed.
+"""
+
+import numpy as np
+
+
+class Agent:
+    """Base class (optional: any object with ``name``, ``needs_obs`` and ``act`` works)."""
+
+    name = "agent"
+    needs_obs = True
+
+    def act(self, obs, mask, env, idx) -> np.ndarray:
+        raise NotImplementedError
+
+
+class RandomAgent(Agent):
+    """Uniformly random legal actions (the weakest baseline)."""
+
+    name = "random"
+    needs_obs = False
+
+    def __init__(self, seed: int = 0):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs, mask, env=None, idx=None) -> np.ndarray:
+        mask = np.asarray(mask, bool)
+        if not mask.any(axis=1).all():
+            raise ValueError("RandomAgent.act: a row of the mask has no legal action")
+        # the k-th legal action with k uniform: argmax over masked random keys
+        keys = self.rng.random(mask.shape)
+        keys[~mask] = -1.0
+        return keys.argmax(axis=1).astype(np.int64)

@@ -1,0 +1,430 @@
+"""OpenSpiel adapter: ``import tarocchi_rl.envs.openspiel`` registers one pyspiel game per variant.
+
+    import pyspiel
+    import tarocchi_rl.envs.openspiel  # noqa: F401
+    game = pyspiel.load_game("python_tarocchi_mineo(early_solo=False)")
+
+Registered names: ``python_tarocchi_mineo``, ``python_tarocchi_piedmont3``, ``python_tarocchi_piedmont4``,
+``python_tarocchi_french3``, ``python_tarocchi_french4``; game parameters are the variant's options
+(``early_solo``; ``excuse_exchange``, ``honour_5``; ``excuse_exchange``, ``accuso``, ``accuso_points``) with
+their pyspiel types (bool, string, int). The rules are the core's (:mod:`tarocchi_rl`); nothing is copied.
+
+Game type: sequential, imperfect information, explicit stochastic chance, zero-sum, terminal rewards.
+
+Chance: the deal is explicit. Chance node k (k = 0 .. C-1, C = 63 or 78 cards) deals the card of deal slot
+k in the core's deal order (seat 0's hand, seat 1's, ..., then the stock; Mineo: a hand's first five slots
+are its early-round cards); its outcomes are the cards not yet dealt (action id = dense card id, uniform).
+After the last card the core game starts on that deal (``Game.state_from_deal`` semantics); a French deal
+with a petit sec ends there (terminal, payoffs 0). Player action ids are the core's action ids.
+
+Observations (an OpenSpiel observer, so C++ and Python algorithms get tensors and strings):
+
+- observation tensor: the core's observation of the player (``docs/observations.md``), named sections;
+- information-state tensor: the same, plus ``initial_hand`` (C: the player's first hand, Mineo early round:
+  five cards) and ``trick_of_card`` (C x T one-hot: the trick in which each card was played). With the
+  core's per-seat played cards these give the order of play, so the tensor holds everything the player has
+  seen except the order of his own discards (not needed to act);
+- information-state string: ``p<seat>`` then the player's view, one token per step
+  (:class:`tarocchi_rl.determinize.Tracker`): his cards as dealt, every action with its seat (others'
+  face-down discards as ``discard:?``), revealed cards (monte / chien, called trump, poignée, accuso) and
+  the cards joining his hand. Equal exactly for the positions he cannot tell apart (ISMCTS keys its nodes
+  on it). During the deal: ``p<seat> deal:<k>/<C>`` and the cards he has been dealt so far;
+- observation string: the non-zero entries of the observation tensor, by section, cards by name.
+
+``resample_from_infostate(player, sampler)`` returns a state on a random deal consistent with everything the
+player has seen (:func:`tarocchi_rl.determinize.sample_tracker`); OpenSpiel's Python ISMCTS
+(``open_spiel.python.algorithms.ismcts.ISMCTSBot``) uses it. ``clone`` and serialization are supported
+(a state pickles as its deal and history and is replayed on load).
+
+Illegal actions (player or chance) raise ``ValueError`` naming the action and the legal ones.
+
+Utility bounds (honest: no deal can exceed them; not all are reachable), in the core's payoff units:
+
+- mineo: per side at most 12 jochi (rimatura 1 + rivanto 2 + arie con Giove 2 + 5 pigliate + re 1 +
+  scommessa 1), so |D| <= 12, x2 after an early solo; the soloist gets 3D: [-72, 72] (option
+  ``early_solo`` off: [-36, 36]);
+- piedmont3: payoff = own thirds - 77, thirds in [0, 231] (the Excuse exchange moves one third from a seat
+  that keeps the 10-third Excuse): [-77, 154];
+- piedmont4: own side's thirds minus the other's, at most the deck's 243 plus, with ``accuso``, three
+  conditions per side (one seat with >= 10 trumps and the honours, its partner >= 10 trumps) of
+  ``accuso_points`` card points (x3 thirds): +-(243 + 9 accuso_points);
+- french3 / french4: score T = s (25 + d) mult + petit + s poignee + chelem with d <= 55 points made
+  (182 half points, target 36) and <= 56 failed (0 half points, target 56), mult <= 6, petit au bout
+  +-60, poignées <= 40 (two simple in french4 or one triple), chelem in [-400, 400]: T in [-986, 980];
+  taker (N-1) T, each defender -T: french3 [-1972, 1960], french4 [-2958, 2940].
+
+Max game length (player decisions): mineo 4 early + 4 auction + 3 discards + 1 scommessa + 3 rivanto + 60
+cards = 75 (71 without early solo); piedmont: discards (+ 4 accuso) + N x tricks: 78 / 78 (82 with accuso);
+french: N bids + 6 discards + chelem + N poignées + N x tricks: 85 / 87.
+"""
+
+import numpy as np
+import pyspiel
+
+from tarocchi_rl.core.observation import observe_row
+from tarocchi_rl.determinize import Tracker, game_of, sample_tracker
+from tarocchi_rl.variants import VARIANTS, get_variant
+
+__all__ = ["GAME_CLASSES", "GAME_NAMES", "TarocchiGame", "TarocchiObserver", "TarocchiState", "max_game_length",
+           "utility_bounds"]
+
+GAME_NAMES = {v: f"python_tarocchi_{v}" for v in VARIANTS}
+_LONG_NAMES = {
+    "mineo": "Tarocchi Siciliani di Mineo (4 players)",
+    "piedmont3": "Piedmontese tarocchi (3 players)",
+    "piedmont4": "Piedmontese tarocchi (4 players, pairs)",
+    "french3": "French Tarot (3 players)",
+    "french4": "French Tarot (4 players)",
+}
+_CARD_PLANES = ("hand", "stock", "discard", "shown", "initial_hand")
+_SEAT_PLANES = ("played", "trick", "shown_by")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# metadata
+
+
+def utility_bounds(variant: str, options: dict) -> tuple:
+    """(min, max) payoff of any seat in any deal (module docstring)."""
+    if variant == "mineo":
+        d = 12 * (2 if options.get("early_solo", True) else 1)
+        return -3 * d, 3 * d
+    if variant == "piedmont3":
+        return -77, 154
+    if variant == "piedmont4":
+        m = 243 + (9 * int(options.get("accuso_points", 5)) if options.get("accuso", False) else 0)
+        return -m, m
+    k = get_variant(variant).n_players - 1
+    t_max, t_min = 80 * 6 + 60 + 40 + 400, -(81 * 6 + 60 + 40 + 400)
+    return min(k * t_min, -t_max), max(k * t_max, -t_min)
+
+
+def max_game_length(variant: str, options: dict) -> int:
+    """The most player decisions in one deal (module docstring)."""
+    spec = get_variant(variant)
+    n = spec.n_players
+    plays = n * spec.hand_sizes[0]
+    if variant == "mineo":
+        return (4 if options.get("early_solo", True) else 0) + 4 + 3 + 1 + 3 + plays
+    if variant.startswith("piedmont"):
+        return spec.stock_size + (n if options.get("accuso", False) else 0) + plays
+    return n + 6 + 1 + n + plays
+
+
+def _game_type(variant: str) -> pyspiel.GameType:
+    spec = get_variant(variant)
+    return pyspiel.GameType(
+        short_name=GAME_NAMES[variant],
+        long_name=f"Python {_LONG_NAMES[variant]} (tarocchi_rl)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=spec.n_players,
+        min_num_players=spec.n_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification={name: default for name, (_, default) in spec.options.items()},
+    )
+
+
+class _Config:
+    """One (variant, options): the core Game and layout constants, shared by every state of a game (never
+    copied: deepcopy returns it, pickle refers to it by name)."""
+
+    _cache: dict = {}
+
+    def __init__(self, variant: str, options: dict):
+        spec = get_variant(variant)
+        self.variant = variant
+        self.options = dict(options)
+        self.spec = spec
+        self.core = game_of(variant, options)
+        self.deck = spec.deck
+        self.n_cards = spec.deck.n_cards
+        self.n_players = spec.n_players
+        self.n_tricks = spec.hand_sizes[0]
+        self.early = variant == "mineo" and bool(self.options.get("early_solo", True))
+        self.blocks, k = [], 0
+        for size in spec.hand_sizes:
+            self.blocks.append(range(k, k + size))
+            k += size
+
+    @classmethod
+    def get(cls, variant: str, options: dict) -> "_Config":
+        key = (variant, tuple(sorted(options.items())))
+        if key not in cls._cache:
+            cls._cache[key] = cls(variant, options)
+        return cls._cache[key]
+
+    def visible_slots(self, seat: int) -> range:
+        """Deal slots whose card ``seat`` sees while the deal is being made (Mineo early round: 5)."""
+        block = self.blocks[seat]
+        return block[:5] if self.early else block
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return (_Config.get, (self.variant, self.options))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# game, state
+
+
+class TarocchiGame(pyspiel.Game):
+    """A variant of the core as a pyspiel game (module docstring)."""
+
+    def __init__(self, variant: str, params=None):
+        spec = get_variant(variant)
+        options = spec.resolve_options(dict(params or {}))
+        spec.tables(options)  # checks the option values now (e.g. honour_5), not at the first deal
+        lo, hi = utility_bounds(variant, options)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=spec.n_actions,
+            max_chance_outcomes=spec.deck.n_cards,
+            num_players=spec.n_players,
+            min_utility=float(lo),
+            max_utility=float(hi),
+            utility_sum=0.0,
+            max_game_length=max_game_length(variant, options),
+        )
+        super().__init__(_GAME_TYPES[variant], info, dict(options))
+        self._cfg = _Config.get(variant, options)
+
+    def new_initial_state(self):
+        return TarocchiState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return TarocchiObserver(self._cfg, iig_obs_type, params)
+
+    def max_chance_nodes_in_history(self):
+        return self._cfg.n_cards
+
+
+class TarocchiState(pyspiel.State):
+    """A deal being dealt (chance nodes) and then played on the core (a determinize.Tracker)."""
+
+    def __init__(self, game):
+        super().__init__(game)
+        self._cfg = game._cfg
+        self._dealt = b""  # chance outcomes so far (dense card ids)
+        self._tracker = None  # the core game, once dealt
+        self._plan = None  # players of the actions being installed (resample_from_infostate)
+        self._k = 0
+
+    # -- OpenSpiel API ------------------------------------------------------------------------------------
+    def current_player(self):
+        if self._plan is not None:
+            return self._plan[self._k]
+        t = self._tracker
+        if t is None:
+            return pyspiel.PlayerId.CHANCE
+        if t.is_terminal():
+            return pyspiel.PlayerId.TERMINAL
+        return t.current_player()
+
+    def _legal_actions(self, player):
+        return self._tracker.legal_actions()
+
+    def chance_outcomes(self):
+        if self._tracker is not None:
+            raise ValueError("not a chance node: the deal is complete")
+        dealt = set(self._dealt)
+        left = [c for c in range(self._cfg.n_cards) if c not in dealt]
+        p = 1.0 / len(left)
+        return [(c, p) for c in left]
+
+    def _apply_action(self, action):
+        if self._plan is not None:
+            self._k += 1
+            return
+        if self._tracker is not None:
+            self._tracker.apply(action)
+            return
+        cfg = self._cfg
+        a = int(action)
+        if not 0 <= a < cfg.n_cards or a in self._dealt:
+            what = "out of range" if not 0 <= a < cfg.n_cards else f"{cfg.deck.names[a]} is already dealt"
+            left = ", ".join(cfg.deck.names[c] for c, _ in self.chance_outcomes())
+            raise ValueError(f"illegal chance outcome {action} ({what}) at deal slot {len(self._dealt)}; "
+                             f"legal: the cards not yet dealt: {left}")
+        self._dealt += bytes((a,))
+        if len(self._dealt) == cfg.n_cards:
+            self._tracker = Tracker(cfg.core, list(self._dealt))
+
+    def _action_to_string(self, player, action):
+        cfg = self._cfg
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal:{cfg.deck.names[int(action)]}"
+        if self._tracker is None:
+            return cfg.spec.rules.action_to_string(int(action), -1)
+        return self._tracker.action_to_string(int(action))
+
+    def is_terminal(self):
+        return self._tracker is not None and self._plan is None and self._tracker.is_terminal()
+
+    def returns(self):
+        if self._tracker is None:
+            return [0.0] * self._cfg.n_players
+        return [float(x) for x in self._tracker.returns()]
+
+    def __str__(self):
+        cfg = self._cfg
+        if self._tracker is None:
+            cards = " ".join(cfg.deck.names[c] for c in self._dealt)
+            return f"{cfg.variant} dealing {len(self._dealt)}/{cfg.n_cards}: {cards}"
+        t = self._tracker
+        return f"{t.state}\n  actions: {' '.join(map(str, t.state.history))}"
+
+    # -- determinization ----------------------------------------------------------------------------------
+    def resample_from_infostate(self, player_id, probability_sampler):
+        """A state on a random deal consistent with all ``player_id`` has seen (other seats' hands, the
+        unseen stock and the face-down discards are resampled); ``probability_sampler()`` gives floats in
+        [0, 1) (OpenSpiel's UniformProbabilitySampler) and seeds the draw."""
+        cfg = self._cfg
+        player_id = int(player_id)
+        if not 0 <= player_id < cfg.n_players:
+            raise ValueError(f"player_id must be a seat 0..{cfg.n_players - 1}, got {player_id}")
+        rng = np.random.default_rng([int(float(probability_sampler()) * 2**32) for _ in range(4)])
+        game = self.get_game()
+        if self._tracker is None:  # during the deal: keep the cards the player has seen
+            seen = {k for k in cfg.visible_slots(player_id) if k < len(self._dealt)}
+            mine = {self._dealt[k] for k in seen}
+            others = [c for c in range(cfg.n_cards) if c not in mine]
+            rng.shuffle(others)
+            it = iter(others)
+            new = game.new_initial_state()
+            for k in range(len(self._dealt)):
+                new.apply_action(self._dealt[k] if k in seen else next(it))
+            return new
+        return self._installed(game, sample_tracker(self._tracker, player_id, rng))
+
+    def _installed(self, game, tracker):
+        """A new state whose history is the deal and actions of ``tracker``, holding that tracker (the
+        actions are recorded, not replayed again)."""
+        new = game.new_initial_state()
+        deck = tracker.deck_ids()
+        new._plan = [pyspiel.PlayerId.CHANCE] * len(deck) + list(tracker.actors)
+        for a in deck + list(tracker.state.history):
+            new.apply_action(a)
+        new._plan = None
+        new._k = 0
+        new._dealt = bytes(deck)
+        new._tracker = tracker
+        return new
+
+
+# ----------------------------------------------------------------------------------------------------------
+# observer
+
+
+class TarocchiObserver:
+    """Tensors and strings of a state seen by one player (module docstring). Supports the two standard
+    observation types: private info of a single player with public info, with or without perfect recall."""
+
+    def __init__(self, cfg: _Config, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"observation parameters are not supported, got {params}")
+        t = iig_obs_type if iig_obs_type is not None else pyspiel.IIGObservationType(perfect_recall=False)
+        if t.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not t.public_info:
+            raise ValueError("only observations of one player's private information with the public "
+                             "information are supported (perfect_recall True or False)")
+        self.cfg = cfg
+        self.perfect_recall = bool(t.perfect_recall)
+        n, c = cfg.n_players, cfg.n_cards
+        pieces = []
+        for offset, size, name in cfg.spec.obs_rows:
+            shape = (n, size // n) if name in _SEAT_PLANES + ("bids", "early", "poignee") else (size,)
+            pieces.append((name, offset, size, shape))
+        self.obs_dim = cfg.spec.obs_dim
+        total = self.obs_dim
+        if self.perfect_recall:
+            pieces.append(("initial_hand", total, c, (c,)))
+            pieces.append(("trick_of_card", total + c, c * cfg.n_tricks, (c, cfg.n_tricks)))
+            total += c + c * cfg.n_tricks
+        self.pieces = pieces
+        self.tensor = np.zeros(total, np.float32)
+        self.dict = {name: self.tensor[o : o + size].reshape(shape) for name, o, size, shape in pieces}
+        self._obs = self.tensor[: self.obs_dim]
+
+    def set_from(self, state, player):
+        """Write ``state`` seen by ``player`` into ``tensor`` (and its named views in ``dict``)."""
+        self.tensor.fill(0.0)
+        t = state._tracker
+        if t is None:  # during the deal: the cards he has seen and his seat
+            for k in self.cfg.visible_slots(player):
+                if k < len(state._dealt):
+                    self.dict["hand"][state._dealt[k]] = 1.0
+                    if self.perfect_recall:
+                        self.dict["initial_hand"][state._dealt[k]] = 1.0
+            self.dict["seat"][player] = 1.0
+            return
+        core = t.state._env
+        observe_row(core.state, 0, int(player), core.tables, self._obs)
+        if self.perfect_recall:
+            ids, rest = [], t.initial_hands[player]
+            while rest:
+                low = rest & -rest
+                ids.append(low.bit_length() - 1)
+                rest ^= low
+            self.dict["initial_hand"][ids] = 1.0
+            played = np.flatnonzero(t.trick_of >= 0)
+            self.dict["trick_of_card"][played, t.trick_of[played]] = 1.0
+
+    def string_from(self, state, player):
+        """Information-state string (perfect recall) or the observation as text (module docstring)."""
+        if self.perfect_recall:
+            t = state._tracker
+            if t is not None:
+                return t.info_string(player)
+            names = self.cfg.deck.names
+            seen = [names[state._dealt[k]] for k in self.cfg.visible_slots(player) if k < len(state._dealt)]
+            return f"p{player} deal:{len(state._dealt)}/{self.cfg.n_cards} hand:{','.join(sorted(seen))}"
+        self.set_from(state, player)
+        names = self.cfg.deck.names
+        parts = [f"p{player}"]
+        for name, _, _, _ in self.pieces:
+            view = self.dict[name]
+            if not view.any():
+                continue
+            if name in _CARD_PLANES:
+                parts.append(f"{name}:" + ",".join(names[c] for c in np.flatnonzero(view)))
+            elif name in _SEAT_PLANES:
+                seats = [f"{r}=" + ",".join(names[c] for c in np.flatnonzero(row)) for r, row in enumerate(view)
+                         if row.any()]
+                parts.append(f"{name}:" + "/".join(seats))
+            else:
+                flat = view.reshape(-1)
+                nz = np.flatnonzero(flat)
+                if (flat[nz] == 1.0).all():
+                    parts.append(f"{name}:" + ",".join(map(str, nz)))
+                else:
+                    parts.append(f"{name}:" + ",".join(f"{k}={flat[k]:.4g}" for k in nz))
+        return " ".join(parts)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# registration (importing this module registers the games)
+
+
+def _game_class(variant: str) -> type:
+    """The pyspiel creator of a variant: a TarocchiGame subclass taking the game parameters (a class, as
+    in OpenSpiel's own Python games: a plain closure in pyspiel's registry crashes Python at exit)."""
+
+    def __init__(self, params=None):
+        TarocchiGame.__init__(self, variant, params)
+
+    name = "Tarocchi" + variant.capitalize() + "Game"
+    return type(name, (TarocchiGame,), {"__init__": __init__, "__doc__": f"pyspiel game {GAME_NAMES[variant]}"})
+
+
+_GAME_TYPES = {v: _game_type(v) for v in VARIANTS}
+GAME_CLASSES = {v: _game_class(v) for v in VARIANTS}
+for _v in VARIANTS:
+    if GAME_NAMES[_v] not in pyspiel.registered_names():
+        pyspiel.register_game(_GAME_TYPES[_v], GAME_CLASSES[_v])
