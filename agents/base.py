@@ -6,7 +6,7 @@ An agent maps a batch of decisions to actions::
 
 obs : float32[k, obs_dim]   observations of the k deciding games, each seen by its player to act (or None
                             when the agent declared ``needs_obs = False``: the arena then skips computing them)
-mask : bool[k, n_actions]   their legal actions
+mask : bool[k, n_actions]   their legal actions (None when every agent declared ``needs_mask = False``)
 env : tarocchi_rl.BatchEnv  the batch the games live in (read-only: agents that need the core state, such as
                             the heuristic or search agents, read ``env.state`` / ``env.tables``)
 idx : int64[k]              which games of ``env`` these rows are
@@ -23,6 +23,7 @@ class Agent:
 
     name = "agent"
     needs_obs = True
+    needs_mask = True
 
     def act(self, obs, mask, env, idx) -> np.ndarray:
         raise NotImplementedError

@@ -81,6 +81,34 @@ def _cmd_bench(args) -> int:
     return 0
 
 
+def _cmd_eval(args) -> int:
+    import numba
+
+    from tarocchi_rl.agents.arena import format_results, read_deals_file, run_arena
+
+    numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    specs = [s for s in args.agents.split(",") if s.strip()]
+    decks = read_deals_file(args.deals_file, args.variant) if args.deals_file else None
+    if decks is None and args.deals < 1:
+        raise ValueError("--deals must be >= 1")
+    r = run_arena(args.variant, specs, deals=args.deals, seed=args.seed, decks=decks, out_dir=args.out,
+                  progress=not args.json and sys.stderr.isatty())
+    print(json.dumps(r) if args.json else format_results(r))
+    if args.out:
+        print(f"wrote {args.out}/results.json, games.jsonl, ratings.png", file=sys.stderr)
+    return 0
+
+
+def _cmd_deals(args) -> int:
+    from tarocchi_rl.agents.arena import write_deals_file
+
+    if args.n < 1:
+        raise ValueError("--n must be >= 1")
+    write_deals_file(args.out, args.variant, args.n, args.seed)
+    print(f"wrote {args.n} {args.variant} deals to {args.out}")
+    return 0
+
+
 def _cmd_demo(args) -> int:
     from .demo import run_demo
 
@@ -113,6 +141,24 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--repeats", type=int, default=5, help="runs per benchmark; medians are reported")
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=_cmd_bench)
+
+    e = sub.add_parser("eval", help="duplicate arena: agents on the same deals with seats rotated")
+    e.add_argument("--variant", default="mineo", help="mineo, piedmont3, piedmont4, french3, french4")
+    e.add_argument("--agents", required=True, help="comma-separated agent specs: random, heuristic")
+    e.add_argument("--deals", type=int, default=2000, help="number of deals (ignored with --deals-file)")
+    e.add_argument("--deals-file", default=None, help="a frozen deal set written by `tarocchi-rl deals`")
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--threads", type=int, default=1)
+    e.add_argument("--out", default=None, help="directory for results.json, games.jsonl, ratings.png")
+    e.add_argument("--json", action="store_true")
+    e.set_defaults(func=_cmd_eval)
+
+    dl = sub.add_parser("deals", help="write a frozen set of deals for comparable evaluations")
+    dl.add_argument("--variant", default="mineo")
+    dl.add_argument("--n", type=int, default=2000)
+    dl.add_argument("--seed", type=int, default=0)
+    dl.add_argument("--out", required=True)
+    dl.set_defaults(func=_cmd_deals)
 
     d = sub.add_parser("demo", help="bots play many deals on the core and print a results table")
     d.add_argument("--deals", type=int, default=1000)

@@ -1,0 +1,331 @@
+"""The duplicate arena: agents play the same deals with the seats rotated, so deal luck cancels.
+
+Format. For each pair of agents (A, B) and each deal, the deal is played ``2N`` times (N players): A alone in
+seat s against N-1 copies of B, for every s, and B alone against copies of A. In ``piedmont4`` (fixed
+partnerships) the pairs are also played team against team, both ways round (2 more games). Agents never see
+other hands; duplicates differ only by who sits where.
+
+Scores. In each game an agent's payoff is the mean payoff of the seats it holds. Its score on a deal is the
+mean over that deal's games (payoffs in the game's own units: Mineo jochi, Piedmontese thirds, French
+marks). Reported per agent: the mean score per deal with a 95% bootstrap confidence interval over deals,
+the win rate (share of deals with a positive score, ties count half), declarer statistics per contract (how
+often the agent's seats took each contract and how often the declarer's side won), and a rating table
+(Bradley-Terry on the pairwise deal wins, shown as Elo-scale points, 400 * log10 odds, first agent = 0).
+
+Deals come from a seed or from a frozen deals file (``tarocchi-rl deals``, JSON lines; see README) so runs
+are comparable. ``out_dir`` gets ``results.json``, ``games.jsonl`` (every game as ``tarocchi-record/1``,
+replayable with ``tarocchi-rl replay``) and ``ratings.png``.
+"""
+
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from tarocchi_rl import BatchEnv
+from tarocchi_rl.core.state import CONTRACT, DECLARER, PAYOFF, PHASE
+from tarocchi_rl.variants import get_variant
+
+from .specs import make_agent
+
+
+def seatings(n_players: int, teams: bool):
+    """Seat maps for a pair (A=0, B=1): int8[G, N], who sits where in each duplicate game."""
+    maps = []
+    for s in range(n_players):
+        for alone, rest in ((0, 1), (1, 0)):
+            m = [rest] * n_players
+            m[s] = alone
+            maps.append(m)
+    if teams:
+        maps += [[0, 1, 0, 1], [1, 0, 1, 0]]
+    return np.array(maps, np.int8)
+
+
+def random_decks(variant: str, n: int, seed: int, **options) -> np.ndarray:
+    """n deals (int16[n, C] dense card ids in deal order) from the core's shuffle."""
+    env = BatchEnv(variant, n, seed=seed, **options)
+    return env.state.deck[:, : env.spec.deck.n_cards].copy()
+
+
+def write_deals_file(path, variant: str, n: int, seed: int, **options) -> None:
+    """A frozen evaluation set: one JSON object per line, {"variant", "options", "deal": {hands, stock}}."""
+    spec = get_variant(variant)
+    opts = spec.resolve_options(options)
+    names = spec.deck.names
+    with open(path, "w", encoding="utf-8") as f:
+        for deck in random_decks(variant, n, seed, **opts):
+            hands, k = [], 0
+            for size in spec.hand_sizes:
+                hands.append([names[c] for c in deck[k : k + size]])
+                k += size
+            stock = [names[c] for c in deck[k : k + spec.stock_size]]
+            f.write(json.dumps({"variant": variant, "options": opts, "deal": {"hands": hands, "stock": stock}}) + "\n")
+
+
+def read_deals_file(path, variant: str) -> np.ndarray:
+    """Decks (int16[n, C]) from a deals file; every line is checked (variant, sizes, cards)."""
+    from tarocchi_rl import make
+
+    game = make(variant)
+    decks = []
+    with open(path, encoding="utf-8") as f:
+        for k, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}:{k}: not JSON: {e}") from None
+            if obj.get("variant") != variant:
+                raise ValueError(f"{path}:{k}: deal of variant {obj.get('variant')!r}, expected {variant!r}")
+            try:
+                state = game.state_from_deal(obj["deal"]["hands"], obj["deal"]["stock"])
+            except (KeyError, TypeError, ValueError) as e:
+                raise ValueError(f"{path}:{k}: {e}") from None
+            decks.append(state._env.state.deck[0, : game.deck.n_cards].copy())
+    if not decks:
+        raise ValueError(f"{path}: no deals")
+    return np.array(decks)
+
+
+def play_games(variant, decks, seat_agents, agents, options=None, record=False, progress=None):
+    """Play every game to the end. decks int[G, C]; seat_agents int[G, N] agent index per seat.
+
+    Returns (payoffs int32[G, N], meta int32[G, ...] final state columns, records or None).
+    """
+    g = len(decks)
+    env = BatchEnv(variant, g, seed=0, **(options or {}))
+    env.set_deals(decks)
+    rows = np.arange(g)
+    need_obs = any(getattr(a, "needs_obs", True) for a in agents)
+    need_mask = any(getattr(a, "needs_mask", True) for a in agents)
+    mask_buf = np.empty((g, env.num_actions), bool)
+    actions = np.zeros(g, np.int64)
+    history = [] if record else None
+    step = 0
+    while True:
+        cur = env.current_player().astype(np.int64)
+        live = cur >= 0
+        if not live.any():
+            break
+        mask = env.legal_mask(out=mask_buf) if need_mask else None
+        obs = env.observe() if need_obs else None
+        who = np.where(live, seat_agents[rows, np.maximum(cur, 0)], -1)
+        actions[:] = -1
+        for k, agent in enumerate(agents):
+            idx = np.nonzero(who == k)[0]
+            if len(idx):
+                o = None if obs is None else obs[idx]
+                actions[idx] = agent.act(o, None if mask is None else mask[idx], env, idx)
+        if record:
+            history.append((actions.copy(), env.state.meta[:, PHASE].copy()))
+        env.step(actions)
+        step += 1
+        if progress is not None:
+            progress(int((~live).sum()), g)
+    records = None
+    if record:
+        records = _records(env, decks, history)
+    return env.returns(), env.state.meta.copy(), records
+
+
+def _records(env, decks, history):
+    spec = env.spec
+    names = spec.deck.names
+    out = []
+    for i in range(len(decks)):
+        hands, k = [], 0
+        for size in spec.hand_sizes:
+            hands.append([names[c] for c in decks[i][k : k + size]])
+            k += size
+        acts = [spec.rules.action_to_string(a[i], ph[i]) for a, ph in history if a[i] >= 0]
+        out.append({
+            "format": "tarocchi-record/1", "variant": env.variant, "options": env.options,
+            "deal": {"hands": hands, "stock": [names[c] for c in decks[i][k : k + spec.stock_size]]},
+            "actions": acts, "result": {"payoffs": [int(x) for x in env.returns()[i]]},
+        })
+    return out
+
+
+def bootstrap_ci(x, rng, n_boot=2000, alpha=0.05):
+    """Percentile bootstrap CI of the mean of x (float[n])."""
+    x = np.asarray(x, float)
+    idx = rng.integers(0, len(x), size=(n_boot, len(x)))
+    means = x[idx].mean(axis=1)
+    return float(np.quantile(means, alpha / 2)), float(np.quantile(means, 1 - alpha / 2))
+
+
+def bradley_terry(wins: np.ndarray, iters: int = 200) -> np.ndarray:
+    """Strengths from a pairwise win matrix (wins[i, j]: deals i beat j; ties as halves), MM algorithm."""
+    k = len(wins)
+    p = np.ones(k)
+    games = wins + wins.T
+    for _ in range(iters):
+        for i in range(k):
+            denom = sum(games[i, j] / (p[i] + p[j]) for j in range(k) if j != i and games[i, j] > 0)
+            num = wins[i].sum()
+            p[i] = max(num, 1e-9) / denom if denom > 0 else p[i]
+        p /= np.exp(np.mean(np.log(p)))
+    return p
+
+
+def run_arena(variant, agent_specs, deals=None, seed=0, decks=None, options=None, out_dir=None,
+              progress=True, batch_deals=None):
+    """Run the duplicate arena; returns the results dict (see the module docstring)."""
+    spec = get_variant(variant)
+    options = spec.resolve_options(options or {})
+    if len(agent_specs) < 2:
+        raise ValueError("the arena needs at least two agents (e.g. --agents heuristic,random)")
+    agents = [make_agent(s, seed=seed + 1000 * k) for k, s in enumerate(agent_specs)]
+    if decks is None:
+        decks = random_decks(variant, int(deals), seed, **options)
+    n_deals = len(decks)
+    n = spec.n_players
+    teams = variant == "piedmont4"
+    pairs = [(a, b) for a in range(len(agents)) for b in range(a + 1, len(agents))]
+    maps = seatings(n, teams)
+    per_pair = len(maps)
+    score = np.zeros((len(agents), n_deals))  # summed over the agent's pairings, then averaged
+    count = np.zeros(len(agents))
+    wins = np.zeros((len(agents), len(agents)))
+    decl = {k: {} for k in range(len(agents))}
+    records = [] if out_dir else None
+    rng = np.random.default_rng(seed)
+    t0 = time.perf_counter()
+    games_played = 0
+    bar = _Progress(len(pairs) * n_deals * per_pair, enabled=progress)
+    chunk = batch_deals or max(1, 16384 // per_pair)
+    for a, b in pairs:
+        pair_score = np.zeros((2, n_deals))
+        for lo in range(0, n_deals, chunk):
+            d = decks[lo : lo + chunk]
+            k = len(d)
+            game_decks = np.repeat(d, per_pair, axis=0)
+            seat_agents = np.tile(np.where(maps == 0, a, b), (k, 1))
+            payoffs, meta, recs = play_games(
+                variant, game_decks, seat_agents, agents, options, record=out_dir is not None,
+                progress=lambda done, total, base=games_played: bar.update(base + done),
+            )
+            games_played += len(game_decks)
+            if recs is not None:
+                records += recs
+            for who, col in ((a, 0), (b, 1)):
+                mine = seat_agents == who
+                per_game = (payoffs * mine).sum(axis=1) / np.maximum(mine.sum(axis=1), 1)
+                pair_score[col, lo : lo + k] = per_game.reshape(k, per_pair).mean(axis=1)
+                _declarer_stats(decl[who], meta, seat_agents, who, spec)
+        score[a] += pair_score[0]
+        score[b] += pair_score[1]
+        count[a] += 1
+        count[b] += 1
+        diff = pair_score[0] - pair_score[1]
+        wins[a, b] += (diff > 0).sum() + 0.5 * (diff == 0).sum()
+        wins[b, a] += (diff < 0).sum() + 0.5 * (diff == 0).sum()
+    bar.close()
+    elapsed = time.perf_counter() - t0
+    score /= count[:, None]
+    strength = bradley_terry(wins)
+    elo = 400 * np.log10(strength / strength[0])
+    table = []
+    for k, s in enumerate(agent_specs):
+        lo_ci, hi_ci = bootstrap_ci(score[k], rng)
+        played = wins[k].sum() + wins[:, k].sum()
+        table.append({
+            "agent": s, "mean_payoff_per_deal": float(score[k].mean()), "ci95": [lo_ci, hi_ci],
+            "win_rate": float(wins[k].sum() / played) if played else None, "rating": float(elo[k]),
+            "declarer": decl[k],
+        })
+    results = {
+        "variant": variant, "options": options, "agents": list(agent_specs), "deals": n_deals,
+        "games": games_played, "games_per_deal_per_pair": per_pair, "seed": seed,
+        "seconds": elapsed, "deals_per_s": n_deals * len(pairs) / elapsed, "games_per_s": games_played / elapsed,
+        "table": table,
+    }
+    if out_dir:
+        _write_outputs(out_dir, results, records)
+    return results
+
+
+def _declarer_stats(stats, meta, seat_agents, who, spec):
+    """Per contract: how often the agent's seat declared, and how often the declarer's side won."""
+    names = getattr(spec.rules, "CONTRACT_NAMES", None)
+    if names is None:
+        return
+    decl = meta[:, DECLARER]
+    has = decl >= 0
+    rows = np.nonzero(has)[0]
+    mine = seat_agents[rows, decl[rows]] == who
+    for i in rows[mine]:
+        c = names[meta[i, CONTRACT]]
+        won = meta[i, PAYOFF + decl[i]] > 0
+        e = stats.setdefault(c, {"declared": 0, "made": 0})
+        e["declared"] += 1
+        e["made"] += int(won)
+
+
+def _write_outputs(out_dir, results, records):
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "results.json"), "w", encoding="utf-8") as f:
+        json.dump(results, f, indent=1)
+    with open(os.path.join(out_dir, "games.jsonl"), "w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = results["table"]
+    fig, ax = plt.subplots(1, 2, figsize=(9, 3.5))
+    names = [r["agent"] for r in t]
+    means = [r["mean_payoff_per_deal"] for r in t]
+    err = np.array([[m - r["ci95"][0], r["ci95"][1] - m] for m, r in zip(means, t, strict=True)]).T
+    ax[0].bar(names, means, yerr=err, capsize=6, color="#4c72b0")
+    ax[0].axhline(0, color="black", lw=0.8)
+    ax[0].set_title(f"{results['variant']}: mean payoff per deal (95% CI)")
+    ax[1].bar(names, [r["rating"] for r in t], color="#dd8452")
+    ax[1].set_title("rating (Bradley-Terry, Elo scale)")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "ratings.png"), dpi=100)
+    plt.close(fig)
+
+
+class _Progress:
+    def __init__(self, total, enabled):
+        self.bar = None
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="game", file=sys.stderr, leave=False)
+        self.last = 0
+
+    def update(self, done):
+        if self.bar is not None and done > self.last:
+            self.bar.update(done - self.last)
+            self.last = done
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def format_results(r: dict) -> str:
+    lines = [
+        f"{r['variant']}: {r['deals']} duplicate deals x {r['games_per_deal_per_pair']} seatings per pair "
+        f"({r['games']} games, {r['seconds']:.1f} s, {r['deals_per_s']:,.0f} deals/s, {r['games_per_s']:,.0f} games/s)",
+        f"{'agent':>12} {'mean payoff/deal':>17} {'95% CI':>22} {'win rate':>9} {'rating':>7}",
+    ]
+    for t in r["table"]:
+        lo, hi = t["ci95"]
+        wr = f"{100 * t['win_rate']:.1f}%" if t["win_rate"] is not None else "-"
+        lines.append(f"{t['agent']:>12} {t['mean_payoff_per_deal']:>17.3f} {f'[{lo:.3f}, {hi:.3f}]':>22} "
+                     f"{wr:>9} {t['rating']:>7.0f}")
+    for t in r["table"]:
+        if t["declarer"]:
+            parts = [f"{c}: {v['declared']} ({100 * v['made'] / v['declared']:.0f}% won)"
+                     for c, v in sorted(t["declarer"].items())]
+            lines.append(f"  {t['agent']} as declarer: " + ", ".join(parts))
+    return "\n".join(lines)
