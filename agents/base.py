@@ -11,7 +11,9 @@ env : tarocchi_rl.BatchEnv  the batch the games live in (read-only: agents that 
                             the heuristic or search agents, read ``env.state`` / ``env.tables``)
 idx : int64[k]              which games of ``env`` these rows are
 
-Agents must return a legal action for every row and must not change ``env``. Randomness comes from the agent's
+Agents must return a legal action for every row and must not change ``env``. The arena checks every action
+unless all agents set ``legal_by_construction = True`` (agents that pick from the core's legal sets and are
+tested for it: random, heuristic). Randomness comes from the agent's
 own generator, seeded at construction, so an arena run is reproducible from its seed.
 """
 
@@ -34,6 +36,7 @@ class RandomAgent(Agent):
 
     name = "random"
     needs_obs = False
+    legal_by_construction = True
 
     def __init__(self, seed: int = 0):
         self.rng = np.random.default_rng(seed)

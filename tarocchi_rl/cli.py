@@ -160,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     dl.add_argument("--out", required=True)
     dl.set_defaults(func=_cmd_deals)
 
-    d = sub.add_parser("demo", help="bots play many deals on the core and print a results table")
+    d = sub.add_parser("demo", help="heuristic against random bots in the duplicate arena, every variant")
     d.add_argument("--deals", type=int, default=1000)
     d.add_argument("--seed", type=int, default=0)
     d.set_defaults(func=_cmd_demo)

@@ -28,8 +28,10 @@ def test_bootstrap_and_bradley_terry():
     assert lo < 0 < hi
     lo, hi = bootstrap_ci(np.full(30, 2.0), rng)
     assert lo == hi == 2.0
-    p = bradley_terry(np.array([[0.0, 75.0], [25.0, 0.0]]))
+    p = bradley_terry(np.array([[0.0, 75.0], [25.0, 0.0]]), prior=0.0)
     assert p[0] / p[1] == pytest.approx(3.0, rel=1e-3)
+    p = bradley_terry(np.array([[0.0, 100.0], [0.0, 0.0]]))  # a sweep stays finite with the prior
+    assert np.isfinite(p).all() and p[0] / p[1] == pytest.approx(100.5 / 0.5, rel=1e-3)
 
 
 def test_random_agent_is_legal_and_seeded():

@@ -91,7 +91,9 @@ def test_cli_input_errors_are_messages_not_tracebacks():
     assert r.returncode == 2 and "needs 4" in r.stderr
 
 
-def test_demo_prints_a_results_table():
-    r = _cli("demo", "--deals", "200")
+def test_demo_prints_an_arena_table_per_variant():
+    r = _cli("demo", "--deals", "30")
     assert r.returncode == 0, r.stderr
-    assert "200 deals" in r.stdout and "mean payoff" in r.stdout and "early solo" in r.stdout
+    for variant in ("mineo", "piedmont3", "piedmont4", "french3", "french4"):
+        assert f"{variant}: 30 duplicate deals" in r.stdout
+    assert r.stdout.count("heuristic") >= 5 and "mean payoff/deal" in r.stdout
