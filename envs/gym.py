@@ -20,7 +20,8 @@ Single-agent env (:class:`TarocchiEnv`)
     ``legal_actions`` (the ids, a list) and, at the end, ``payoffs`` (int32, every seat, raw units).
 
     Opponents: ``"random"`` (uniformly random legal actions, drawn from the deal's RNG, so seeded with
-    ``reset``), a callable ``policy(obs) -> action`` with ``obs = {"observation", "action_mask"}`` as the learner
+    ``reset``), an agent spec (``"heuristic"``) or agent object of :mod:`tarocchi_rl.agents` (the arena's
+    protocol), a callable ``policy(obs) -> action`` with ``obs = {"observation", "action_mask"}`` as the learner
     sees it, or one of those per other seat (a list in seat order, or a dict ``{seat: policy}``). An illegal
     opponent action is a ValueError.
 
@@ -134,9 +135,13 @@ def _policy_table(opponents, n_players: int, seat: int) -> dict:
     else:
         raise ValueError(f"opponents must be 'random', a callable, a list or a dict, got {opponents!r}")
     for s, p in table.items():
-        if not (p == "random" if isinstance(p, str) else callable(p)):
-            raise ValueError(f"the opponent at seat {s} must be 'random' or a callable policy(obs) -> action, "
-                             f"got {p!r}")
+        if isinstance(p, str) and p != "random":
+            from tarocchi_rl.agents.specs import make_agent
+
+            table[s] = p = make_agent(p, seed=s)  # an agent spec such as "heuristic"
+        if not (p == "random" if isinstance(p, str) else callable(p) or hasattr(p, "act")):
+            raise ValueError(f"the opponent at seat {s} must be 'random', an agent spec, an agent (with act) or a "
+                             f"callable policy(obs) -> action, got {p!r}")
     return table
 
 
@@ -262,6 +267,12 @@ class TarocchiEnv(gymnasium.Env):
             policy = self.opponents[p]
             if isinstance(policy, str):  # "random": from the deal's own RNG
                 a = int(self._core.random_actions()[0])
+            elif hasattr(policy, "act"):  # the agent protocol of tarocchi_rl.agents.base (batch of one)
+                mask = self.state.legal_mask()
+                obs = self._core.observe(np.array([p])) if getattr(policy, "needs_obs", True) else None
+                a = int(policy.act(obs, mask[None], self._core, np.array([0]))[0])
+                if not (0 <= a < self.game.num_actions and mask[a]):
+                    raise ValueError(illegal_message(self.state, a, f"the opponent at seat {p}"))
             else:
                 mask = self.state.legal_mask()
                 obs = {"observation": self._core.observe(np.array([p]))[0], "action_mask": mask.astype(np.int8)}

@@ -273,3 +273,17 @@ def test_vector_env_with_record_episode_statistics():
             break
     else:
         pytest.fail("no deal ended")
+
+
+def test_agents_of_the_arena_protocol_are_opponents():
+    import gymnasium
+
+    from tarocchi_rl.agents.heuristic import HeuristicAgent
+
+    for opponents in ("heuristic", [HeuristicAgent(), "random", HeuristicAgent()]):
+        env = gymnasium.make("tarocchi_rl/Mineo-v0", opponents=opponents)
+        obs, info = env.reset(seed=3)
+        terminated = False
+        while not terminated:
+            obs, reward, terminated, truncated, info = env.step(env.action_space.sample(mask=obs["action_mask"]))
+        assert sum(info["payoffs"]) == 0
