@@ -1,9 +1,9 @@
 """The duplicate arena: agents play the same deals with the seats rotated, so deal luck cancels.
 
-Format. For each pair of agents (A, B) and each deal, the deal is played ``2N`` times (N players): A alone in
-seat s against N-1 copies of B, for every s, and B alone against copies of A. In ``piedmont4`` (fixed
-partnerships) the pairs are also played team against team, both ways round (2 more games). Agents never see
-other hands; duplicates differ only by who sits where.
+Format. For each pair of agents (A, B) and each deal, the deal is played with every seating of
+:func:`seatings`: A alone in seat s against N-1 copies of B, for every s, and B alone against copies of A
+(2N games); with 4 players also every 2+2 split (6 more games: the pairwise rotations, which include team
+against team in ``piedmont4``). Agents never see other hands; duplicates differ only by who sits where.
 
 Scores. In each game an agent's payoff is the mean payoff of the seats it holds. Its score on a deal is the
 mean over that deal's games (payoffs in the game's own units: Mineo jochi, Piedmontese thirds, French
@@ -31,16 +31,23 @@ from tarocchi_rl.variants import get_variant
 from .specs import make_agent
 
 
-def seatings(n_players: int, teams: bool):
-    """Seat maps for a pair (A=0, B=1): int8[G, N], who sits where in each duplicate game."""
+def seatings(n_players: int):
+    """Seat maps for a pair (A=0, B=1): int8[G, N], who sits where in each duplicate game.
+
+    Each agent alone against copies of the other in every seat (2N maps); with 4 players also every 2+2
+    split (6 maps: the pairwise rotations, which include the fixed partnerships 0+2 / 1+3 of piedmont4).
+    """
+    from itertools import combinations
+
     maps = []
     for s in range(n_players):
         for alone, rest in ((0, 1), (1, 0)):
             m = [rest] * n_players
             m[s] = alone
             maps.append(m)
-    if teams:
-        maps += [[0, 1, 0, 1], [1, 0, 1, 0]]
+    if n_players == 4:
+        for pair in combinations(range(4), 2):
+            maps.append([0 if k in pair else 1 for k in range(4)])
     return np.array(maps, np.int8)
 
 
@@ -190,9 +197,8 @@ def run_arena(variant, agent_specs, deals=None, seed=0, decks=None, options=None
         decks = random_decks(variant, int(deals), seed, **options)
     n_deals = len(decks)
     n = spec.n_players
-    teams = variant == "piedmont4"
     pairs = [(a, b) for a in range(len(agents)) for b in range(a + 1, len(agents))]
-    maps = seatings(n, teams)
+    maps = seatings(n)
     per_pair = len(maps)
     score = np.zeros((len(agents), n_deals))  # summed over the agent's pairings, then averaged
     count = np.zeros(len(agents))
