@@ -9,7 +9,8 @@ Scores. In each game an agent's payoff is the mean payoff of the seats it holds.
 mean over that deal's games (payoffs in the game's own units: Mineo jochi, Piedmontese thirds, French
 marks). Reported per agent: the mean score per deal with a 95% bootstrap confidence interval over deals,
 the win rate (share of deals with a positive score, ties count half), declarer statistics per contract (how
-often the agent's seats took each contract and how often the declarer's side won), and a rating table
+often the agent's seats said each auction word, took each contract, and how often the declarer's side won),
+and a rating table
 (Bradley-Terry on the pairwise deal wins, shown as Elo-scale points, 400 * log10 odds, first agent = 0).
 
 Deals come from a seed or from a frozen deals file (``tarocchi-rl deals``, JSON lines; see README) so runs
@@ -25,7 +26,7 @@ import time
 import numpy as np
 
 from tarocchi_rl import BatchEnv
-from tarocchi_rl.core.state import CONTRACT, DECLARER, PAYOFF, PHASE
+from tarocchi_rl.core.state import BID, CONTRACT, DECLARER, EARLY_BID, PAYOFF, PHASE
 from tarocchi_rl.variants import get_variant
 
 from .specs import make_agent
@@ -204,6 +205,7 @@ def run_arena(variant, agent_specs, deals=None, seed=0, decks=None, options=None
     count = np.zeros(len(agents))
     wins = np.zeros((len(agents), len(agents)))
     decl = {k: {} for k in range(len(agents))}
+    bids = {k: {} for k in range(len(agents))}
     records = [] if out_dir else None
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
@@ -229,6 +231,7 @@ def run_arena(variant, agent_specs, deals=None, seed=0, decks=None, options=None
                 per_game = (payoffs * mine).sum(axis=1) / np.maximum(mine.sum(axis=1), 1)
                 pair_score[col, lo : lo + k] = per_game.reshape(k, per_pair).mean(axis=1)
                 _declarer_stats(decl[who], meta, seat_agents, who, spec)
+                _bid_stats(bids[who], meta, seat_agents, who, spec)
         score[a] += pair_score[0]
         score[b] += pair_score[1]
         count[a] += 1
@@ -248,7 +251,7 @@ def run_arena(variant, agent_specs, deals=None, seed=0, decks=None, options=None
         table.append({
             "agent": s, "mean_payoff_per_deal": float(score[k].mean()), "ci95": [lo_ci, hi_ci],
             "win_rate": float(wins[k].sum() / played) if played else None, "rating": float(elo[k]),
-            "declarer": decl[k],
+            "declarer": decl[k], "bids": bids[k],
         })
     results = {
         "variant": variant, "options": options, "agents": list(agent_specs), "deals": n_deals,
@@ -259,6 +262,22 @@ def run_arena(variant, agent_specs, deals=None, seed=0, decks=None, options=None
     if out_dir:
         _write_outputs(out_dir, results, records)
     return results
+
+
+def _bid_stats(stats, meta, seat_agents, who, spec):
+    """How often the agent's seats said each auction word (Mineo: early round and auction; French: bids)."""
+    words = getattr(spec.rules, "BID_WORDS", None)
+    if words is None:
+        return
+    n = spec.n_players
+    mine = seat_agents == who
+    cols = [(BID, "")] + ([(EARLY_BID, "early ")] if spec.name == "mineo" else [])
+    for col, prefix in cols:
+        said = meta[:, col : col + n]
+        for w, name in enumerate(words):
+            k = int(((said == w) & mine).sum())
+            if k:
+                stats[prefix + name] = stats.get(prefix + name, 0) + k
 
 
 def _declarer_stats(stats, meta, seat_agents, who, spec):
@@ -337,6 +356,8 @@ def format_results(r: dict) -> str:
         lines.append(f"{t['agent']:>12} {t['mean_payoff_per_deal']:>17.3f} {f'[{lo:.3f}, {hi:.3f}]':>22} "
                      f"{wr:>9} {t['rating']:>7.0f}")
     for t in r["table"]:
+        if t.get("bids"):
+            lines.append(f"  {t['agent']} bids: " + ", ".join(f"{w} {c}" for w, c in t["bids"].items()))
         if t["declarer"]:
             parts = [f"{c}: {v['declared']} ({100 * v['made'] / v['declared']:.0f}% won)"
                      for c, v in sorted(t["declarer"].items())]

@@ -52,6 +52,8 @@ def test_arena_outputs_and_replayable_records(variant, tmp_path):
     assert len(r["table"]) == 2
     for t in r["table"]:
         assert t["ci95"][0] <= t["mean_payoff_per_deal"] <= t["ci95"][1]
+        if variant in ("mineo", "french3", "french4"):  # every seat speaks once in the auction
+            assert sum(c for w, c in t["bids"].items() if not w.startswith("early ")) > 0
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["table"] == r["table"]
     assert (tmp_path / "ratings.png").stat().st_size > 1000
