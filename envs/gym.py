@@ -101,16 +101,6 @@ def _as_action(action) -> int:
     return int(action)
 
 
-def illegal_message(state: State, action: int, who: str) -> str:
-    """'illegal action 17 (play:KC) for <who> in phase play; legal actions: 3 (play:2S), ...'."""
-    try:
-        name = state.action_to_string(action)
-    except (ValueError, IndexError):
-        name = f"out of range 0..{state.game.num_actions - 1}"
-    legal = ", ".join(f"{a} ({state.action_to_string(a)})" for a in state.legal_actions())
-    return f"illegal action {action} ({name}) for {who} in phase {state.phase}; legal actions: {legal}"
-
-
 def _policy_table(opponents, n_players: int, seat: int) -> dict:
     """``{seat: "random" | callable}`` for every seat but the learner's (see the module docstring)."""
     others = [s for s in range(n_players) if s != seat]
@@ -213,7 +203,7 @@ class TarocchiEnv(gymnasium.Env):
         a = _as_action(action)
         mask = self.state.legal_mask()
         if not (0 <= a < self.game.num_actions and mask[a]):
-            message = illegal_message(self.state, a, f"the learner (seat {self.seat})")
+            message = self.state.illegal_action_message(a, f"the learner (seat {self.seat})")
             if self.illegal_action == "raise":
                 raise ValueError(message)
             gymnasium.logger.warn(f"{message}; the episode terminates with reward {self.illegal_reward}")
@@ -272,13 +262,13 @@ class TarocchiEnv(gymnasium.Env):
                 obs = self._core.observe(np.array([p])) if getattr(policy, "needs_obs", True) else None
                 a = int(policy.act(obs, mask[None], self._core, np.array([0]))[0])
                 if not (0 <= a < self.game.num_actions and mask[a]):
-                    raise ValueError(illegal_message(self.state, a, f"the opponent at seat {p}"))
+                    raise ValueError(self.state.illegal_action_message(a, f"the opponent at seat {p}"))
             else:
                 mask = self.state.legal_mask()
                 obs = {"observation": self._core.observe(np.array([p]))[0], "action_mask": mask.astype(np.int8)}
                 a = _as_action(policy(obs))
                 if not (0 <= a < self.game.num_actions and mask[a]):
-                    raise ValueError(illegal_message(self.state, a, f"the opponent at seat {p}"))
+                    raise ValueError(self.state.illegal_action_message(a, f"the opponent at seat {p}"))
             self._apply(a)
 
 
@@ -337,4 +327,4 @@ def _register() -> None:
 
 _register()
 
-__all__ = ["ENV_IDS", "TarocchiEnv", "TarocchiVectorEnv", "illegal_message", "observation_space"]
+__all__ = ["ENV_IDS", "TarocchiEnv", "TarocchiVectorEnv", "observation_space"]

@@ -55,15 +55,6 @@ def _observation_space(obs_dim: int, n_actions: int) -> spaces.Dict:
     )
 
 
-def _illegal_message(state: State, action, who: str) -> str:
-    try:
-        name = state.action_to_string(action)
-    except (ValueError, IndexError, TypeError):
-        name = f"out of range 0..{state.game.num_actions - 1}"
-    legal = ", ".join(f"{a} ({state.action_to_string(a)})" for a in state.legal_actions())
-    return f"illegal action {action} ({name}) for {who} in phase {state.phase}; legal actions: {legal}"
-
-
 class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
     """One deal of ``variant`` as an AEC game (see the module docstring). Variant options go in ``**options``.
 
@@ -137,7 +128,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
             raise ValueError(f"an action must be an integer action id, got {action!r}")
         a = int(action)
         if not (0 <= a < self.game.num_actions and self.state.legal_mask()[a]):
-            raise ValueError(_illegal_message(self.state, a, agent))
+            raise ValueError(self.state.illegal_action_message(a, agent))
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         self.state.apply(a)

@@ -148,6 +148,15 @@ class State:
         self._env.step(np.array([int(a)]))
         self.history.append(int(a))
 
+    def illegal_action_message(self, action, who: str) -> str:
+        """'illegal action 17 (play:KC) for <who> in phase play; legal actions: 3 (play:2S), ...'."""
+        try:
+            name = self.action_to_string(action)
+        except (ValueError, IndexError, TypeError):
+            name = f"out of range 0..{self.game.num_actions - 1}"
+        legal = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self.legal_actions())
+        return f"illegal action {action} ({name}) for {who} in phase {self.phase}; legal actions: {legal}"
+
     def action_to_string(self, action: int) -> str:
         """The action's string in RULES.md notation (``play:KC``, ``discard:5D``, ``bid:call``, ...)."""
         return self.game.spec.rules.action_to_string(action, int(self._env.state.meta[0, PHASE]))

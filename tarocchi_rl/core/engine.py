@@ -248,13 +248,6 @@ def random_action_row(st, i, tb):
 
 
 @njit(cache=True)
-def start_play(st, i, leader, tb):
-    """Trick play begins, ``leader`` to lead (French: each seat first decides his poignee)."""
-    clear_trick(st, i, leader)
-    st.meta[i, PHASE] = POIGNEE if tb.params[P_FAMILY] == FAMILY_FRENCH else PLAY
-
-
-@njit(cache=True)
 def _discard(st, i, c, tb):
     m = st.meta[i]
     p = m[CUR]

@@ -118,7 +118,3 @@ def copy_state(st: BatchState) -> BatchState:
     """Deep copy of a batch state."""
     return BatchState(*(a.copy() for a in st))
 
-
-def take_games(st: BatchState, idx) -> BatchState:
-    """A new state holding copies of games ``idx`` (an int array) of ``st``."""
-    return BatchState(*(a[idx].copy() for a in st))

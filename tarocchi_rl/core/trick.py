@@ -11,6 +11,7 @@ from numba import njit
 
 from ..bits import U0, U1, bit
 from ..cards import EX_BIT, FOOL, TRUMP
+from .phases import PLAY
 from .state import (
     BEST_BIT,
     BEST_SEAT,
@@ -19,6 +20,7 @@ from .state import (
     EX_PLAYER,
     HAND,
     LED_SUIT,
+    PHASE,
     PLAYED,
     TRICK,
     TRICK_COUNT,
@@ -141,6 +143,13 @@ def clear_trick(st, i, leader):
     m[BEST_BIT] = 0
     m[TRICK_LEADER] = leader
     m[CUR] = leader
+
+
+@njit(cache=True)
+def start_play(st, i, leader):
+    """Trick play begins in game ``i``, ``leader`` to lead."""
+    st.meta[i, PHASE] = PLAY
+    clear_trick(st, i, leader)
 
 
 @njit(cache=True, inline="always")

@@ -102,7 +102,7 @@ from ..core.tables import (
     P_TRICKS,
     make_tables,
 )
-from ..core.trick import clear_trick
+from ..core.trick import start_play
 
 NAME = "mineo"
 DECK = MINEO_DECK
@@ -288,12 +288,6 @@ def _end_auction(st, i, tb):
     _take_monte(st, i, caller, CALL, 1, tb)
 
 
-@njit(cache=True)
-def _start_play(st, i):
-    st.meta[i, PHASE] = PLAY
-    clear_trick(st, i, st.meta[i, DECLARER])
-
-
 @njit(cache=True, inline="always")
 def step_special(st, i, k, tb):
     """Apply special action k (pass, solo, call, scommessa, rivanto) in Mineo's own phases."""
@@ -329,11 +323,11 @@ def step_special(st, i, k, tb):
     elif ph == RIVANTO:
         if k == K_RIVANTO:
             m[COMMIT + 1] = p
-            _start_play(st, i)
+            start_play(st, i, m[DECLARER])
         else:
             m[TURN] += 1
             if m[TURN] == 4:
-                _start_play(st, i)
+                start_play(st, i, m[DECLARER])
             else:
                 m[CUR] = (m[DECLARER] + m[TURN]) % 4
 

@@ -31,7 +31,7 @@ from ..bits import U0, popcount
 from ..cards import EX_BIT, PIEDMONT_DECK
 from ..core.deal import deal_hands
 from ..core.obs_layout import build_layout, section_sizes
-from ..core.phases import ACCUSO, DISCARD, DONE, PLAY
+from ..core.phases import ACCUSO, DISCARD, DONE
 from ..core.points import card_points
 from ..core.state import (
     ACCUSO_DECL,
@@ -84,7 +84,7 @@ from ..core.tables import (
     P_TRICKS,
     make_tables,
 )
-from ..core.trick import clear_trick
+from ..core.trick import start_play
 
 DECK = PIEDMONT_DECK
 N_CARDS = 78
@@ -226,19 +226,13 @@ def legal_flags(st, i, tb):
 
 
 @njit(cache=True)
-def _start_play(st, i):
-    st.meta[i, PHASE] = PLAY
-    clear_trick(st, i, 0)
-
-
-@njit(cache=True)
 def after_discard(st, i, tb):
     if tb.params[P_ACCUSO] == 1:
         st.meta[i, PHASE] = ACCUSO
         st.meta[i, CUR] = 0
         st.meta[i, TURN] = 0
     else:
-        _start_play(st, i)
+        start_play(st, i, 0)
 
 
 @njit(cache=True, inline="always")
@@ -254,7 +248,7 @@ def step_special(st, i, k, tb):
         m[ACCUSO_DECL + p] = 0
     m[TURN] += 1
     if m[TURN] == tb.params[P_PLAYERS]:
-        _start_play(st, i)
+        start_play(st, i, 0)
     else:
         m[CUR] = m[TURN]
 
