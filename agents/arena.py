@@ -29,7 +29,7 @@ from tarocchi_rl import BatchEnv
 from tarocchi_rl.core.state import BID, CONTRACT, DECLARER, EARLY_BID, PAYOFF, PHASE
 from tarocchi_rl.variants import get_variant
 
-from .specs import make_agent
+from .specs import agent_label, make_agent
 
 
 def seatings(n_players: int):
@@ -194,6 +194,7 @@ def run_arena(variant, agent_specs, deals=None, seed=0, decks=None, options=None
     if len(agent_specs) < 2:
         raise ValueError("the arena needs at least two agents (e.g. --agents heuristic,random)")
     agents = [make_agent(s, seed=seed + 1000 * k) for k, s in enumerate(agent_specs)]
+    agent_specs = [agent_label(s) for s in agent_specs]  # agent objects are reported under their name
     if decks is None:
         decks = random_decks(variant, int(deals), seed, **options)
     n_deals = len(decks)

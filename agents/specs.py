@@ -1,10 +1,23 @@
-"""Agent specs: the strings that name an agent on the command line (``random``, ``heuristic``, ...)."""
+"""Agent specs: the strings that name an agent on the command line (``random``, ``heuristic``, ``ppo:PATH``).
+
+| spec                                   | agent                                                      |
+|----------------------------------------|------------------------------------------------------------|
+| ``random``                             | uniformly random legal actions                             |
+| ``heuristic``                          | the rule-based bot of :mod:`tarocchi_rl.agents.heuristic`  |
+| ``ppo:PATH[,greedy=false][,seed=N]``   | a trained PPO policy (checkpoint file or run directory)    |
+"""
 
 from .base import RandomAgent
 
+KNOWN = "random, heuristic, ppo:PATH"
 
-def make_agent(spec: str, seed: int = 0):
-    """An agent from its spec. Unknown specs are a ValueError listing the known ones."""
+
+def make_agent(spec, seed: int = 0):
+    """An agent from its spec (an agent object is returned as is). Unknown specs are a ValueError."""
+    if not isinstance(spec, str):
+        if not hasattr(spec, "act"):
+            raise ValueError(f"not an agent spec or agent: {spec!r}")
+        return spec
     name, _, args = spec.strip().partition(":")
     name = name.lower()
     if name == "random":
@@ -13,4 +26,27 @@ def make_agent(spec: str, seed: int = 0):
         from .heuristic import HeuristicAgent
 
         return HeuristicAgent()
-    raise ValueError(f"unknown agent spec {spec!r} (known: random, heuristic)")
+    if name == "ppo":
+        from .ppo import parse_ppo_spec
+
+        return parse_ppo_spec(args, seed)
+    raise ValueError(f"unknown agent spec {spec!r} (known: {KNOWN})")
+
+
+def agent_label(spec) -> str:
+    """The name an agent or spec is reported under."""
+    return spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
+
+
+def split_agent_specs(text: str) -> list:
+    """Split ``--agents`` on commas; a ``key=value`` piece belongs to the spec before it
+    (``ismcts:iterations=1000,workers=2,heuristic`` -> two specs)."""
+    specs = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if specs and "=" in piece and ":" not in piece.split("=", 1)[0]:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs

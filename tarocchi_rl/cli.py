@@ -87,7 +87,9 @@ def _cmd_eval(args) -> int:
     from tarocchi_rl.agents.arena import format_results, read_deals_file, run_arena
 
     numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
-    specs = [s for s in args.agents.split(",") if s.strip()]
+    from tarocchi_rl.agents.specs import split_agent_specs
+
+    specs = split_agent_specs(args.agents)
     decks = read_deals_file(args.deals_file, args.variant) if args.deals_file else None
     if decks is None and args.deals < 1:
         raise ValueError("--deals must be >= 1")
@@ -106,6 +108,39 @@ def _cmd_deals(args) -> int:
         raise ValueError("--n must be >= 1")
     write_deals_file(args.out, args.variant, args.n, args.seed)
     print(f"wrote {args.n} {args.variant} deals to {args.out}")
+    return 0
+
+
+def _cmd_train(args) -> int:
+    import datetime
+
+    from .rl.checkpoint import CheckpointError
+    from .rl.config import ConfigError, load_config
+
+    try:
+        if args.resume:
+            from .rl.trainer import resume
+
+            if args.config:
+                raise ConfigError("--resume continues a run with its own config: drop --config")
+            overrides = {}
+            for ov in args.set or []:
+                k, eq, v = ov.partition("=")
+                if not eq:
+                    raise ConfigError(f"--set {ov!r}: expected key=value")
+                overrides[k.strip()] = v.strip()
+            result = resume(args.resume, overrides, ray_address=args.ray_address, progress=not args.no_progress)
+        else:
+            from .rl.trainer import train
+
+            cfg = load_config(args.config, args.set or [])
+            out = args.out or f"runs/{cfg.variant}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
+            print(f"training {cfg.variant} in {out}", file=sys.stderr)
+            result = train(cfg, out, ray_address=args.ray_address, progress=not args.no_progress)
+    except (ConfigError, CheckpointError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(result))
     return 0
 
 
@@ -144,7 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("eval", help="duplicate arena: agents on the same deals with seats rotated")
     e.add_argument("--variant", default="mineo", help="mineo, piedmont3, piedmont4, french3, french4")
-    e.add_argument("--agents", required=True, help="comma-separated agent specs: random, heuristic")
+    e.add_argument("--agents", required=True, help="comma-separated agent specs: random, heuristic, "
+                   "ppo:PATH[,greedy=false] (PATH: a checkpoint or run directory)")
     e.add_argument("--deals", type=int, default=2000, help="number of deals (ignored with --deals-file)")
     e.add_argument("--deals-file", default=None, help="a frozen deal set written by `tarocchi-rl deals`")
     e.add_argument("--seed", type=int, default=0)
@@ -159,6 +195,16 @@ def build_parser() -> argparse.ArgumentParser:
     dl.add_argument("--seed", type=int, default=0)
     dl.add_argument("--out", required=True)
     dl.set_defaults(func=_cmd_deals)
+
+    t = sub.add_parser("train", help="PPO self-play training (TensorBoard logs and checkpoints in the run dir)")
+    t.add_argument("--config", default=None, help="YAML config, e.g. configs/ppo_mineo.yaml")
+    t.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="override a config key (dotted for sections: ppo.lr=1e-4); repeatable")
+    t.add_argument("--out", default=None, help="run directory (default runs/VARIANT-TIMESTAMP)")
+    t.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue a run from its latest checkpoint")
+    t.add_argument("--ray-address", default=None, help="join a Ray cluster (e.g. auto or HOST:6379)")
+    t.add_argument("--no-progress", action="store_true", help="no progress bar")
+    t.set_defaults(func=_cmd_train)
 
     d = sub.add_parser("demo", help="heuristic against random bots in the duplicate arena, every variant")
     d.add_argument("--deals", type=int, default=1000)

@@ -1,0 +1,82 @@
+"""``ppo:PATH``: a trained PPO policy as an agent (greedy by default).
+
+Spec: ``ppo:PATH[,greedy=false][,seed=N]`` where PATH is a checkpoint file or a run directory (its
+``checkpoints/final.pt``, else ``latest.pt``). The policy must have been trained on the variant it plays
+(checked on the first decision: the arena and the environments pass the batch env).
+"""
+
+import numpy as np
+import torch
+
+from .base import Agent
+
+
+class PPOAgent(Agent):
+    """Plays the policy head's argmax over legal actions (``greedy``) or samples from it."""
+
+    needs_obs = True
+    needs_mask = True
+    legal_by_construction = False  # masked logits make illegal actions impossible, but the arena checks anyway
+
+    def __init__(self, path=None, net=None, variant=None, greedy=True, seed=0, label=None):
+        if (path is None) == (net is None):
+            raise ValueError("PPOAgent needs a checkpoint path or a network (exactly one)")
+        if path is not None:
+            from ..rl.checkpoint import load_checkpoint
+            from ..rl.config import config_from_dict
+            from ..rl.network import build_network
+            from ..variants import get_variant
+
+            data = load_checkpoint(path)
+            cfg = config_from_dict(data["config"])
+            spec = get_variant(cfg.variant)
+            net = build_network(cfg, spec.obs_dim, spec.n_actions)
+            try:
+                net.load_state_dict(data["model"])
+            except RuntimeError as e:
+                raise ValueError(f"checkpoint {data['path']}: the weights do not fit its network: {e}") from None
+            variant = cfg.variant
+        self.net = net.eval()
+        self.variant = variant
+        self.greedy = greedy
+        self.gen = torch.Generator().manual_seed(seed)
+        self.name = label or (f"ppo:{path}" if path is not None else "ppo")
+
+    @torch.no_grad()
+    def act(self, obs, mask, env=None, idx=None) -> np.ndarray:
+        if env is not None and self.variant is not None and env.variant != self.variant:
+            raise ValueError(f"{self.name} was trained on {self.variant}, not {env.variant}")
+        obs = np.asarray(obs, np.float32)
+        mask = np.asarray(mask, bool)
+        if obs.shape[1] != self.net.obs_dim or mask.shape[1] != self.net.n_actions:
+            raise ValueError(f"{self.name}: observations/masks of width {obs.shape[1]}/{mask.shape[1]}, "
+                             f"the network expects {self.net.obs_dim}/{self.net.n_actions}")
+        if not mask.any(axis=1).all():
+            raise ValueError(f"{self.name}: a row of the mask has no legal action")
+        logits, _ = self.net(torch.from_numpy(obs), torch.from_numpy(mask))
+        if self.greedy:
+            return logits.argmax(dim=1).numpy().astype(np.int64)
+        return torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen).squeeze(1).numpy()
+
+
+def parse_ppo_spec(args: str, seed: int = 0) -> PPOAgent:
+    """``PATH[,greedy=false][,seed=N]`` (also ``path=PATH``) -> PPOAgent."""
+    path, greedy = None, True
+    for part in [a for a in args.split(",") if a.strip()]:
+        key, eq, val = part.partition("=")
+        key = key.strip()
+        if not eq:
+            path = part.strip()
+        elif key == "path":
+            path = val.strip()
+        elif key == "greedy":
+            if val.strip().lower() not in ("true", "false", "1", "0"):
+                raise ValueError(f"ppo spec: greedy must be true or false, got {val!r}")
+            greedy = val.strip().lower() in ("true", "1")
+        elif key == "seed":
+            seed = int(val)
+        else:
+            raise ValueError(f"ppo spec: unknown argument {key!r} (known: PATH, greedy, seed)")
+    if not path:
+        raise ValueError("ppo spec needs a checkpoint: ppo:PATH (a .pt file or a run directory)")
+    return PPOAgent(path=path, greedy=greedy, seed=seed, label=f"ppo:{args}")

@@ -1,0 +1,11 @@
+"""Self-play reinforcement learning: PPO on the batched core (``tarocchi-rl train``).
+
+| module       | what                                                                                   |
+|--------------|----------------------------------------------------------------------------------------|
+| config       | the typed config (YAML + ``--set``), validated, documented field by field              |
+| network      | the shared policy/value MLP with masked logits                                         |
+| losses       | GAE over each seat's decision chain and the clipped PPO objective (unit-tested)        |
+| rollout      | a rollout worker: a batched core, the league of opponents, trajectories per seat       |
+| checkpoint   | checkpoints: save / load / validate (clear errors for missing or corrupt files)        |
+| trainer      | the learner loop: Ray workers, PPO updates, TensorBoard, evaluations, checkpoints      |
+"""

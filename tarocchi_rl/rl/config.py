@@ -1,0 +1,258 @@
+"""The typed training configuration: YAML file + ``--set key=value`` overrides -> :class:`TrainConfig`.
+
+Every field is documented below; unknown keys, wrong types and out-of-range values are a
+:class:`ConfigError` naming the key (dotted path) and the file. The resolved config is written to the run
+directory (``config.yaml``) and logged to TensorBoard as text.
+
+Example (``configs/ppo_mineo.yaml``)::
+
+    variant: mineo
+    seed: 0
+    max_minutes: 55
+    ppo: {lr: 0.0003, epochs: 3}
+    league: {heuristic_share: 0.3}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass, field, fields
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A malformed config: says which key and why."""
+
+
+@dataclass
+class NetworkConfig:
+    hidden: list[int] = field(default_factory=lambda: [256, 256])  # MLP trunk widths (shared by policy and value)
+    activation: str = "relu"  # relu | tanh
+
+
+@dataclass
+class PPOConfig:
+    lr: float = 3e-4  # Adam learning rate at the start
+    lr_schedule: str = "linear"  # linear (to lr_end at total_decisions) | constant
+    lr_end: float = 1e-4  # learning rate reached at total_decisions (linear schedule)
+    gamma: float = 1.0  # discount between a seat's successive decisions (payoffs come at the end of a deal)
+    gae_lambda: float = 0.95  # GAE lambda
+    clip: float = 0.2  # PPO ratio clip epsilon
+    value_coef: float = 0.5  # weight of the value loss (0.5 * squared error)
+    entropy_coef: float = 0.01  # weight of the entropy bonus
+    epochs: int = 3  # passes over each rollout batch
+    minibatch_size: int = 2048  # samples per gradient step
+    max_grad_norm: float = 0.5  # global gradient-norm clip
+    normalize_advantages: bool = True  # per minibatch
+    target_kl: float = 0.0  # stop the epochs of an update early when approx-KL exceeds this (0 = never)
+
+
+@dataclass
+class LeagueConfig:
+    self_play_share: float = 0.4  # deals where the current policy plays every seat
+    heuristic_share: float = 0.3  # deals where the opponents are the heuristic bot
+    # the rest: the opponents are a past snapshot drawn uniformly from the pool (the heuristic while it is empty)
+    snapshot_every: int = 20  # updates between snapshots added to the pool
+    pool_size: int = 8  # snapshots kept (oldest dropped)
+
+
+@dataclass
+class EvalConfig:
+    every: int = 50  # updates between duplicate-arena evaluations (0 = only at the end)
+    deals: int = 200  # duplicate deals per evaluation, against each of `opponents`
+    opponents: list[str] = field(default_factory=lambda: ["heuristic", "random"])
+    final_deals: int = 500  # deals of the evaluation at the end of the run (0 = none)
+
+
+@dataclass
+class TrainConfig:
+    variant: str = "mineo"  # mineo | piedmont3 | piedmont4 | french3 | french4
+    options: dict = field(default_factory=dict)  # variant options (see `tarocchi-rl play --help`)
+    seed: int = 0  # seeds deals, action sampling, league draws and the network initialisation
+    total_decisions: int = 40_000_000  # learner decisions (samples) to train on; also the lr schedule's horizon
+    max_minutes: float = 55.0  # wall-clock stop in minutes (0 = none); the run then ends with a checkpoint
+    max_updates: int = 0  # stop after this many updates (0 = none)
+    num_envs: int = 512  # games per rollout worker (a batched core each)
+    rollout_steps: int = 48  # decisions per game per rollout; deals in flight are then played to their end
+    num_workers: int = 1  # Ray rollout actors (0 = rollouts in the learner's process, for debugging)
+    async_rollouts: bool = True  # workers collect the next rollout while the learner trains (1 update stale)
+    torch_threads: int = 1  # PyTorch threads of the learner (workers use 1)
+    reward_scale: float = 10.0  # rewards are the deal payoffs divided by this
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    league: LeagueConfig = field(default_factory=LeagueConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    checkpoint_every: int = 100  # updates between checkpoints (latest.pt; the last one is always written)
+    keep_checkpoints: int = 3  # periodic update_*.pt files kept (older ones deleted; 0 = keep none)
+    log_every: int = 1  # updates between TensorBoard scalar writes
+
+    def validate(self) -> TrainConfig:
+        from ..variants import VARIANTS, get_variant
+
+        def need(cond, key, msg):
+            if not cond:
+                raise ConfigError(f"{key}: {msg}")
+
+        need(self.variant in VARIANTS, "variant", f"unknown variant {self.variant!r} (known: {', '.join(VARIANTS)})")
+        try:
+            get_variant(self.variant).resolve_options(dict(self.options))
+        except (ValueError, TypeError) as e:
+            raise ConfigError(f"options: {e}") from None
+        need(self.total_decisions > 0, "total_decisions", "must be > 0")
+        need(self.max_minutes >= 0, "max_minutes", "must be >= 0")
+        need(self.max_updates >= 0, "max_updates", "must be >= 0")
+        need(self.num_envs >= 1, "num_envs", "must be >= 1")
+        need(self.rollout_steps >= 1, "rollout_steps", "must be >= 1")
+        need(self.num_workers >= 0, "num_workers", "must be >= 0")
+        need(self.torch_threads >= 1, "torch_threads", "must be >= 1")
+        need(self.reward_scale > 0, "reward_scale", "must be > 0")
+        need(len(self.network.hidden) >= 1 and all(h >= 1 for h in self.network.hidden), "network.hidden",
+             "must be a non-empty list of positive widths")
+        need(self.network.activation in ("relu", "tanh"), "network.activation", "must be relu or tanh")
+        p = self.ppo
+        need(p.lr > 0, "ppo.lr", "must be > 0")
+        need(p.lr_schedule in ("linear", "constant"), "ppo.lr_schedule", "must be linear or constant")
+        need(0 <= p.lr_end, "ppo.lr_end", "must be >= 0")
+        need(0 <= p.gamma <= 1, "ppo.gamma", "must be in [0, 1]")
+        need(0 <= p.gae_lambda <= 1, "ppo.gae_lambda", "must be in [0, 1]")
+        need(0 < p.clip < 1, "ppo.clip", "must be in (0, 1)")
+        need(p.value_coef >= 0, "ppo.value_coef", "must be >= 0")
+        need(p.entropy_coef >= 0, "ppo.entropy_coef", "must be >= 0")
+        need(p.epochs >= 1, "ppo.epochs", "must be >= 1")
+        need(p.minibatch_size >= 1, "ppo.minibatch_size", "must be >= 1")
+        need(p.max_grad_norm > 0, "ppo.max_grad_norm", "must be > 0")
+        need(p.target_kl >= 0, "ppo.target_kl", "must be >= 0")
+        lg = self.league
+        need(0 <= lg.self_play_share <= 1, "league.self_play_share", "must be in [0, 1]")
+        need(0 <= lg.heuristic_share <= 1, "league.heuristic_share", "must be in [0, 1]")
+        need(lg.self_play_share + lg.heuristic_share <= 1, "league", "self_play_share + heuristic_share must be <= 1")
+        need(lg.snapshot_every >= 1, "league.snapshot_every", "must be >= 1")
+        need(lg.pool_size >= 0, "league.pool_size", "must be >= 0")
+        need(self.eval.every >= 0, "eval.every", "must be >= 0")
+        need(self.eval.deals >= 1, "eval.deals", "must be >= 1")
+        need(self.eval.final_deals >= 0, "eval.final_deals", "must be >= 0")
+        need(all(o in ("heuristic", "random") for o in self.eval.opponents), "eval.opponents",
+             "entries must be heuristic or random")
+        need(self.checkpoint_every >= 1, "checkpoint_every", "must be >= 1")
+        need(self.keep_checkpoints >= 0, "keep_checkpoints", "must be >= 0")
+        need(self.log_every >= 1, "log_every", "must be >= 1")
+        return self
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def _coerce(value, typ, key):
+    """Check/convert one leaf value to the field's type (YAML and --set strings both arrive here)."""
+    origin = typing.get_origin(typ)
+    if origin is list:
+        (item,) = typing.get_args(typ)
+        if isinstance(value, str):
+            value = yaml.safe_load(value)
+        if not isinstance(value, list):
+            raise ConfigError(f"{key}: expected a list, got {value!r}")
+        return [_coerce(v, item, f"{key}[{k}]") for k, v in enumerate(value)]
+    if typ is dict or origin is dict:
+        if isinstance(value, str):
+            value = yaml.safe_load(value)
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key}: expected a mapping, got {value!r}")
+        return dict(value)
+    if isinstance(value, str) and typ in (int, float):  # YAML reads 1e-4 as a string: parse numbers here
+        try:
+            value = typ(value.replace("_", "")) if typ is float or "." not in value else float(value)
+        except ValueError:
+            raise ConfigError(f"{key}: expected {'an integer' if typ is int else 'a number'}, got {value!r}") from None
+    elif isinstance(value, str) and typ is not str:
+        value = yaml.safe_load(value)
+    if typ is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key}: expected true or false, got {value!r}")
+        return value
+    if typ is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+            raise ConfigError(f"{key}: expected an integer, got {value!r}")
+        return value
+    if typ is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{key}: expected a number, got {value!r}")
+        return float(value)
+    if typ is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{key}: expected a string, got {value!r}")
+        return value
+    raise ConfigError(f"{key}: unsupported field type {typ}")  # pragma: no cover
+
+
+def _build(cls, data: dict, prefix: str):
+    if not isinstance(data, dict):
+        raise ConfigError(f"{prefix or 'config'}: expected a mapping, got {data!r}")
+    hints = typing.get_type_hints(cls)
+    known = {f.name for f in fields(cls)}
+    kwargs = {}
+    for k, v in data.items():
+        key = f"{prefix}{k}"
+        if k not in known:
+            raise ConfigError(f"{key}: unknown key (known here: {', '.join(sorted(known))})")
+        typ = hints[k]
+        if dataclasses.is_dataclass(typ):
+            kwargs[k] = _build(typ, v, key + ".")
+        else:
+            kwargs[k] = _coerce(v, typ, key)
+    return cls(**kwargs)
+
+
+def _set(data: dict, dotted: str, value: str) -> None:
+    """Apply one ``key=value`` override (dotted keys reach the nested sections)."""
+    parts = dotted.split(".")
+    node = data
+    for p in parts[:-1]:
+        node = node.setdefault(p, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"--set {dotted}: {p} is not a section")
+    node[parts[-1]] = value
+
+
+def load_config(path=None, overrides=(), base: dict | None = None) -> TrainConfig:
+    """The validated config from a YAML file (optional), then ``overrides`` (``["ppo.lr=1e-4", ...]``)."""
+    data = dict(base or {})
+    where = ""
+    if path is not None:
+        where = f"{path}: "
+        try:
+            with open(path) as f:
+                loaded = yaml.safe_load(f)
+        except FileNotFoundError:
+            raise ConfigError(f"config file {path} not found") from None
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{path}: not valid YAML: {e}") from None
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"{path}: the config must be a mapping of keys to values")
+        data.update(loaded)
+    for ov in overrides:
+        if "=" not in ov:
+            raise ConfigError(f"--set {ov!r}: expected key=value")
+        k, _, v = ov.partition("=")
+        _set(data, k.strip(), v.strip())
+    try:
+        return _build(TrainConfig, data, "").validate()
+    except ConfigError as e:
+        raise ConfigError(f"{where}{e}") from None
+
+
+# the stopping rules: the only keys a resumed run may change (they do not change what is learned)
+RESUMABLE_KEYS = ("max_minutes", "max_updates")
+
+
+def config_from_dict(d: dict) -> TrainConfig:
+    return _build(TrainConfig, d, "").validate()
+
+
+def dump_config(cfg: TrainConfig) -> str:
+    return yaml.safe_dump(cfg.to_dict(), sort_keys=False)

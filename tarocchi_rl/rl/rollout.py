@@ -1,0 +1,269 @@
+"""A rollout worker: one batched core (``num_envs`` games), the learner's policy and the league of opponents.
+
+Each deal gets a **seating** when it is dealt (``controllers`` int[B, P], one entry per seat):
+
+| value | who plays the seat                                   |
+|-------|------------------------------------------------------|
+| 0     | the learner's current policy (its decisions are kept) |
+| -1    | the heuristic bot                                    |
+| k > 0 | snapshot slot k-1 of the league pool                 |
+
+With probability ``league.self_play_share`` the current policy plays every seat; otherwise the opponents are
+the heuristic (``league.heuristic_share``) or one pool snapshot drawn uniformly (the heuristic while the pool
+is empty), and the learner takes a random non-empty, non-full set of seats (alone against three, pairs,
+three against one...). Every player samples from its policy, snapshots included.
+
+``collect(weights)`` starts fresh deals in every game, plays ``rollout_steps`` decisions per game and then
+finishes the deals in flight (no new deal once a game has made its steps), so every decision chain ends with
+its payoff: nothing needs bootstrapping. It returns the learner's samples (arrays of the table below, in
+time order, N samples) with GAE already computed, and statistics.
+
+| key        | dtype / shape          | meaning                                                        |
+|------------|------------------------|----------------------------------------------------------------|
+| obs        | float32[N, obs_dim]    | the observation of the deciding seat                           |
+| mask       | bool[N, n_actions]     | its legal actions                                              |
+| action     | int64[N]               | the action sampled                                             |
+| logp       | float32[N]             | its log-probability under the behaviour policy                 |
+| value      | float32[N]             | the value estimate at the decision                             |
+| advantage  | float32[N]             | GAE along the seat's chain (:mod:`tarocchi_rl.rl.losses`)      |
+| ret        | float32[N]             | the value target ``advantage + value``                         |
+"""
+
+import numpy as np
+import torch
+
+from ..batch import BatchEnv
+from ..core import engine
+from ..core.phases import DONE
+from ..core.state import BID, DECLARER, PHASE, SIDE
+from .config import config_from_dict
+from .losses import gae
+from .network import build_network
+
+LEARNER, HEURISTIC = 0, -1
+
+
+def sample_actions(logits: torch.Tensor, gen: torch.Generator):
+    """Sample from masked logits float[B, A] -> (actions int64[B], logp float32[B])."""
+    logp_all = torch.log_softmax(logits, dim=-1)
+    a = torch.multinomial(logp_all.exp(), 1, generator=gen).squeeze(1)
+    return a, logp_all.gather(1, a[:, None]).squeeze(1)
+
+
+def role_of(meta_row, seat: int) -> str:
+    """The seat's role in a finished deal: declarer (Piedmontese: the dealer), partner, defender or passed."""
+    d = int(meta_row[DECLARER])
+    if d < 0:
+        return "passed"
+    if seat == d:
+        return "declarer"
+    return "partner" if meta_row[SIDE + seat] == meta_row[SIDE + d] else "defender"
+
+
+class RolloutWorker:
+    """Plays self-play deals on a batched core and returns the learner's trajectories (module docstring).
+
+    ``cfg`` is a TrainConfig as a dict (picklable for Ray); ``index`` the worker number (its seed stream).
+    """
+
+    def __init__(self, cfg: dict, index: int = 0, threads: int = 1):
+        self.cfg = config_from_dict(cfg)
+        torch.set_num_threads(threads)
+        c = self.cfg
+        ss = np.random.SeedSequence([c.seed, index])
+        env_seed, torch_seed = (int(x) for x in ss.generate_state(2, np.uint64) >> np.uint64(1))
+        self.env = BatchEnv(c.variant, c.num_envs, seed=env_seed, **c.options)
+        self.rng = np.random.default_rng(ss.spawn(1)[0])
+        self.gen = torch.Generator().manual_seed(torch_seed)
+        self.net = build_network(c, self.env.obs_dim, self.env.num_actions).eval()
+        self.pool = []  # (snapshot id, network), slot k-1 is controller k
+        self.heuristic = None
+        self.n_players = self.env.num_players
+
+    # -- weights and league -------------------------------------------------------------------------------
+    def set_weights(self, state_dict) -> None:
+        self.net.load_state_dict(state_dict)
+
+    def set_pool(self, snapshots) -> None:
+        """snapshots: list of (id, state_dict); nets already held are kept."""
+        have = dict(self.pool)
+        new = []
+        for sid, sd in snapshots:
+            net = have.get(sid)
+            if net is None:
+                net = build_network(self.cfg, self.env.obs_dim, self.env.num_actions).eval()
+                net.load_state_dict(sd)
+            new.append((sid, net))
+        self.pool = new
+
+    def pool_ids(self) -> list:
+        return [sid for sid, _ in self.pool]
+
+    def get_state(self) -> dict:
+        """The worker's random state (for exact resumption)."""
+        return {"env_rng": self.env.state.rng.copy(), "np_rng": self.rng.bit_generator.state,
+                "torch_gen": self.gen.get_state()}
+
+    def set_state(self, s: dict) -> None:
+        self.env.state.rng[:] = s["env_rng"]
+        self.rng.bit_generator.state = s["np_rng"]
+        self.gen.set_state(s["torch_gen"])
+
+    def _draw_seating(self) -> np.ndarray:
+        """int8[P] controllers of one new deal (module docstring)."""
+        lg, p = self.cfg.league, self.n_players
+        u = self.rng.random()
+        if u < lg.self_play_share:
+            return np.zeros(p, np.int8)
+        if u < lg.self_play_share + lg.heuristic_share or not self.pool:
+            opp = HEURISTIC
+        else:
+            opp = 1 + int(self.rng.integers(len(self.pool)))
+        seats = np.full(p, opp, np.int8)
+        k = int(self.rng.integers(1, p))  # learner seats: 1 .. P-1
+        seats[self.rng.choice(p, k, replace=False)] = LEARNER
+        return seats
+
+    # -- playing ------------------------------------------------------------------------------------------
+    @torch.no_grad()
+    def collect(self, weights=None, pool=None) -> dict:
+        """Play one rollout (module docstring); optional new weights / pool first."""
+        if weights is not None:
+            self.set_weights(weights)
+        if pool is not None:
+            self.set_pool(pool)
+        c, env = self.cfg, self.env
+        b, p = env.batch_size, self.n_players
+        st, tb = env.state, env.tables
+        env.reset()
+        for i in range(b):  # French petit sec: re-deal at once
+            while st.meta[i, PHASE] == DONE:
+                engine.new_deal_row(st, i, tb)
+        seating = np.stack([self._draw_seating() for _ in range(b)])
+        steps = np.zeros(b, np.int64)
+        cap = b * (c.rollout_steps + 400)  # sample slots: no deal has 400 decisions
+        next_idx = np.full(cap, -1, np.int64)
+        reward = np.zeros(cap, np.float32)
+        done_flag = np.zeros(cap, bool)
+        last = np.full((b, p), -1, np.int64)  # last sample of (game, seat) in the current deal
+        chunks = {"obs": [], "mask": [], "action": [], "logp": [], "value": []}
+        n = 0
+        rows = np.arange(b)
+        mask_buf = np.empty((b, env.num_actions), bool)
+        actions = np.full(b, -1, np.int64)
+        stats = _Stats(p)
+        decisions = 0
+        while True:
+            cur = env.current_player().astype(np.int64)
+            live = cur >= 0
+            if not live.any():
+                break
+            who = np.where(live, seating[rows, np.maximum(cur, 0)], -2)
+            net_rows = who >= 0
+            mask = env.legal_mask(out=mask_buf)
+            obs = env.observe(np.where(net_rows, cur, -1))
+            actions[:] = -1
+            learn = np.nonzero(who == LEARNER)[0]
+            if len(learn):
+                o, m = torch.from_numpy(obs[learn]), torch.from_numpy(mask[learn])
+                logits, v = self.net(o, m)
+                a, lp = sample_actions(logits, self.gen)
+                actions[learn] = a.numpy()
+                chunks["obs"].append(obs[learn])
+                chunks["mask"].append(mask[learn].copy())
+                chunks["action"].append(a.numpy())
+                chunks["logp"].append(lp.numpy())
+                chunks["value"].append(v.numpy())
+                idx = n + np.arange(len(learn))
+                prev = last[learn, cur[learn]]
+                linked = prev >= 0
+                next_idx[prev[linked]] = idx[linked]
+                last[learn, cur[learn]] = idx
+                n += len(learn)
+            for slot, (_, net) in enumerate(self.pool):
+                r = np.nonzero(who == slot + 1)[0]
+                if len(r):
+                    logits, _ = net(torch.from_numpy(obs[r]), torch.from_numpy(mask[r]))
+                    actions[r] = sample_actions(logits, self.gen)[0].numpy()
+            heur = np.nonzero(who == HEURISTIC)[0]
+            if len(heur):
+                actions[heur] = self._heuristic().act(None, None, env, heur)
+            decisions += int(live.sum())
+            steps += live
+            payoffs, done = env.step(actions, check=False)
+            for i in np.nonzero(done)[0]:
+                for s in range(p):
+                    k = last[i, s]
+                    if k >= 0:
+                        reward[k] = payoffs[i, s] / c.reward_scale
+                        done_flag[k] = True
+                stats.deal(st.meta[i], seating[i], payoffs[i], c.variant)
+                last[i] = -1
+                if steps[i] < c.rollout_steps:
+                    while st.meta[i, PHASE] == DONE:
+                        engine.new_deal_row(st, i, tb)
+                    seating[i] = self._draw_seating()
+        out = {k: np.concatenate(v) if v else np.zeros((0,)) for k, v in chunks.items()}
+        if n == 0:
+            out["obs"] = np.zeros((0, env.obs_dim), np.float32)
+            out["mask"] = np.zeros((0, env.num_actions), bool)
+        out["advantage"] = gae(reward[:n], done_flag[:n], out["value"].astype(np.float32), next_idx[:n],
+                               c.ppo.gamma, c.ppo.gae_lambda)
+        out["ret"] = out["advantage"] + out["value"]
+        out["stats"] = stats.as_dict(decisions, n)
+        return out
+
+    def _heuristic(self):
+        if self.heuristic is None:
+            from ..agents.heuristic import HeuristicAgent
+
+            self.heuristic = HeuristicAgent()
+        return self.heuristic
+
+
+class _Stats:
+    """Per-rollout sums of the learner seats' payoffs (by seat, role, opponent) and auction words."""
+
+    def __init__(self, p):
+        self.p = p
+        self.sums = {}
+        self.bids = {}
+
+    def _add(self, key, x):
+        s = self.sums.setdefault(key, [0.0, 0])
+        s[0] += x
+        s[1] += 1
+
+    def deal(self, meta_row, seating, payoffs, variant):
+        learner = [s for s in range(self.p) if seating[s] == LEARNER]
+        if not learner:
+            return
+        opp = seating[seating != LEARNER]
+        kind = "self_play" if len(opp) == 0 else ("vs_heuristic" if opp[0] == HEURISTIC else "vs_snapshot")
+        mean = float(np.mean([payoffs[s] for s in learner]))
+        self._add(f"payoff/{kind}", mean)
+        for s in learner:
+            self._add(f"payoff_seat/{s}", float(payoffs[s]))
+            self._add(f"payoff_role/{role_of(meta_row, s)}", float(payoffs[s]))
+            w = int(meta_row[BID + s])
+            if w >= 0:
+                self.bids[w] = self.bids.get(w, 0) + 1
+        self._add("deals", 1.0)
+
+    def as_dict(self, decisions, samples):
+        return {"sums": self.sums, "bids": self.bids, "decisions": decisions, "samples": samples}
+
+
+def merge_stats(parts) -> dict:
+    """Sum the statistics of several rollouts."""
+    out = {"sums": {}, "bids": {}, "decisions": 0, "samples": 0}
+    for s in parts:
+        out["decisions"] += s["decisions"]
+        out["samples"] += s["samples"]
+        for k, (tot, cnt) in s["sums"].items():
+            e = out["sums"].setdefault(k, [0.0, 0])
+            e[0] += tot
+            e[1] += cnt
+        for w, cnt in s["bids"].items():
+            out["bids"][w] = out["bids"].get(w, 0) + cnt
+    return out
