@@ -60,7 +60,10 @@ from .tables import (
     FAMILY_MINEO,
     MK_DISCARD_FALLBACK,
     MK_DISCARD_FORBIDDEN,
+    MK_EX,
     MK_PIGLIATA,
+    MK_SUIT,
+    MK_TRUMPS,
     P_CARDS,
     P_EX_LAST,
     P_FAMILY,
@@ -70,7 +73,16 @@ from .tables import (
     P_STOCK,
     P_TRICKS,
 )
-from .trick import add_to_trick, card_mask, clear_trick, legal_cards, play_legal, trick_update
+from .trick import (
+    add_excluded,
+    add_to_trick,
+    card_mask,
+    clear_trick,
+    legal_cards,
+    play_exclusions,
+    play_legal,
+    trick_update,
+)
 
 # ----------------------------------------------------------------------------------------------------------
 # dealing
@@ -247,6 +259,15 @@ def random_action_row(st, i, tb):
 # transitions
 
 
+@njit(cache=True, inline="always")
+def discardable(tb):
+    """The cards that are not forbidden in the discard: the two-word set (uint64, uint64)."""
+    f0 = tb.masks[MK_DISCARD_FORBIDDEN, 0]
+    f1 = tb.masks[MK_DISCARD_FORBIDDEN, 1]
+    s1 = tb.masks[MK_SUIT, 1] | tb.masks[MK_SUIT + 1, 1] | tb.masks[MK_SUIT + 2, 1] | tb.masks[MK_SUIT + 3, 1]
+    return (tb.masks[MK_TRUMPS, 0] | tb.masks[MK_EX, 0]) & ~f0, s1 & ~f1
+
+
 @njit(cache=True)
 def _discard(st, i, c, tb):
     m = st.meta[i]
@@ -259,6 +280,9 @@ def _discard(st, i, c, tb):
         st.cards[i, SHOWN, 0] |= mk  # a discarded trump is shown to all
     m[DISCARDS_LEFT] -= 1
     if m[DISCARDS_LEFT] == 0:
+        if (st.cards[i, SHOWN, 0] & tb.masks[MK_TRUMPS, 0]) != U0:
+            d0, d1 = discardable(tb)  # a trump went: he had fewer discardable cards than discards left
+            add_excluded(st, i, p, d0, d1)
         fam = tb.params[P_FAMILY]
         if fam == FAMILY_MINEO:
             mineo.after_discard(st, i, tb)
@@ -383,6 +407,10 @@ def random_playout_row(st, i, tb):
                 c = tb.pos_to_card[64 + b]
                 st.cards[i, HAND + p, 1] = h1 & ~mk
                 st.cards[i, PLAYED + p, 1] |= mk
+            if k > 0:
+                e0, e1 = play_exclusions(c, k, led, bt, bb, tb)
+                if (e0 | e1) != U0:
+                    add_excluded(st, i, p, e0, e1)
             m[TRICK + p] = c
             led, bs, bt, bb = trick_update(c, p, led, bs, bt, bb, tb)
             k += 1

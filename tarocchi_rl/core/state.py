@@ -52,6 +52,17 @@ columns, named by the constants below.
 | DISCARDED      | the declarer's discard                      |
 | SHOWN          | cards shown to all (discarded trumps)       |
 | SHOWN_BY + s   | cards seat s showed (poignee, accuso)       |
+| EXCLUDED + s   | cards seat s provably does not hold, known to all (see below) |
+
+``EXCLUDED + s`` is public knowledge kept by the kernels, for determinization (:mod:`tarocchi_rl.search`):
+a seat that does not follow suit lacks the suit led; one that neither follows nor trumps lacks every trump;
+one that plays a trump below the best one where overtrumping is compulsory lacks the trumps above it; the
+seats other than the declarer lack the shown monte / chien; Mineo: the caller lacks the called trump, the
+others lack the trumps above it (the caller's) and, after a scommessa, T20 and EX; a rivanto seat lacks the
+called trump; shown poignee / accuso cards are lacked by the others, and the shower lacks the trumps below
+his highest shown one (all his other trumps when EX is shown or ten trumps are accused); a declarer who
+discarded a trump holds no discardable card once the discard is over. Cards only leave hands during play,
+so an exclusion stays true.
 
 ``deck`` : int16[B, 78], the shuffled deal (dense ids; hands by seat in blocks, then the stock).
 ``rng`` : uint64[B], each game's SplitMix64 state.
@@ -87,7 +98,8 @@ STOCK = 12
 DISCARDED = 13
 SHOWN = 14
 SHOWN_BY = 15
-N_SETS = 20
+EXCLUDED = 20
+N_SETS = 24
 
 
 class BatchState(NamedTuple):

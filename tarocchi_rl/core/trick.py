@@ -18,6 +18,7 @@ from .state import (
     BEST_TRUMP,
     CUR,
     EX_PLAYER,
+    EXCLUDED,
     HAND,
     LED_SUIT,
     PHASE,
@@ -93,6 +94,34 @@ def trick_update(card, seat, led, best_seat, best_trump, best_bit, tb):
 
 
 @njit(cache=True, inline="always")
+def play_exclusions(card, n_played, led, best_trump, best_bit, tb):
+    """Cards a seat provably lacks after playing dense ``card`` to the trick described (the arguments of
+    ``legal_cards`` before the card): the led suit when not following, every trump when neither following
+    nor trumping, the trumps above the best one when under-trumping where overtrumping is compulsory; EX and
+    leads tell nothing. Returns the two-word set (uint64, uint64)."""
+    s = tb.card[card, CARD_SUIT]
+    if s == FOOL or n_played == 0 or led < 0:
+        return U0, U0
+    e1 = U0
+    if led < 4:
+        if s == led:
+            return U0, U0
+        e1 = tb.masks[MK_SUIT + led, 1]
+    if s != TRUMP:
+        return tb.masks[MK_TRUMPS, 0], e1
+    if tb.params[P_MUST_OVERTRUMP] != 0 and best_trump != 0 and tb.card[card, CARD_BIT] < best_bit:
+        return tb.masks[MK_TRUMPS, 0] & ~((bit(best_bit) << U1) - U1), e1
+    return U0, e1
+
+
+@njit(cache=True, inline="always")
+def add_excluded(st, i, seat, e0, e1):
+    """Record that ``seat`` of game ``i`` lacks the two-word card set (e0, e1)."""
+    st.cards[i, EXCLUDED + seat, 0] |= e0
+    st.cards[i, EXCLUDED + seat, 1] |= e1
+
+
+@njit(cache=True, inline="always")
 def play_legal(st, i, tb):
     """Cards the seat to act in game ``i`` may play: the two-word set (uint64, uint64)."""
     m = st.meta[i]
@@ -107,11 +136,14 @@ def play_legal(st, i, tb):
 def add_to_trick(st, i, card, tb):
     """The seat to act in game ``i`` plays dense ``card`` (legality is the caller's check).
 
-    Updates the hand, the played cards, the trick and its current winner. Returns True when the trick is
-    complete (the caller resolves it); otherwise passes the turn to the next seat.
+    Updates the hand, the played cards, the trick, its current winner and the seat's public exclusions.
+    Returns True when the trick is complete (the caller resolves it); otherwise passes the turn to the next
+    seat.
     """
     m = st.meta[i]
     p = m[CUR]
+    e0, e1 = play_exclusions(card, m[TRICK_COUNT], m[LED_SUIT], m[BEST_TRUMP], m[BEST_BIT], tb)
+    add_excluded(st, i, p, e0, e1)
     w = tb.card[card, CARD_WORD]
     mk = bit(tb.card[card, CARD_BIT])
     st.cards[i, HAND + p, w] &= ~mk

@@ -98,7 +98,7 @@ from ..core.tables import (
     P_TRICKS,
     make_tables,
 )
-from ..core.trick import clear_trick
+from ..core.trick import add_excluded, clear_trick
 
 DECK = FRENCH_DECK
 N_CARDS = 78
@@ -270,6 +270,9 @@ def _end_bidding(st, i, tb):
         m[STOCK_SHOWN] = 1
         st.cards[i, HAND + taker, 0] |= st.cards[i, STOCK, 0]
         st.cards[i, HAND + taker, 1] |= st.cards[i, STOCK, 1]
+        for s in range(n):
+            if s != taker:  # the shown chien is the taker's (hand or discard)
+                add_excluded(st, i, s, st.cards[i, STOCK, 0], st.cards[i, STOCK, 1])
         m[DISCARDS_LEFT] = tb.params[P_DISCARDS]
         m[PHASE] = DISCARD
     else:
@@ -296,6 +299,23 @@ def _shown_poignee(st, i, p, level, tb):
     return shown
 
 
+@njit(cache=True)
+def _poignee_exclusions(st, i, p, shown, tb):
+    """What a poignee proves: the others lack the shown cards; the shower lacks every trump below his highest
+    shown one that he did not show (the lowest are shown), all his unshown trumps when EX is shown."""
+    trumps = tb.masks[MK_TRUMPS, 0]
+    for s in range(tb.params[P_PLAYERS]):
+        if s != p:
+            add_excluded(st, i, s, shown, U0)
+    if (shown & _EXB) != U0:
+        add_excluded(st, i, p, trumps & ~shown, U0)
+        return
+    top = shown & trumps
+    while (top & (top - np.uint64(1))) != U0:
+        top &= top - np.uint64(1)  # the highest shown trump
+    add_excluded(st, i, p, trumps & (top - np.uint64(1)) & ~shown, U0)
+
+
 @njit(cache=True, inline="always")
 def step_special(st, i, k, tb):
     m = st.meta[i]
@@ -315,7 +335,9 @@ def step_special(st, i, k, tb):
         level = k - K_POIGNEE + 1 if k >= K_POIGNEE else 0
         m[POIGNEE_LEVEL + p] = level
         if level > 0:
-            st.cards[i, SHOWN_BY + p, 0] = _shown_poignee(st, i, p, level, tb)
+            shown = _shown_poignee(st, i, p, level, tb)
+            st.cards[i, SHOWN_BY + p, 0] = shown
+            _poignee_exclusions(st, i, p, shown, tb)
         m[PHASE] = PLAY
 
 

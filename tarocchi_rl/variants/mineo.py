@@ -31,7 +31,7 @@ from functools import cache
 import numpy as np
 from numba import njit
 
-from ..bits import U0, bit
+from ..bits import U0, U1, bit
 from ..cards import EX_BIT, MINEO_DECK
 from ..core.deal import deal_hands
 from ..core.obs_layout import build_layout, section_sizes
@@ -102,7 +102,7 @@ from ..core.tables import (
     P_TRICKS,
     make_tables,
 )
-from ..core.trick import start_play
+from ..core.trick import add_excluded, start_play
 
 NAME = "mineo"
 DECK = MINEO_DECK
@@ -258,6 +258,9 @@ def _take_monte(st, i, declarer, contract, mult, tb):
     m[STOCK_SHOWN] = 1
     st.cards[i, HAND + declarer, 0] |= st.cards[i, STOCK, 0]
     st.cards[i, HAND + declarer, 1] |= st.cards[i, STOCK, 1]
+    for s in range(4):
+        if s != declarer:  # the shown monte is the declarer's (hand or discard)
+            add_excluded(st, i, s, st.cards[i, STOCK, 0], st.cards[i, STOCK, 1])
     m[DISCARDS_LEFT] = tb.params[P_DISCARDS]
     m[PHASE] = DISCARD
     m[CUR] = declarer
@@ -279,12 +282,17 @@ def _end_auction(st, i, tb):
     while (held & bit(b)) != U0:
         b -= 1
     m[CALLED] = tb.pos_to_card[b]
+    above = tb.masks[MK_TRUMPS, 0] & ~((bit(b) << U1) - U1)
+    for s in range(4):
+        if s != caller:  # the trumps above the called one are the caller's
+            add_excluded(st, i, s, above, U0)
     if (st.cards[i, STOCK, 0] & bit(b)) != U0:
         _take_monte(st, i, caller, FORCED_SOLO, 1, tb)
         return
     for s in range(4):
         if (st.cards[i, HAND + s, 0] & bit(b)) != U0:
             m[PARTNER] = s
+    add_excluded(st, i, caller, bit(b), U0)
     _take_monte(st, i, caller, CALL, 1, tb)
 
 
@@ -317,12 +325,19 @@ def step_special(st, i, k, tb):
             m[CUR] = p + 1
     elif ph == SCOMMESSA:
         m[COMMIT] = 1 if k == K_SCOMMESSA else 0
+        if k == K_SCOMMESSA:  # he holds T20 and EX
+            for s in range(4):
+                if s != p:
+                    add_excluded(st, i, s, tb.masks[MK_SCOMMESSA_NEED, 0], U0)
         m[PHASE] = RIVANTO
         m[TURN] = 1
         m[CUR] = (m[DECLARER] + 1) % 4
     elif ph == RIVANTO:
         if k == K_RIVANTO:
             m[COMMIT + 1] = p
+            c = m[CALLED]
+            if c >= 0:  # an opponent: not the called trump's holder
+                add_excluded(st, i, p, bit(tb.card[c, CARD_BIT]), U0)
             start_play(st, i, m[DECLARER])
         else:
             m[TURN] += 1

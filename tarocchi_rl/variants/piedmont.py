@@ -84,7 +84,7 @@ from ..core.tables import (
     P_TRICKS,
     make_tables,
 )
-from ..core.trick import start_play
+from ..core.trick import add_excluded, start_play
 
 DECK = PIEDMONT_DECK
 N_CARDS = 78
@@ -244,6 +244,12 @@ def step_special(st, i, k, tb):
         n, shown = _accuso_conditions(st, i, p, tb)
         m[ACCUSO_DECL + p] = n
         st.cards[i, SHOWN_BY + p, 0] = shown
+        for s in range(tb.params[P_PLAYERS]):
+            if s != p:  # the shown cards are his
+                add_excluded(st, i, s, shown, U0)
+        trumps = tb.masks[MK_TRUMPS, 0]
+        if popcount(shown & trumps) >= 10:  # ten trumps accused: he showed all of them
+            add_excluded(st, i, p, trumps & ~shown, U0)
     else:
         m[ACCUSO_DECL + p] = 0
     m[TURN] += 1

@@ -1,0 +1,179 @@
+"""Single-observer Information Set MCTS (Cowling, Powley & Whitehouse 2012) compiled on the core.
+
+One search = one kernel call: ``search_row`` runs every iteration of one decision without returning to
+Python, and ``search_batch`` runs the searches of many games in parallel (prange over games). An iteration:
+
+1. **determinize**: copy the root game into a scratch row and redistribute the cards the searching player
+   cannot locate, uniformly over the deals consistent with what he knows
+   (:mod:`tarocchi_rl.search.determinize`);
+2. **select**: from the root, while every action legal in this determinization has a child, increment the
+   availability count of each legal child and follow the child maximising
+   ``W/N + c * sqrt(ln(avail) / N)`` (W: summed rewards of the seat that chose the action);
+3. **expand**: add one child for a random legal action without one;
+4. **roll out**: play the deal to its end on the scratch row: random legal actions (the fused random
+   playout kernel) or the heuristic bot;
+5. **back-propagate**: every node on the path gets ``N += 1`` and ``W += payoff[seat] / reward_scale``.
+
+The tree lives in flat arrays of ``iterations + 1`` nodes (one expansion per iteration):
+
+| array        | dtype / shape          | meaning                                                 |
+|--------------|------------------------|---------------------------------------------------------|
+| parent       | int32[M]               | parent node (-1 for the root)                           |
+| action       | int32[M]               | the action leading to the node                          |
+| seat         | int32[M]               | the seat that chose it                                  |
+| first_child  | int32[M]               | first child (-1: none), children linked by next_sibling |
+| next_sibling | int32[M]               | next child of the same parent (-1: last)                |
+| visits       | float64[M]             | N                                                       |
+| avail        | float64[M]             | availability count                                      |
+| wsum         | float64[M]             | W                                                       |
+
+The decision is the root's most visited action (ties: the higher mean). A root **prior** (a PPO policy's
+probabilities, when given) adds ``c_prior * P(a) * sqrt(avail) / (1 + N)`` to the root's selection score
+(PUCT-style), steering the search towards the network's moves without changing the rest of the tree.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from ..agents.heuristic import heuristic_row
+from ..bits import bounded, splitmix_next
+from ..core import engine
+from ..core.phases import DONE, PLAY
+from ..core.state import CUR, PAYOFF, PHASE
+from ..core.tables import P_CARDS, P_N_SPECIAL
+from .determinize import I_NF, I_STATUS, NI, NM, build_plan, fill_tables, sample_row
+
+ROLLOUT_RANDOM, ROLLOUT_HEURISTIC = 0, 1
+
+
+@njit(cache=True)
+def _rollout(st, j, tb, kind):
+    """Play scratch game ``j`` to its end (random or heuristic actions)."""
+    while st.meta[j, PHASE] != DONE:
+        if kind == ROLLOUT_RANDOM:
+            if st.meta[j, PHASE] == PLAY:
+                engine.random_playout_row(st, j, tb)
+                continue
+            a = engine.random_action(st, j, tb)
+        else:
+            a = heuristic_row(st, j, tb)
+        engine.step_row(st, j, a, tb)
+
+
+@njit(cache=True)
+def search_row(root, i, tb, scratch, j, iterations, c_explore, reward_scale, rollout_kind, prior, c_prior,
+               visits_out):
+    """ISMCTS for the player to act in game ``i`` of ``root``; scratch row ``j`` of ``scratch`` is the
+    working copy (its ``rng[j]`` seeds the search). prior float32[n_actions] (all zero: none).
+
+    Writes the root's visit count per action into visits_out (float64[n_actions]); returns the decision.
+    """
+    n_act = 2 * tb.params[P_CARDS] + tb.params[P_N_SPECIAL]
+    observer = root.meta[i, CUR]
+    m_nodes = iterations + 1
+    parent = np.full(m_nodes, -1, np.int32)
+    action = np.full(m_nodes, -1, np.int32)
+    seat = np.full(m_nodes, -1, np.int32)
+    first_child = np.full(m_nodes, -1, np.int32)
+    next_sibling = np.full(m_nodes, -1, np.int32)
+    visits = np.zeros(m_nodes, np.float64)
+    avail = np.zeros(m_nodes, np.float64)
+    wsum = np.zeros(m_nodes, np.float64)
+    legal = np.zeros(n_act, np.bool_)
+    stamp = np.zeros(n_act, np.int64)  # stamp[a] == tick: action a has a child at the current node
+    path = np.zeros(m_nodes, np.int32)
+    has_prior = prior.sum() > 0
+    # the observer's knowledge and the sampler's tables, once per search
+    plan_i = np.empty(NI, np.int64)
+    plan_m = np.empty(NM, np.uint64)
+    build_plan(root, i, observer, tb, plan_i, plan_m)
+    plan_f = np.empty(max(plan_i[I_NF], 1), np.float64)
+    fill_tables(plan_i, plan_f)
+    if plan_i[I_STATUS] != 1:  # no consistent deal: impossible for a real position
+        raise ValueError("ismcts: no card assignment is consistent with the searching player's knowledge")
+    n_nodes = 1
+    tick = 0
+    for _ in range(iterations):
+        sample_row(root, i, observer, tb, plan_i, plan_m, plan_f, scratch, j)
+        node = 0
+        depth = 0
+        while scratch.meta[j, PHASE] != DONE:
+            engine.legal_mask_row(scratch, j, tb, legal)
+            tick += 1
+            # availability and the best existing legal child
+            best, best_score = -1, -1e300
+            log_term = 0.0
+            ch = first_child[node]
+            while ch >= 0:
+                a = action[ch]
+                stamp[a] = tick
+                if legal[a]:
+                    avail[ch] += 1.0
+                    log_term = np.log(avail[ch])
+                    score = wsum[ch] / visits[ch] + c_explore * np.sqrt(log_term / visits[ch])
+                    if node == 0 and has_prior:
+                        score += c_prior * prior[a] * np.sqrt(avail[ch]) / (1.0 + visits[ch])
+                    if score > best_score:
+                        best_score, best = score, ch
+                ch = next_sibling[ch]
+            # untried legal actions?
+            n_untried = 0
+            for a in range(n_act):
+                if legal[a] and stamp[a] != tick:
+                    n_untried += 1
+            p = scratch.meta[j, CUR]
+            if n_untried > 0 and n_nodes < m_nodes:
+                r, z = splitmix_next(scratch.rng[j])
+                scratch.rng[j] = r
+                k = bounded(z, n_untried)
+                pick = -1
+                for a in range(n_act):
+                    if legal[a] and stamp[a] != tick:
+                        if k == 0:
+                            pick = a
+                            break
+                        k -= 1
+                new = n_nodes
+                n_nodes += 1
+                parent[new] = node
+                action[new] = pick
+                seat[new] = p
+                next_sibling[new] = first_child[node]
+                first_child[node] = new
+                avail[new] = 1.0
+                engine.step_row(scratch, j, pick, tb)
+                path[depth] = new
+                depth += 1
+                break
+            if best < 0:  # no legal child and no room to expand: roll out from here
+                break
+            engine.step_row(scratch, j, action[best], tb)
+            path[depth] = best
+            depth += 1
+            node = best
+        _rollout(scratch, j, tb, rollout_kind)
+        for d in range(depth):
+            nd = path[d]
+            visits[nd] += 1.0
+            wsum[nd] += scratch.meta[j, PAYOFF + seat[nd]] / reward_scale
+    # the decision: the most visited root child
+    visits_out[:] = 0.0
+    best, best_n, best_mean = -1, -1.0, -1e300
+    ch = first_child[0]
+    while ch >= 0:
+        a = action[ch]
+        visits_out[a] = visits[ch]
+        mean = wsum[ch] / visits[ch] if visits[ch] > 0 else -1e300
+        if visits[ch] > best_n or (visits[ch] == best_n and mean > best_mean):
+            best, best_n, best_mean = a, visits[ch], mean
+        ch = next_sibling[ch]
+    return best
+
+
+@njit(cache=True, parallel=True)
+def search_batch(root, idx, tb, scratch, iterations, c_explore, reward_scale, rollout_kind, priors, c_prior,
+                 visits_out, actions_out):
+    """search_row for every game idx[k] (scratch row k, priors[k], visits_out[k]) -> actions_out[k]."""
+    for k in prange(idx.shape[0]):
+        actions_out[k] = search_row(root, idx[k], tb, scratch, k, iterations, c_explore, reward_scale,
+                                    rollout_kind, priors[k], c_prior, visits_out[k])
