@@ -42,8 +42,7 @@ class PPOAgent(Agent):
         self.gen = torch.Generator().manual_seed(seed)
         self.name = label or (f"ppo:{path}" if path is not None else "ppo")
 
-    @torch.no_grad()
-    def act(self, obs, mask, env=None, idx=None) -> np.ndarray:
+    def _logits(self, obs, mask, env):
         if env is not None and self.variant is not None and env.variant != self.variant:
             raise ValueError(f"{self.name} was trained on {self.variant}, not {env.variant}")
         obs = np.asarray(obs, np.float32)
@@ -53,7 +52,16 @@ class PPOAgent(Agent):
                              f"the network expects {self.net.obs_dim}/{self.net.n_actions}")
         if not mask.any(axis=1).all():
             raise ValueError(f"{self.name}: a row of the mask has no legal action")
-        logits, _ = self.net(torch.from_numpy(obs), torch.from_numpy(mask))
+        return self.net(torch.from_numpy(obs), torch.from_numpy(mask))[0]
+
+    @torch.no_grad()
+    def probabilities(self, obs, mask, env=None) -> np.ndarray:
+        """float32[k, n_actions]: the policy's action probabilities (0 on illegal actions)."""
+        return torch.softmax(self._logits(obs, mask, env), dim=1).numpy()
+
+    @torch.no_grad()
+    def act(self, obs, mask, env=None, idx=None) -> np.ndarray:
+        logits = self._logits(obs, mask, env)
         if self.greedy:
             return logits.argmax(dim=1).numpy().astype(np.int64)
         return torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen).squeeze(1).numpy()

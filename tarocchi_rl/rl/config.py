@@ -59,6 +59,14 @@ class LeagueConfig:
 
 
 @dataclass
+class ImitationConfig:
+    decisions: int = 0  # heuristic decisions imitated before PPO (warm start, rl/imitation.py); 0 = pure RL
+    lr: float = 1e-3  # Adam learning rate of the imitation phase
+    minibatch_size: int = 2048  # samples per gradient step
+    value_coef: float = 0.5  # weight of the value regression on the heuristic deals' payoffs
+
+
+@dataclass
 class EvalConfig:
     every: int = 50  # updates between duplicate-arena evaluations (0 = only at the end)
     deals: int = 200  # duplicate deals per evaluation, against each of `opponents`
@@ -83,6 +91,7 @@ class TrainConfig:
     network: NetworkConfig = field(default_factory=NetworkConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     league: LeagueConfig = field(default_factory=LeagueConfig)
+    imitation: ImitationConfig = field(default_factory=ImitationConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     checkpoint_every: int = 100  # updates between checkpoints (latest.pt; the last one is always written)
     keep_checkpoints: int = 3  # periodic update_*.pt files kept (older ones deleted; 0 = keep none)
@@ -130,6 +139,11 @@ class TrainConfig:
         need(lg.self_play_share + lg.heuristic_share <= 1, "league", "self_play_share + heuristic_share must be <= 1")
         need(lg.snapshot_every >= 1, "league.snapshot_every", "must be >= 1")
         need(lg.pool_size >= 0, "league.pool_size", "must be >= 0")
+        im = self.imitation
+        need(im.decisions >= 0, "imitation.decisions", "must be >= 0")
+        need(im.lr > 0, "imitation.lr", "must be > 0")
+        need(im.minibatch_size >= 1, "imitation.minibatch_size", "must be >= 1")
+        need(im.value_coef >= 0, "imitation.value_coef", "must be >= 0")
         need(self.eval.every >= 0, "eval.every", "must be >= 0")
         need(self.eval.deals >= 1, "eval.deals", "must be >= 1")
         need(self.eval.final_deals >= 0, "eval.final_deals", "must be >= 0")

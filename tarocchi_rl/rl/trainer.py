@@ -60,6 +60,7 @@ class Trainer:
         self.minutes = 0.0
         self.pool, self.next_snapshot_id, self.pool_version = [], 0, 0
         self.eval_history = []
+        self.imitated, self.imitation_stats = False, None
         self.remote = cfg.num_workers > 0
         self._start_workers(ray_address)
         if resume_from is not None:
@@ -122,6 +123,10 @@ class Trainer:
                    unit_scale=True, disable=not self.progress, desc=f"train {cfg.variant}", dynamic_ncols=True)
         t_start = time.perf_counter()
         minutes0 = self.minutes
+        if self.update == 0 and cfg.imitation.decisions > 0 and not self.imitated:
+            self._imitate(writer)
+            if cfg.eval.every:
+                self._evaluate(writer, cfg.eval.deals, final=False)  # the warm start's level: update 0
         pool_sent = -1
         pending = None
         stop = self._should_stop(minutes0)
@@ -167,6 +172,8 @@ class Trainer:
         self.minutes = minutes0 + (t_end - t_start) / 60
         result = {"run_dir": str(self.run_dir), "updates": self.update, "samples": self.samples,
                   "decisions": self.decisions, "minutes": self.minutes}
+        if self.imitation_stats:
+            result["imitation"] = self.imitation_stats
         if warm is not None and t_end > warm[0] and self.decisions > warm[1]:
             result["decisions_per_s"] = (self.decisions - warm[1]) / (t_end - warm[0])
             result["samples_per_s"] = (self.samples - warm[2]) / (t_end - warm[0])
@@ -175,6 +182,23 @@ class Trainer:
         self._checkpoint("final.pt")
         writer.close()
         return result
+
+    def _imitate(self, writer) -> None:
+        """The warm start of :mod:`tarocchi_rl.rl.imitation` (before the first update)."""
+        from .imitation import imitate
+
+        def log(seen, st):
+            for k, v in st.items():
+                if k != "decisions":
+                    writer.add_scalar(f"imitation/{k}", v, seen)
+
+        t = time.perf_counter()
+        st = imitate(self.net, self.cfg, self.gen, log=log)
+        self.imitated = True
+        self.imitation_stats = {**st, "seconds": time.perf_counter() - t}
+        if self.progress:
+            print(f"imitation: {st['decisions']} heuristic decisions, accuracy {st['accuracy']:.3f}, "
+                  f"{self.imitation_stats['seconds']:.0f} s")
 
     def _should_stop(self, minutes) -> bool:
         c = self.cfg
@@ -282,7 +306,7 @@ class Trainer:
             "config": self.cfg.to_dict(), "model": self.net.state_dict(), "optimizer": self.opt.state_dict(),
             "update": self.update, "samples": self.samples, "decisions": self.decisions, "minutes": self.minutes,
             "pool": self.pool, "next_snapshot_id": self.next_snapshot_id, "pool_version": self.pool_version,
-            "learner_rng": self.gen.get_state(), "workers": self._all("get_state"),
+            "learner_rng": self.gen.get_state(), "workers": self._all("get_state"), "imitated": self.imitated,
         }
         ck = self.run_dir / "checkpoints"
         save_checkpoint(ck / "latest.pt", data)
@@ -303,6 +327,7 @@ class Trainer:
             self.minutes = data["minutes"]
             self.pool, self.next_snapshot_id = data["pool"], data["next_snapshot_id"]
             self.pool_version = data["pool_version"]
+            self.imitated = data.get("imitated", False)
             states = data["workers"]
         except (KeyError, RuntimeError, TypeError, ValueError) as e:
             raise CheckpointError(f"checkpoint {data.get('path')} cannot be resumed: {type(e).__name__}: {e}") from None

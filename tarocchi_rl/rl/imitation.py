@@ -1,0 +1,101 @@
+"""Warm start: the network first imitates the heuristic bot, then PPO self-play takes over.
+
+With ``imitation.decisions > 0`` the trainer, before its first update, plays deals where the heuristic holds
+every seat (batched core, ``num_envs`` games at a time), and trains on each chunk of complete deals as it
+comes (one pass, shuffled minibatches):
+
+    loss = cross_entropy(masked logits, heuristic action) + value_coef * 0.5 * (V(obs) - payoff / reward_scale)^2
+
+so the policy starts near the heuristic and the value head near the heuristic's expected payoffs (a critic
+that fits the first PPO rollouts). Everything after that is PPO: the bids, discards and commitments the
+final policy makes are its own, and they can (and do) move away from the heuristic's. ``decisions: 0``
+trains from a random network (pure self-play RL).
+"""
+
+import numpy as np
+import torch
+
+from ..batch import BatchEnv
+from ..core.phases import DONE
+from ..core.state import PHASE
+
+
+def heuristic_chunks(variant, options, num_envs, seed, reward_scale, total):
+    """Yield dicts of complete heuristic deals until ``total`` decisions: obs float32[N, D], mask bool[N, A],
+    action int64[N] (the heuristic's), ret float32[N] (the deciding seat's payoff / reward_scale)."""
+    from ..agents.heuristic import HeuristicAgent
+
+    bot = HeuristicAgent()
+    env = BatchEnv(variant, num_envs, seed=seed, **options)
+    done_total = 0
+    first = True
+    while done_total < total:
+        if not first:
+            env.reset()
+        first = False
+        obs_l, mask_l, act_l, game_l, seat_l = [], [], [], [], []
+        while True:
+            cur = env.current_player().astype(np.int64)
+            live = np.nonzero(cur >= 0)[0]
+            if len(live) == 0:
+                break
+            obs = env.observe()
+            mask = env.legal_mask()
+            actions = np.full(env.batch_size, -1, np.int64)
+            actions[live] = bot.act(None, None, env, live)
+            obs_l.append(obs[live])
+            mask_l.append(mask[live])
+            act_l.append(actions[live])
+            game_l.append(live)
+            seat_l.append(cur[live])
+            env.step(actions, check=False)
+        assert (env.state.meta[:, PHASE] == DONE).all()
+        if not act_l:
+            continue
+        payoffs = env.returns()
+        games, seats = np.concatenate(game_l), np.concatenate(seat_l)
+        chunk = {
+            "obs": np.concatenate(obs_l), "mask": np.concatenate(mask_l), "action": np.concatenate(act_l),
+            "ret": (payoffs[games, seats] / reward_scale).astype(np.float32),
+        }
+        done_total += len(games)
+        yield chunk
+
+
+def imitate(net, cfg, gen, log=None, progress=None) -> dict:
+    """Train ``net`` to imitate the heuristic (module docstring); returns final statistics.
+
+    gen: the learner's torch.Generator (minibatch shuffles); log(step, dict) receives per-chunk statistics.
+    """
+    im = cfg.imitation
+    opt = torch.optim.Adam(net.parameters(), lr=im.lr, eps=1e-5)
+    seen = 0
+    stats = {}
+    for chunk in heuristic_chunks(cfg.variant, cfg.options, cfg.num_envs, cfg.seed + 7_777_777, cfg.reward_scale,
+                                  im.decisions):
+        n = len(chunk["action"])
+        obs, mask = torch.from_numpy(chunk["obs"]), torch.from_numpy(chunk["mask"])
+        act, ret = torch.from_numpy(chunk["action"]), torch.from_numpy(chunk["ret"])
+        perm = torch.randperm(n, generator=gen)
+        sums = np.zeros(4)
+        for start in range(0, n, im.minibatch_size):
+            idx = perm[start : start + im.minibatch_size]
+            logits, value = net(obs[idx], mask[idx])
+            ce = torch.nn.functional.cross_entropy(logits, act[idx])
+            vloss = 0.5 * (value - ret[idx]).pow(2).mean()
+            loss = ce + im.value_coef * vloss
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.ppo.max_grad_norm)
+            opt.step()
+            with torch.no_grad():
+                acc = (logits.argmax(1) == act[idx]).float().mean().item()
+            sums += np.array([ce.item(), vloss.item(), acc, 1.0]) * len(idx)
+        seen += n
+        stats = {"cross_entropy": sums[0] / n, "value_loss": sums[1] / n, "accuracy": sums[2] / n,
+                 "decisions": seen}
+        if log is not None:
+            log(seen, stats)
+        if progress is not None:
+            progress(seen)
+    return stats
