@@ -5,11 +5,12 @@
 | ``random``                             | uniformly random legal actions                             |
 | ``heuristic``                          | the rule-based bot of :mod:`tarocchi_rl.agents.heuristic`  |
 | ``ppo:PATH[,greedy=false][,seed=N]``   | a trained PPO policy (checkpoint file or run directory)    |
+| ``ismcts:iterations=1000[,...]``       | Information Set MCTS (options in ``agents/ismcts.py``)     |
 """
 
 from .base import RandomAgent
 
-KNOWN = "random, heuristic, ppo:PATH"
+KNOWN = "random, heuristic, ppo:PATH, ismcts:iterations=N"
 
 
 def make_agent(spec, seed: int = 0):
@@ -30,6 +31,10 @@ def make_agent(spec, seed: int = 0):
         from .ppo import parse_ppo_spec
 
         return parse_ppo_spec(args, seed)
+    if name == "ismcts":
+        from .ismcts import parse_ismcts_spec
+
+        return parse_ismcts_spec(args, seed)
     raise ValueError(f"unknown agent spec {spec!r} (known: {KNOWN})")
 
 

@@ -1,0 +1,179 @@
+"""``ismcts``: Information Set MCTS on the compiled core, optionally root-parallel on Ray.
+
+Spec: ``ismcts:iterations=1000[,c=0.7][,rollout=random|heuristic][,workers=N][,prior=PATH][,c_prior=2]
+[,time=SECONDS][,seed=S]``.
+
+| option     | meaning                                                                                     |
+|------------|---------------------------------------------------------------------------------------------|
+| iterations | iterations per decision (default 1000)                                                      |
+| time       | instead of a fixed count: seconds per decision (iterations calibrated from a first search)  |
+| c          | UCB exploration constant, rewards being payoffs / the variant's reward scale (default 0.7)  |
+| rollout    | rollout policy: random (default) or heuristic                                               |
+| workers    | root parallelism: N independent searches (Ray actors when N > 1), root visits summed        |
+| prior      | a PPO checkpoint (file or run dir): its policy is a PUCT prior at the root                  |
+| c_prior    | weight of the prior (default 2)                                                             |
+| seed       | the agent's random seed                                                                     |
+
+Forced decisions (one legal action) are played without searching. The search itself is
+:mod:`tarocchi_rl.search.ismcts`; games of a batch are searched in parallel with Numba threads.
+"""
+
+import time
+
+import numpy as np
+
+from .base import Agent
+
+REWARD_SCALE = {"mineo": 10.0, "piedmont3": 10.0, "piedmont4": 10.0, "french3": 100.0, "french4": 100.0}
+
+
+def _search(state, idx, tables, iterations, c, scale, rollout, priors, c_prior, seeds):
+    """Run one batch of searches; returns (actions int64[k], visits float64[k, A])."""
+    from tarocchi_rl.core.state import alloc_state
+    from tarocchi_rl.search.ismcts import search_batch
+
+    k = len(idx)
+    scratch = alloc_state(k)
+    scratch.rng[:] = seeds
+    n_act = priors.shape[1]
+    visits = np.zeros((k, n_act), np.float64)
+    actions = np.zeros(k, np.int64)
+    search_batch(state, np.ascontiguousarray(idx, np.int64), tables, scratch, int(iterations), float(c),
+                 float(scale), int(rollout), priors, float(c_prior), visits, actions)
+    return actions, visits
+
+
+class _RemoteSearcher:
+    """A Ray actor: searches given root states of one variant (root parallelism)."""
+
+    def __init__(self, variant, options):
+        from tarocchi_rl.variants import get_variant
+
+        spec = get_variant(variant)
+        self.tables = spec.tables(spec.resolve_options(options))
+
+    def search(self, meta, cards, deck, rng, iterations, c, scale, rollout, priors, c_prior, seeds):
+        from tarocchi_rl.core.state import BatchState
+
+        st = BatchState(meta=meta, cards=cards, deck=deck, rng=rng.copy())
+        return _search(st, np.arange(len(meta)), self.tables, iterations, c, scale, rollout, priors, c_prior,
+                       seeds)[1]
+
+
+class ISMCTSAgent(Agent):
+    """SO-ISMCTS for every decision (module docstring)."""
+
+    needs_mask = False
+    legal_by_construction = True  # the search picks among the core's legal actions
+
+    def __init__(self, iterations=1000, c=0.7, rollout="random", workers=1, prior=None, c_prior=2.0,
+                 time_budget=None, seed=0, label=None):
+        if int(iterations) < 1:
+            raise ValueError(f"ismcts: iterations must be >= 1, got {iterations}")
+        if rollout not in ("random", "heuristic"):
+            raise ValueError(f"ismcts: rollout must be random or heuristic, got {rollout!r}")
+        if int(workers) < 1:
+            raise ValueError(f"ismcts: workers must be >= 1, got {workers}")
+        if time_budget is not None and float(time_budget) <= 0:
+            raise ValueError(f"ismcts: time must be > 0, got {time_budget}")
+        if float(c) < 0:
+            raise ValueError(f"ismcts: c must be >= 0, got {c}")
+        self.iterations, self.c, self.rollout = int(iterations), float(c), rollout
+        self.workers, self.c_prior, self.time_budget = int(workers), float(c_prior), time_budget
+        self.rng = np.random.default_rng(seed)
+        self.prior = None
+        if prior is not None:
+            from .ppo import PPOAgent
+
+            self.prior = PPOAgent(path=prior)
+        self.needs_obs = self.prior is not None
+        self.name = label or f"ismcts:iterations={self.iterations}"
+        self._actors = None
+        self._rate = None  # measured iterations per second (time budgets)
+
+    # -- Ray root parallelism ---------------------------------------------------------------------------------
+    def _ray_actors(self, env):
+        import ray
+
+        if not ray.is_initialized():
+            ray.init(num_cpus=max(2, self.workers), log_to_driver=False, include_dashboard=False)
+        key = (env.variant, tuple(sorted(env.options.items())))
+        if self._actors is None or self._actors[0] != key:
+            cls = ray.remote(num_cpus=1)(_RemoteSearcher)
+            self._actors = (key, [cls.remote(env.variant, env.options) for _ in range(self.workers)])
+        return self._actors[1]
+
+    def _iterations_for_budget(self, env, idx, priors, scale):
+        if self._rate is None:
+            t = time.perf_counter()
+            _search(env.state, idx[:1], env.tables, 200, self.c, scale, self._kind(), priors[:1], self.c_prior,
+                    self.rng.integers(1, 2**63, 1, dtype=np.uint64))
+            self._rate = 200 / max(time.perf_counter() - t, 1e-6)
+        return max(1, int(self._rate * self.time_budget))
+
+    def _kind(self):
+        from tarocchi_rl.search.ismcts import ROLLOUT_HEURISTIC, ROLLOUT_RANDOM
+
+        return ROLLOUT_HEURISTIC if self.rollout == "heuristic" else ROLLOUT_RANDOM
+
+    # -- the protocol -------------------------------------------------------------------------------------------
+    def act(self, obs, mask, env, idx=None) -> np.ndarray:
+        return self.search(obs, env, idx)[0]
+
+    def search(self, obs, env, idx=None):
+        """Search games ``idx`` of ``env``: (actions int64[k], root visits float64[k, n_actions]; summed over
+        the workers; all zero for forced decisions, which are not searched)."""
+        if idx is None:
+            idx = np.arange(env.batch_size)
+        idx = np.ascontiguousarray(idx, np.int64)
+        scale = REWARD_SCALE.get(env.variant, 10.0)
+        legal = env.legal_mask()[idx]
+        n_legal = legal.sum(axis=1)
+        if (n_legal == 0).any():
+            raise ValueError("ismcts: a game to act in is finished")
+        out = legal.argmax(axis=1).astype(np.int64)  # forced moves: the only legal action
+        visits_all = np.zeros((len(idx), env.num_actions))
+        todo = np.nonzero(n_legal > 1)[0]
+        if len(todo) == 0:
+            return out, visits_all
+        rows = idx[todo]
+        priors = np.zeros((len(rows), env.num_actions), np.float32)
+        if self.prior is not None:
+            priors[:] = self.prior.probabilities(obs[todo], legal[todo], env)
+        iters = self.iterations if self.time_budget is None else self._iterations_for_budget(env, rows, priors, scale)
+        if self.workers == 1:
+            seeds = self.rng.integers(1, 2**63, len(rows), dtype=np.uint64)
+            out[todo], visits_all[todo] = _search(env.state, rows, env.tables, iters, self.c, scale, self._kind(),
+                                                  priors, self.c_prior, seeds)
+            return out, visits_all
+        import ray
+
+        st = env.state
+        args = (st.meta[rows], st.cards[rows], st.deck[rows], st.rng[rows])
+        futures = [a.search.remote(*args, iters, self.c, scale, self._kind(), priors, self.c_prior,
+                                   self.rng.integers(1, 2**63, len(rows), dtype=np.uint64))
+                   for a in self._ray_actors(env)]
+        visits = sum(ray.get(futures))  # root parallelism: the workers' root statistics merged
+        visits_all[todo] = visits
+        visits = visits.copy()
+        visits[~legal[todo]] = -1.0
+        out[todo] = visits.argmax(axis=1)
+        return out, visits_all
+
+
+def parse_ismcts_spec(args: str, seed: int = 0) -> ISMCTSAgent:
+    """``iterations=1000,c=0.7,...`` (module docstring) -> ISMCTSAgent."""
+    kw = {"seed": seed}
+    conv = {"iterations": int, "c": float, "rollout": str, "workers": int, "prior": str, "c_prior": float,
+            "time": float, "seed": int}
+    for part in [a for a in args.split(",") if a.strip()]:
+        key, eq, val = part.partition("=")
+        key = key.strip()
+        if not eq or key not in conv:
+            raise ValueError(f"ismcts spec: expected key=value with key in {', '.join(conv)}, got {part!r}")
+        try:
+            v = conv[key](val.strip())
+        except ValueError:
+            raise ValueError(f"ismcts spec: {key} must be {conv[key].__name__}, got {val!r}") from None
+        kw["time_budget" if key == "time" else key] = v
+    return ISMCTSAgent(label=f"ismcts:{args}" if args else "ismcts", **kw)

@@ -1,0 +1,144 @@
+"""ISMCTS on the core: legal decisions for every variant and phase, visit bookkeeping, reproducibility, root
+parallelism on Ray, the agent spec, errors, and a strength smoke test (beats random)."""
+
+import numpy as np
+import pytest
+
+from tarocchi_rl.agents.ismcts import ISMCTSAgent, parse_ismcts_spec
+from tarocchi_rl.agents.specs import make_agent, split_agent_specs
+from tarocchi_rl.batch import BatchEnv
+
+VARIANTS = ["mineo", "piedmont3", "piedmont4", "french3", "french4"]
+
+
+def _positions(variant, n, seed, steps):
+    """n games of ``variant``, game i after ``steps[i]`` random decisions (or finished)."""
+    from tarocchi_rl.core import engine
+    from tarocchi_rl.core.phases import DONE
+    from tarocchi_rl.core.state import PHASE
+
+    env = BatchEnv(variant, n, seed=seed)
+    for i in range(n):
+        for _ in range(int(steps[i])):
+            if env.state.meta[i, PHASE] == DONE:
+                break
+            engine.step_row(env.state, i, engine.random_action_row(env.state, i, env.tables), env.tables)
+    return env
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_searches_give_legal_actions_in_every_phase(variant):
+    rng = np.random.default_rng(0)
+    env = _positions(variant, 24, seed=5, steps=list(rng.integers(0, 90, 24)))
+    live = np.nonzero(~env.done())[0]
+    agent = ISMCTSAgent(iterations=60, seed=1)
+    actions, visits = agent.search(None, env, live)
+    mask = env.legal_mask()[live]
+    assert mask[np.arange(len(live)), actions].all()
+    searched = mask.sum(axis=1) > 1
+    assert (visits[searched].sum(axis=1) == 60).all()  # one root visit per iteration
+    assert (visits[~mask] == 0).all()  # only legal actions are ever tried at the root
+    assert (visits[~searched] == 0).all()  # forced decisions are played without a search
+    phases = set(env.state.meta[live, 0].tolist())
+    assert len(phases) >= 2  # bidding / discards / play positions are all exercised
+
+
+def test_search_is_reproducible_and_seeded():
+    env = _positions("mineo", 6, seed=2, steps=[30] * 6)
+    idx = np.arange(6)
+    a1, v1 = ISMCTSAgent(iterations=200, seed=7).search(None, env, idx)
+    a2, v2 = ISMCTSAgent(iterations=200, seed=7).search(None, env, idx)
+    _, v3 = ISMCTSAgent(iterations=200, seed=8).search(None, env, idx)
+    assert (a1 == a2).all() and (v1 == v2).all()
+    assert not (v1 == v3).all()
+
+
+def test_search_does_not_change_the_game():
+    env = _positions("french3", 4, seed=3, steps=[40] * 4)
+    before = [x.copy() for x in env.state]
+    ISMCTSAgent(iterations=100, rollout="heuristic").act(None, None, env, np.arange(4))
+    for x, y in zip(before, env.state, strict=True):
+        assert (x == y).all()
+
+
+def test_root_parallel_workers_merge_their_statistics():
+    ray = pytest.importorskip("ray")
+    try:
+        env = _positions("mineo", 3, seed=4, steps=[35] * 3)
+        agent = make_agent("ismcts:iterations=80,workers=2,seed=3")
+        actions, visits = agent.search(None, env, np.arange(3))
+        mask = env.legal_mask()
+        searched = mask.sum(axis=1) > 1
+        assert (visits[searched].sum(axis=1) == 160).all()  # 2 workers x 80 iterations merged
+        assert mask[np.arange(3), actions].all()
+        assert (actions[searched] == visits[searched].argmax(axis=1)).all()
+    finally:
+        ray.shutdown()
+
+
+def test_spec_parsing_and_errors():
+    a = parse_ismcts_spec("iterations=500,c=1.2,rollout=heuristic,time=0.05,seed=4")
+    assert (a.iterations, a.c, a.rollout, a.time_budget) == (500, 1.2, "heuristic", 0.05)
+    assert split_agent_specs("ismcts:iterations=1000,workers=2,heuristic") == [
+        "ismcts:iterations=1000,workers=2", "heuristic"]
+    for spec, msg in (("ismcts:iterations=0", "iterations must be >= 1"), ("ismcts:rollout=ppo", "rollout must be"),
+                      ("ismcts:depth=3", "expected key=value"), ("ismcts:iterations=many", "iterations must be int"),
+                      ("ismcts:workers=0", "workers must be >= 1"), ("ismcts:time=-1", "time must be > 0")):
+        with pytest.raises(ValueError, match=msg):
+            make_agent(spec)
+
+
+def test_time_budget_calibrates_iterations():
+    env = _positions("mineo", 2, seed=6, steps=[30, 30])
+    agent = ISMCTSAgent(time_budget=0.02, seed=1)
+    actions, visits = agent.search(None, env, np.arange(2))
+    assert agent._rate > 0 and visits.sum() > 0
+
+
+def test_prior_from_a_ppo_checkpoint(tmp_path):
+    from tarocchi_rl.rl.config import load_config
+    from tarocchi_rl.rl.trainer import train
+
+    cfg = load_config(None, ["num_envs=8", "rollout_steps=4", "num_workers=0", "network.hidden=[16]", "max_updates=1",
+                             "eval.every=0", "eval.final_deals=0", "max_minutes=0", "torch_threads=1"])
+    train(cfg, tmp_path / "run", progress=False)
+    agent = make_agent(f"ismcts:iterations=50,prior={tmp_path / 'run'}")
+    assert agent.needs_obs
+    env = _positions("mineo", 2, seed=1, steps=[30, 30])
+    a = agent.act(env.observe()[[0, 1]], None, env, np.arange(2))
+    assert env.legal_mask()[np.arange(2), a].all()
+
+
+def test_ismcts_beats_random_in_the_arena():
+    from tarocchi_rl.agents.arena import run_arena
+
+    r = run_arena("piedmont3", ["ismcts:iterations=100", "random"], deals=6, seed=0, progress=False)
+    assert r["table"][0]["mean_payoff_per_deal"] > 0 and r["table"][0]["win_rate"] >= 0.8
+
+
+@pytest.mark.nojit
+def test_jit_and_pure_python_searches_agree():
+    """The same seeded searches in a subprocess with the other JIT mode give identical root statistics."""
+    import os
+    import subprocess
+    import sys
+
+    jit_disabled = os.environ.get("NUMBA_DISABLE_JIT", "0") == "1"
+    code = (
+        "import numpy as np, json, sys\n"
+        f"sys.path.insert(0, {os.path.dirname(__file__)!r})\n"
+        "from test_ismcts import _positions\n"
+        "from tarocchi_rl.agents.ismcts import ISMCTSAgent\n"
+        "out = []\n"
+        "for v in ('mineo', 'french3'):\n"
+        "    env = _positions(v, 2, seed=9, steps=[12, 40])\n"
+        "    a, vis = ISMCTSAgent(iterations=25, seed=3).search(None, env, np.arange(2))\n"
+        "    out.append([a.tolist(), vis.tolist()])\n"
+        "print(json.dumps(out))\n"
+    )
+    mine = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ)
+    other_env = dict(os.environ, NUMBA_DISABLE_JIT="0" if jit_disabled else "1")
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=other_env)
+    assert mine.returncode == 0, mine.stderr[-2000:]
+    assert other.returncode == 0, other.stderr[-2000:]
+    assert mine.stdout == other.stdout
