@@ -79,8 +79,8 @@ def bench_ours(states, iterations):
     t = time.perf_counter()
     for k, s in enumerate(states):
         scratch.rng[0] = 1 + k
-        search_row(core_env(s).state, 0, core_env(s).tables, scratch, 0, iterations, 0.7, 10.0, ROLLOUT_RANDOM, prior, 2.0,
-                   visits)
+        env = core_env(s)
+        search_row(env.state, 0, env.tables, scratch, 0, iterations, 0.7, 10.0, ROLLOUT_RANDOM, prior, 2.0, visits)
     return len(states) * iterations / (time.perf_counter() - t)
 
 

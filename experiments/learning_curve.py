@@ -26,7 +26,7 @@ def markdown(rows) -> str:
     for r in rows:
         cells = [f"{r['vs'][o]['mean']:+.2f} [{r['vs'][o]['ci95'][0]:+.2f}, {r['vs'][o]['ci95'][1]:+.2f}]"
                  for o in opps]
-        tag = " (final, %d deals)" % r["deals"] if r.get("final") else ""
+        tag = f" (final, {r['deals']} deals)" if r.get("final") else ""
         lines.append(f"| {r['update']}{tag} | {r['minutes']:.1f} | {r['samples'] / 1e6:.1f} M | " + " | ".join(cells)
                      + " |")
     return "\n".join(lines)
