@@ -95,7 +95,8 @@ def bench_openspiel_python(game, states, iterations):
     return len(states) * iterations / (time.perf_counter() - t)
 
 
-def hearts_positions(n, seed=0, cards_played=20):
+def hearts_positions(n, seed=0, actions=32):
+    """n hearts states after the card pass (12 actions) and 20 card plays: mid-game, as the mineo positions."""
     import pyspiel
 
     game = pyspiel.load_game("hearts")
@@ -103,17 +104,17 @@ def hearts_positions(n, seed=0, cards_played=20):
     out = []
     while len(out) < n:
         s = game.new_initial_state()
-        played = 0
+        taken = 0
         while not s.is_terminal():
             if s.is_chance_node():
                 acts, probs = zip(*s.chance_outcomes(), strict=True)
                 s.apply_action(int(rng.choice(acts, p=probs)))
                 continue
-            if played >= cards_played and len(s.legal_actions()) > 1 and "Play" in str(s.information_state_string()):
+            if taken >= actions and len(s.legal_actions()) > 1:
                 out.append(s)
                 break
             s.apply_action(int(rng.choice(s.legal_actions())))
-            played += 1
+            taken += 1
     return game, out
 
 
