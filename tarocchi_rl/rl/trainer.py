@@ -175,8 +175,11 @@ class Trainer:
         if self.imitation_stats:
             result["imitation"] = self.imitation_stats
         if warm is not None and t_end > warm[0] and self.decisions > warm[1]:
-            result["decisions_per_s"] = (self.decisions - warm[1]) / (t_end - warm[0])
-            result["samples_per_s"] = (self.samples - warm[2]) / (t_end - warm[0])
+            result["timed_seconds"] = t_end - warm[0]  # after the first update
+            result["timed_decisions"] = self.decisions - warm[1]
+            result["timed_samples"] = self.samples - warm[2]
+            result["decisions_per_s"] = result["timed_decisions"] / result["timed_seconds"]
+            result["samples_per_s"] = result["timed_samples"] / result["timed_seconds"]
         if cfg.eval.final_deals:
             result["final_eval"] = self._evaluate(writer, cfg.eval.final_deals, final=True)
         self._checkpoint("final.pt")
