@@ -274,3 +274,21 @@ def test_default_config_is_the_documented_one():
     cfg = TrainConfig().validate()
     assert cfg.num_workers == 1 and cfg.async_rollouts and cfg.network.hidden == [256, 256]
 
+
+
+def test_imitation_warm_start_learns_the_heuristic(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    r = _train(tmp_path, "im", "max_updates=1", "eval.every=1", "eval.final_deals=0", "num_envs=32",
+               "imitation.decisions=30000", "network.hidden=[64]")
+    st = r["imitation"]
+    assert st["decisions"] >= 30000
+    # a uniform policy agrees with the heuristic on ~1 decision in 4 (average 1 / number of legal actions)
+    assert st["accuracy"] > 0.6, st
+    ea = EventAccumulator(str(tmp_path / "im"))
+    ea.Reload()
+    assert "imitation/accuracy" in ea.Tags()["scalars"]
+    first = [e.value for e in ea.Scalars("imitation/accuracy")]
+    assert first[-1] > first[0]
+    lines = (tmp_path / "im/eval.jsonl").read_text().splitlines()
+    assert '"update": 0' in lines[0]  # the warm start's own evaluation
