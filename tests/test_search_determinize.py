@@ -12,7 +12,6 @@
 
 import itertools
 import math
-import time
 
 import numpy as np
 import pytest
@@ -691,29 +690,3 @@ def test_forced_trump_discard_caps_the_dealers_hand():
                 held = S(dst, j, HAND + 2) & info.discardable
                 assert pc(held) <= st.meta[0, DISCARDS_LEFT]
     assert S(st, 0, EXCLUDED + 2) & info.discardable == info.discardable  # after the discard: an exclusion
-
-
-def test_speed_report(capsys):
-    """Not a timed assertion: samples per second from one Mineo mid-game position (batch of 1024)."""
-    if JIT_DISABLED:
-        pytest.skip("timing needs the JIT")
-    import numba
-
-    src, tb, info = random_positions("mineo", {}, 60, 4)
-    i = next(k for k in range(60) if src.meta[k, PHASE] == PLAY and src.meta[k, TRICK_NUM] >= 5)
-    p = int(src.meta[i, CUR])
-    dst = alloc_state(1024)
-    dst.rng[:] = seed_states(0, 1024)
-    threads = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        D.determinize_batch(src, i, p, tb, dst)
-        t = time.perf_counter()
-        for _ in range(10):
-            D.determinize_batch(src, i, p, tb, dst)
-        rate = 10 * 1024 / (time.perf_counter() - t)
-    finally:
-        numba.set_num_threads(threads)
-    with capsys.disabled():
-        print(f"\ndeterminize_batch, mineo trick {src.meta[i, TRICK_NUM]}, 1 thread: {rate:,.0f} samples/s")
-    assert rate > 0
