@@ -63,7 +63,7 @@ class _RemoteSearcher:
 class ISMCTSAgent(Agent):
     """SO-ISMCTS for every decision (module docstring)."""
 
-    needs_mask = False
+    needs_mask = True  # the arena's mask rows: no second legal-mask pass over the whole batch
     legal_by_construction = True  # the search picks among the core's legal actions
 
     def __init__(self, iterations=1000, c=0.7, rollout="random", workers=1, prior=None, c_prior=2.0,
@@ -118,16 +118,17 @@ class ISMCTSAgent(Agent):
 
     # -- the protocol -------------------------------------------------------------------------------------------
     def act(self, obs, mask, env, idx=None) -> np.ndarray:
-        return self.search(obs, env, idx)[0]
+        return self.search(obs, env, idx, mask)[0]
 
-    def search(self, obs, env, idx=None):
-        """Search games ``idx`` of ``env``: (actions int64[k], root visits float64[k, n_actions]; summed over
-        the workers; all zero for forced decisions, which are not searched)."""
+    def search(self, obs, env, idx=None, mask=None):
+        """Search games ``idx`` of ``env`` (``mask``: their legal actions, computed when None): (actions
+        int64[k], root visits float64[k, n_actions]; summed over the workers; all zero for forced decisions,
+        which are not searched)."""
         if idx is None:
             idx = np.arange(env.batch_size)
         idx = np.ascontiguousarray(idx, np.int64)
         scale = REWARD_SCALE.get(env.variant, 10.0)
-        legal = env.legal_mask()[idx]
+        legal = env.legal_mask()[idx] if mask is None else np.asarray(mask, bool)
         n_legal = legal.sum(axis=1)
         if (n_legal == 0).any():
             raise ValueError("ismcts: a game to act in is finished")

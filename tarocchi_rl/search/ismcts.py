@@ -102,15 +102,13 @@ def search_row(root, i, tb, scratch, j, iterations, c_explore, reward_scale, rol
             tick += 1
             # availability and the best existing legal child
             best, best_score = -1, -1e300
-            log_term = 0.0
             ch = first_child[node]
             while ch >= 0:
                 a = action[ch]
                 stamp[a] = tick
                 if legal[a]:
                     avail[ch] += 1.0
-                    log_term = np.log(avail[ch])
-                    score = wsum[ch] / visits[ch] + c_explore * np.sqrt(log_term / visits[ch])
+                    score = wsum[ch] / visits[ch] + c_explore * np.sqrt(np.log(avail[ch]) / visits[ch])
                     if node == 0 and has_prior:
                         score += c_prior * prior[a] * np.sqrt(avail[ch]) / (1.0 + visits[ch])
                     if score > best_score:
