@@ -18,6 +18,7 @@ venv: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/pytest -q -n 2 -m "not slow"
 	NUMBA_DISABLE_JIT=1 $(BIN)/pytest -q -m nojit
 
@@ -32,6 +33,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -22,16 +22,18 @@ import time
 
 import numpy as np
 
-from .base import Agent
+from tarocchi_rl.core.state import BatchState, alloc_state
+from tarocchi_rl.policies import Agent
+from tarocchi_rl.search.ismcts import ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, search_batch
+from tarocchi_rl.variants import get_variant
+
+from .ppo import PPOAgent
 
 REWARD_SCALE = {"mineo": 10.0, "piedmont3": 10.0, "piedmont4": 10.0, "french3": 100.0, "french4": 100.0}
 
 
 def _search(state, idx, tables, iterations, c, scale, rollout, priors, c_prior, seeds):
     """Run one batch of searches; returns (actions int64[k], visits float64[k, A])."""
-    from tarocchi_rl.core.state import alloc_state
-    from tarocchi_rl.search.ismcts import search_batch
-
     k = len(idx)
     scratch = alloc_state(k)
     scratch.rng[:] = seeds
@@ -47,14 +49,10 @@ class _RemoteSearcher:
     """A Ray actor: searches given root states of one variant (root parallelism)."""
 
     def __init__(self, variant, options):
-        from tarocchi_rl.variants import get_variant
-
         spec = get_variant(variant)
         self.tables = spec.tables(spec.resolve_options(options))
 
     def search(self, meta, cards, deck, rng, iterations, c, scale, rollout, priors, c_prior, seeds):
-        from tarocchi_rl.core.state import BatchState
-
         st = BatchState(meta=meta, cards=cards, deck=deck, rng=rng.copy())
         return _search(st, np.arange(len(meta)), self.tables, iterations, c, scale, rollout, priors, c_prior,
                        seeds)[1]
@@ -83,8 +81,6 @@ class ISMCTSAgent(Agent):
         self.rng = np.random.default_rng(seed)
         self.prior = None
         if prior is not None:
-            from .ppo import PPOAgent
-
             self.prior = PPOAgent(path=prior)
         self.needs_obs = self.prior is not None
         self.name = label or f"ismcts:iterations={self.iterations}"
@@ -112,8 +108,6 @@ class ISMCTSAgent(Agent):
         return max(1, int(self._rate * self.time_budget))
 
     def _kind(self):
-        from tarocchi_rl.search.ismcts import ROLLOUT_HEURISTIC, ROLLOUT_RANDOM
-
         return ROLLOUT_HEURISTIC if self.rollout == "heuristic" else ROLLOUT_RANDOM
 
     # -- the protocol -------------------------------------------------------------------------------------------

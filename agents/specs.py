@@ -3,44 +3,33 @@
 | spec                                   | agent                                                      |
 |----------------------------------------|------------------------------------------------------------|
 | ``random``                             | uniformly random legal actions                             |
-| ``heuristic``                          | the rule-based bot of :mod:`tarocchi_rl.agents.heuristic`  |
+| ``heuristic``                          | the rule-based bot of :mod:`tarocchi_rl.policies.heuristic`|
 | ``ppo:PATH[,greedy=false][,seed=N]``   | a trained PPO policy (checkpoint file or run directory)    |
 | ``ismcts:iterations=1000[,...]``       | Information Set MCTS (options in ``agents/ismcts.py``)     |
 """
 
-from .base import RandomAgent
+from tarocchi_rl.policies import BASELINES, agent_label, make_baseline
+
+from .ismcts import parse_ismcts_spec
+from .ppo import parse_ppo_spec
 
 KNOWN = "random, heuristic, ppo:PATH, ismcts:iterations=N"
+__all__ = ["KNOWN", "agent_label", "make_agent", "split_agent_specs"]
 
 
 def make_agent(spec, seed: int = 0):
     """An agent from its spec (an agent object is returned as is). Unknown specs are a ValueError."""
     if not isinstance(spec, str):
-        if not hasattr(spec, "act"):
-            raise ValueError(f"not an agent spec or agent: {spec!r}")
-        return spec
+        return make_baseline(spec, seed)
     name, _, args = spec.strip().partition(":")
     name = name.lower()
-    if name == "random":
-        return RandomAgent(seed)
-    if name == "heuristic":
-        from .heuristic import HeuristicAgent
-
-        return HeuristicAgent()
+    if name in BASELINES and not args:
+        return make_baseline(name, seed)
     if name == "ppo":
-        from .ppo import parse_ppo_spec
-
         return parse_ppo_spec(args, seed)
     if name == "ismcts":
-        from .ismcts import parse_ismcts_spec
-
         return parse_ismcts_spec(args, seed)
     raise ValueError(f"unknown agent spec {spec!r} (known: {KNOWN})")
-
-
-def agent_label(spec) -> str:
-    """The name an agent or spec is reported under."""
-    return spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
 
 
 def split_agent_specs(text: str) -> list:

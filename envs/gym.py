@@ -63,7 +63,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from tarocchi_rl import BatchEnv, State, make
+from tarocchi_rl.agents.specs import make_agent
+from tarocchi_rl.batch import BatchEnv
+from tarocchi_rl.game import State, make
 
 #: Gymnasium ids, one per variant (registered when this module is imported).
 ENV_IDS = {
@@ -126,8 +128,6 @@ def _policy_table(opponents, n_players: int, seat: int) -> dict:
         raise ValueError(f"opponents must be 'random', a callable, a list or a dict, got {opponents!r}")
     for s, p in table.items():
         if isinstance(p, str) and p != "random":
-            from tarocchi_rl.agents.specs import make_agent
-
             table[s] = p = make_agent(p, seed=s)  # an agent spec such as "heuristic"
         if not (p == "random" if isinstance(p, str) else callable(p) or hasattr(p, "act")):
             raise ValueError(f"the opponent at seat {s} must be 'random', an agent spec, an agent (with act) or a "

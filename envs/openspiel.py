@@ -61,8 +61,8 @@ french: N bids + 6 discards + chelem + N poignées + N x tricks: 85 / 87.
 import numpy as np
 import pyspiel
 
-from tarocchi_rl.core.observation import observe_row
 from tarocchi_rl.determinize import Tracker, game_of, sample_tracker
+from tarocchi_rl.engine.observation import observe_row
 from tarocchi_rl.variants import VARIANTS, get_variant
 
 __all__ = ["GAME_CLASSES", "GAME_NAMES", "TarocchiGame", "TarocchiObserver", "TarocchiState", "max_game_length",

@@ -40,7 +40,8 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from tarocchi_rl import BatchEnv, State, make
+from tarocchi_rl.batch import BatchEnv
+from tarocchi_rl.game import State, make
 from tarocchi_rl.variants import VARIANTS
 
 _MAX_REDEALS = 1000

@@ -104,7 +104,7 @@ def make_openspiel(args):
     from torch import nn
 
     import tarocchi_rl.envs.openspiel  # noqa: F401  (registers python_tarocchi_mineo)
-    from tarocchi_rl.agents.heuristic import HeuristicAgent
+    from tarocchi_rl.policies.heuristic import HeuristicAgent
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)

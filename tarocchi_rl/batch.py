@@ -19,8 +19,8 @@ deal can then be finished from the start (petit sec: payoffs 0).
 
 import numpy as np
 
+from . import engine
 from .bits import seed_states
-from .core import engine, observation
 from .core.phases import DONE, PHASE_NAMES
 from .core.state import CUR, PAYOFF, PHASE, alloc_state
 from .variants import get_variant
@@ -121,9 +121,9 @@ class BatchEnv:
             if viewers[0] < 0:
                 out[0] = 0.0
             else:
-                observation.observe_row(self.state, 0, int(viewers[0]), self.tables, out[0])
+                engine.observe_row(self.state, 0, int(viewers[0]), self.tables, out[0])
         else:
-            observation.observe_batch(self.state, self.tables, viewers.astype(np.int64), out)
+            engine.observe_batch(self.state, self.tables, viewers.astype(np.int64), out)
         return out
 
     def returns(self) -> np.ndarray:

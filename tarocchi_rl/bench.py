@@ -12,9 +12,9 @@ import time
 import numba
 import numpy as np
 
+from . import engine
 from .batch import BatchEnv
 from .bits import seed_states
-from .core import engine
 from .core.state import alloc_state
 from .variants import get_variant
 

@@ -6,7 +6,7 @@ import sys
 
 
 def _cmd_replay(args) -> int:
-    from .records import RecordError, load, replay
+    from .records import RecordError, describe_outcome, load, replay
 
     try:
         state = replay(load(args.file))
@@ -21,36 +21,6 @@ def _cmd_replay(args) -> int:
     for line in describe_outcome(out):
         print(line)
     return 0
-
-
-def describe_outcome(out: dict) -> list:
-    """Human-readable lines for a variant's outcome dict (payoffs, card points, itemised bonuses)."""
-    lines = [f"contract: {out['contract']}" if "contract" in out else f"dealer: seat {out.get('dealer')}"]
-    if out.get("declarer") is not None:
-        lines[0] += f", declarer seat {out['declarer']}"
-    if out.get("taker") is not None:
-        lines[0] += f", taker seat {out['taker']} (x{out['multiplier']})"
-    if out.get("partner") is not None:
-        lines.append(f"called {out['called']}, partner seat {out['partner']}")
-    lines.append(f"payoffs: {out['payoffs']}")
-    if "jochi" in out:  # Mineo
-        for k, name in enumerate(("declarer side", "opponents")):
-            lines.append(
-                f"{name:>14} {out['sides'][k]}: {out['card_points'][k]} points "
-                f"({out['card_points_thirds'][k]} thirds), jochi {out['jochi_total'][k]}: {out['jochi'][k]}"
-            )
-    elif "card_points_thirds" in out:  # Piedmontese
-        for k, seats in enumerate(out["sides"]):
-            lines.append(f"seats {seats}: {out['card_points'][k]} points ({out['card_points_thirds'][k]} thirds)")
-        if "accuso" in out:
-            lines.append(f"accuso (conditions per seat): {out['accuso']}")
-    elif "score" in out:  # French
-        lines.append(
-            f"taker {out['card_points'][0]:g} points with {out['oudlers']} oudler(s), target {out['target']:g}: "
-            f"{'made' if out['made'] else 'failed'}; base {out['base']}, petit au bout {out['petit_au_bout']}, "
-            f"poignees {out['poignee']} {out['poignees']}, chelem {out['chelem']}, score T = {out['score']}"
-        )
-    return lines
 
 
 def _cmd_play(args) -> int:
@@ -84,17 +54,17 @@ def _cmd_bench(args) -> int:
 def _cmd_eval(args) -> int:
     import numba
 
-    from tarocchi_rl.agents.arena import format_results, read_deals_file, run_arena
+    from .arena import format_results, read_deals_file, run_arena
 
     numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
-    from tarocchi_rl.agents.specs import split_agent_specs
+    from .agents.specs import make_agent, split_agent_specs
 
     specs = split_agent_specs(args.agents)
     decks = read_deals_file(args.deals_file, args.variant) if args.deals_file else None
     if decks is None and args.deals < 1:
         raise ValueError("--deals must be >= 1")
     r = run_arena(args.variant, specs, deals=args.deals, seed=args.seed, decks=decks, out_dir=args.out,
-                  progress=not args.json and sys.stderr.isatty())
+                  progress=not args.json and sys.stderr.isatty(), make_agent=make_agent)
     print(json.dumps(r) if args.json else format_results(r))
     if args.out:
         print(f"wrote {args.out}/results.json, games.jsonl, ratings.png", file=sys.stderr)
@@ -102,7 +72,7 @@ def _cmd_eval(args) -> int:
 
 
 def _cmd_deals(args) -> int:
-    from tarocchi_rl.agents.arena import write_deals_file
+    from .arena import write_deals_file
 
     if args.n < 1:
         raise ValueError("--n must be >= 1")

@@ -67,8 +67,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from . import engine
 from .cards import FOOL, TRUMP
-from .core import engine
 from .core.phases import ACCUSO, DISCARD, DONE, EARLY, PHASE_NAMES, PLAY, POIGNEE
 from .core.state import (
     BEST_BIT,

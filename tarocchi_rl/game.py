@@ -17,6 +17,8 @@ from .core.phases import PHASE_NAMES
 from .core.state import HAND, PHASE, copy_state
 from .variants import get_variant
 
+RECORD_FORMAT = "tarocchi-record/1"  # the game-record format written by State.to_record (records.py)
+
 
 class Game:
     """One variant with its options. ``num_players``, ``num_actions``, ``obs_dim``, ``deck``."""
@@ -173,10 +175,22 @@ class State:
         return State(self.game, env, list(self.history))
 
     def to_record(self) -> dict:
-        """The game as a ``tarocchi-record/1`` dict (``result`` only once the deal is over)."""
-        from .records import record_of
-
-        return record_of(self)
+        """The game as a ``tarocchi-record/1`` dict (``result`` only once the deal is over); the format and its
+        validation: :mod:`tarocchi_rl.records`."""
+        rec = {
+            "format": RECORD_FORMAT,
+            "variant": self.game.variant,
+            "options": dict(self.game.options),
+            "deal": self.deal(),
+            "actions": [],
+        }
+        replay_state = self.game.state_from_deal(**rec["deal"])
+        for a in self.history:
+            rec["actions"].append(replay_state.action_to_string(a))
+            replay_state.apply(a)
+        if self.is_terminal():
+            rec["result"] = {"payoffs": self.returns()}
+        return rec
 
     def __str__(self):
         g = self.game

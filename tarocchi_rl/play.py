@@ -9,7 +9,24 @@ import json
 
 import numpy as np
 
+from .core.points import card_points
+from .core.state import (
+    BID,
+    CALLED,
+    DECLARER,
+    DISCARDED,
+    EARLY_BID,
+    SHOWN,
+    SHOWN_BY,
+    STOCK,
+    STOCK_SHOWN,
+    TRICK,
+    TRICK_LEADER,
+    TRICKS_WON,
+    WON,
+)
 from .game import make
+from .records import describe_outcome
 
 SEAT_KINDS = ("human", "random")
 
@@ -29,22 +46,6 @@ def parse_seats(text, n_players: int) -> list:
 
 def describe(state, viewer: int) -> str:
     """What ``viewer`` may see now, as text (nothing hidden from him is shown)."""
-    from .core.points import card_points
-    from .core.state import (
-        BID,
-        CALLED,
-        DECLARER,
-        DISCARDED,
-        EARLY_BID,
-        SHOWN,
-        SHOWN_BY,
-        STOCK,
-        STOCK_SHOWN,
-        TRICK,
-        TRICK_LEADER,
-        TRICKS_WON,
-        WON,
-    )
 
     g = state.game
     st = state._env.state
@@ -127,7 +128,6 @@ def play_game(variant: str, seats: list, seed=None, record_path=None, inp=input,
             a = int(rng.choice(state.legal_actions()))
         out(f"seat {p} ({seats[p]}): {state.action_to_string(a)}")
         state.apply(a)
-    from .cli import describe_outcome
 
     out("=== deal over ===")
     for line in describe_outcome(state.outcome()):

@@ -14,9 +14,9 @@
 
 import json
 
-from .game import Game, State
+from .game import RECORD_FORMAT, Game, State
 
-FORMAT = "tarocchi-record/1"
+FORMAT = RECORD_FORMAT
 
 
 class RecordError(ValueError):
@@ -28,21 +28,8 @@ class RecordError(ValueError):
 
 
 def record_of(state: State) -> dict:
-    """The record of a State (``result`` present once the deal is over)."""
-    rec = {
-        "format": FORMAT,
-        "variant": state.game.variant,
-        "options": dict(state.game.options),
-        "deal": state.deal(),
-        "actions": [],
-    }
-    replay_state = state.game.state_from_deal(**rec["deal"])
-    for a in state.history:
-        rec["actions"].append(replay_state.action_to_string(a))
-        replay_state.apply(a)
-    if state.is_terminal():
-        rec["result"] = {"payoffs": state.returns()}
-    return rec
+    """The record of a State (``result`` present once the deal is over): ``state.to_record()``."""
+    return state.to_record()
 
 
 def load(path_or_text) -> dict:
@@ -123,3 +110,33 @@ def replay(record: dict, require_finished: bool = True) -> State:
         if payoffs is not None and list(payoffs) != state.returns():
             raise RecordError(f"result.payoffs {list(payoffs)} disagree with the engine: {state.returns()}")
     return state
+
+
+def describe_outcome(out: dict) -> list:
+    """Human-readable lines for a variant's outcome dict (payoffs, card points, itemised bonuses)."""
+    lines = [f"contract: {out['contract']}" if "contract" in out else f"dealer: seat {out.get('dealer')}"]
+    if out.get("declarer") is not None:
+        lines[0] += f", declarer seat {out['declarer']}"
+    if out.get("taker") is not None:
+        lines[0] += f", taker seat {out['taker']} (x{out['multiplier']})"
+    if out.get("partner") is not None:
+        lines.append(f"called {out['called']}, partner seat {out['partner']}")
+    lines.append(f"payoffs: {out['payoffs']}")
+    if "jochi" in out:  # Mineo
+        for k, name in enumerate(("declarer side", "opponents")):
+            lines.append(
+                f"{name:>14} {out['sides'][k]}: {out['card_points'][k]} points "
+                f"({out['card_points_thirds'][k]} thirds), jochi {out['jochi_total'][k]}: {out['jochi'][k]}"
+            )
+    elif "card_points_thirds" in out:  # Piedmontese
+        for k, seats in enumerate(out["sides"]):
+            lines.append(f"seats {seats}: {out['card_points'][k]} points ({out['card_points_thirds'][k]} thirds)")
+        if "accuso" in out:
+            lines.append(f"accuso (conditions per seat): {out['accuso']}")
+    elif "score" in out:  # French
+        lines.append(
+            f"taker {out['card_points'][0]:g} points with {out['oudlers']} oudler(s), target {out['target']:g}: "
+            f"{'made' if out['made'] else 'failed'}; base {out['base']}, petit au bout {out['petit_au_bout']}, "
+            f"poignees {out['poignee']} {out['poignees']}, chelem {out['chelem']}, score T = {out['score']}"
+        )
+    return lines

@@ -7,8 +7,8 @@ import sys
 import numpy as np
 import pytest
 
-from tarocchi_rl.agents.arena import bootstrap_ci, bradley_terry, read_deals_file, run_arena, seatings, write_deals_file
-from tarocchi_rl.agents.base import RandomAgent
+from tarocchi_rl.arena import bootstrap_ci, bradley_terry, read_deals_file, run_arena, seatings, write_deals_file
+from tarocchi_rl.policies.base import RandomAgent
 from tarocchi_rl.records import replay
 
 

@@ -157,8 +157,8 @@ def test_import_compiles_nothing_and_kernels_are_cached():
     code = (
         "import importlib, tarocchi_rl;"
         "from numba.core.registry import CPUDispatcher;"
-        "names = ('bits', 'core.deal', 'core.trick', 'core.points', 'core.engine', 'core.observation',"
-        " 'variants.mineo', 'variants.piedmont', 'variants.french');"
+        "names = ('bits', 'core.deal', 'core.trick', 'core.points', 'engine.drivers', 'engine.observation',"
+        " 'variants.mineo', 'variants.piedmont', 'variants.french', 'policies.heuristic');"
         "mods = [importlib.import_module('tarocchi_rl.' + n) for n in names];"
         "ks = [f for mod in mods for f in vars(mod).values() if isinstance(f, CPUDispatcher)];"
         "print(len(ks), sum(len(f.signatures) for f in ks),"
@@ -176,10 +176,10 @@ def test_import_compiles_nothing_and_kernels_are_cached():
 def test_observation_layout_doc_is_current():
     import pathlib
 
-    from tarocchi_rl.core.obs_layout import all_layouts_markdown
+    from tarocchi_rl.variants import observation_layouts_markdown
 
     doc = pathlib.Path(__file__).resolve().parents[1] / "docs" / "observations.md"
-    assert doc.read_text() == all_layouts_markdown(), "regenerate: python -m tarocchi_rl.core.obs_layout"
+    assert doc.read_text() == observation_layouts_markdown(), "regenerate: python -m tarocchi_rl.variants"
 
 
 @pytest.mark.parametrize("variant", ["piedmont3", "piedmont4", "french3", "french4"])

@@ -278,7 +278,7 @@ def test_vector_env_with_record_episode_statistics():
 def test_agents_of_the_arena_protocol_are_opponents():
     import gymnasium
 
-    from tarocchi_rl.agents.heuristic import HeuristicAgent
+    from tarocchi_rl.policies.heuristic import HeuristicAgent
 
     for opponents in ("heuristic", [HeuristicAgent(), "random", HeuristicAgent()]):
         env = gymnasium.make("tarocchi_rl/Mineo-v0", opponents=opponents)

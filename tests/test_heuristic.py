@@ -5,10 +5,7 @@ import numpy as np
 import pytest
 from conftest import JIT_DISABLED
 
-from tarocchi_rl import BatchEnv
-from tarocchi_rl.agents.base import RandomAgent
-from tarocchi_rl.agents.heuristic import HeuristicAgent, heuristic_actions, heuristic_row
-from tarocchi_rl.core import engine
+from tarocchi_rl import BatchEnv, engine
 from tarocchi_rl.core.phases import DONE
 from tarocchi_rl.core.state import (
     CALLED,
@@ -23,6 +20,8 @@ from tarocchi_rl.core.state import (
     STOCK_SHOWN,
     copy_state,
 )
+from tarocchi_rl.policies.base import RandomAgent
+from tarocchi_rl.policies.heuristic import HeuristicAgent, heuristic_actions, heuristic_row
 from tarocchi_rl.variants import get_variant
 
 VARIANTS = [

@@ -76,8 +76,8 @@ def test_piedmont4_accuso_points_are_added():
 
 
 def test_fused_rollout_plays_the_same_games_as_stepping_every_variant():
+    from tarocchi_rl import engine
     from tarocchi_rl.bits import seed_states
-    from tarocchi_rl.core import engine
     from tarocchi_rl.core.state import alloc_state
 
     for variant in ("piedmont3", "piedmont4", "french3", "french4"):

@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 from conftest import JIT_DISABLED
 
-from tarocchi_rl import BatchEnv
-from tarocchi_rl.core import engine
+from tarocchi_rl import BatchEnv, engine
 from tarocchi_rl.core.state import (
     DECLARER,
     DISCARDED,

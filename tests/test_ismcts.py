@@ -13,7 +13,7 @@ VARIANTS = ["mineo", "piedmont3", "piedmont4", "french3", "french4"]
 
 def _positions(variant, n, seed, steps):
     """n games of ``variant``, game i after ``steps[i]`` random decisions (or finished)."""
-    from tarocchi_rl.core import engine
+    from tarocchi_rl import engine
     from tarocchi_rl.core.phases import DONE
     from tarocchi_rl.core.state import PHASE
 
@@ -110,9 +110,11 @@ def test_prior_from_a_ppo_checkpoint(tmp_path):
 
 
 def test_ismcts_beats_random_in_the_arena():
-    from tarocchi_rl.agents.arena import run_arena
+    from tarocchi_rl.agents.specs import make_agent
+    from tarocchi_rl.arena import run_arena
 
-    r = run_arena("piedmont3", ["ismcts:iterations=100", "random"], deals=6, seed=0, progress=False)
+    r = run_arena("piedmont3", ["ismcts:iterations=100", "random"], deals=6, seed=0, progress=False,
+                  make_agent=make_agent)
     assert r["table"][0]["mean_payoff_per_deal"] > 0 and r["table"][0]["win_rate"] >= 0.8
 
 

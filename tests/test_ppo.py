@@ -237,20 +237,20 @@ def test_ray_workers_train(tmp_path):
 def test_ppo_agent_spec_in_the_arena_and_cli(tmp_path, capsys):
     import json
 
-    from tarocchi_rl.agents.arena import run_arena
     from tarocchi_rl.agents.specs import make_agent, split_agent_specs
+    from tarocchi_rl.arena import run_arena
     from tarocchi_rl.cli import main
 
     _train(tmp_path, "p", "max_updates=1", "eval.every=0", "eval.final_deals=0")
     run = tmp_path / "p"
-    r = run_arena("mineo", [f"ppo:{run}", "heuristic"], deals=4, seed=1, progress=False)
+    r = run_arena("mineo", [f"ppo:{run}", "heuristic"], deals=4, seed=1, progress=False, make_agent=make_agent)
     assert r["games"] == 4 * 14 and r["table"][0]["agent"] == f"ppo:{run}"
     assert split_agent_specs(f"ppo:{run},greedy=false,heuristic") == [f"ppo:{run},greedy=false", "heuristic"]
     assert make_agent(f"ppo:{run},greedy=false").greedy is False
     assert main(["eval", "--variant", "mineo", "--agents", f"ppo:{run},random", "--deals", "2", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["deals"] == 2
     with pytest.raises(ValueError, match="trained on mineo, not french3"):
-        run_arena("french3", [f"ppo:{run}", "heuristic"], deals=2, progress=False)
+        run_arena("french3", [f"ppo:{run}", "heuristic"], deals=2, progress=False, make_agent=make_agent)
     for spec, msg in ((f"ppo:{tmp_path}/none", "not found"), ("ppo:", "needs a checkpoint"),
                       (f"ppo:{run},fast=1", "unknown argument")):
         with pytest.raises(ValueError, match=msg):

@@ -18,9 +18,8 @@ import pytest
 from conftest import JIT_DISABLED
 
 import tarocchi_rl
+from tarocchi_rl import engine
 from tarocchi_rl.bits import seed_states
-from tarocchi_rl.core import engine
-from tarocchi_rl.core.observation import observe_row
 from tarocchi_rl.core.phases import DISCARD, DONE, EARLY, PLAY
 from tarocchi_rl.core.state import (
     ACCUSO_DECL,
@@ -64,6 +63,7 @@ from tarocchi_rl.core.tables import (
     P_PLAYERS,
     P_STOCK,
 )
+from tarocchi_rl.engine.observation import observe_row
 from tarocchi_rl.search import determinize as D
 from tarocchi_rl.variants import get_variant, mineo
 

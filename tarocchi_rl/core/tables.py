@@ -11,7 +11,7 @@ special card, 0 for a scartina).
 are named below (rows a variant does not use stay zero).
 ``params`` : int64[N_PARAMS], named integers (P_* entries).
 ``obs`` : int64[N_SECTIONS], the observation layout: offset of each section (-1: absent in this variant);
-see :mod:`tarocchi_rl.core.observation`.
+see :mod:`tarocchi_rl.engine.observation`.
 """
 
 from typing import NamedTuple

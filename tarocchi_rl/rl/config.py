@@ -21,6 +21,8 @@ from dataclasses import dataclass, field, fields
 
 import yaml
 
+from ..variants import VARIANTS, get_variant
+
 
 class ConfigError(ValueError):
     """A malformed config: says which key and why."""
@@ -98,8 +100,6 @@ class TrainConfig:
     log_every: int = 1  # updates between TensorBoard scalar writes
 
     def validate(self) -> TrainConfig:
-        from ..variants import VARIANTS, get_variant
-
         def need(cond, key, msg):
             if not cond:
                 raise ConfigError(f"{key}: {msg}")

@@ -18,13 +18,12 @@ import torch
 from ..batch import BatchEnv
 from ..core.phases import DONE
 from ..core.state import PHASE
+from ..policies import HeuristicAgent
 
 
 def heuristic_chunks(variant, options, num_envs, seed, reward_scale, total):
     """Yield dicts of complete heuristic deals until ``total`` decisions: obs float32[N, D], mask bool[N, A],
     action int64[N] (the heuristic's), ret float32[N] (the deciding seat's payoff / reward_scale)."""
-    from ..agents.heuristic import HeuristicAgent
-
     bot = HeuristicAgent()
     env = BatchEnv(variant, num_envs, seed=seed, **options)
     done_total = 0

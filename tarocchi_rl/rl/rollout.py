@@ -32,10 +32,11 @@ time order, N samples) with GAE already computed, and statistics.
 import numpy as np
 import torch
 
+from .. import engine
 from ..batch import BatchEnv
-from ..core import engine
 from ..core.phases import DONE
 from ..core.state import BID, DECLARER, PHASE, SIDE
+from ..policies import HeuristicAgent
 from .config import config_from_dict
 from .losses import gae
 from .network import build_network
@@ -215,8 +216,6 @@ class RolloutWorker:
 
     def _heuristic(self):
         if self.heuristic is None:
-            from ..agents.heuristic import HeuristicAgent
-
             self.heuristic = HeuristicAgent()
         return self.heuristic
 

@@ -31,11 +31,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..arena import run_arena
 from ..variants import get_variant
 from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from .config import RESUMABLE_KEYS, TrainConfig, config_from_dict, dump_config
+from .imitation import imitate
 from .losses import explained_variance, ppo_loss
 from .network import build_network
+from .policy import PPOAgent
 from .rollout import RolloutWorker, merge_stats
 
 EVAL_SEED = 20261129  # the arena deals of the periodic evaluations: the same every time, comparable over a run
@@ -188,8 +191,6 @@ class Trainer:
 
     def _imitate(self, writer) -> None:
         """The warm start of :mod:`tarocchi_rl.rl.imitation` (before the first update)."""
-        from .imitation import imitate
-
         def log(seen, st):
             for k, v in st.items():
                 if k != "decisions":
@@ -281,9 +282,6 @@ class Trainer:
         writer.add_scalar("league/pool_size", len(self.pool), u)
 
     def _evaluate(self, writer, deals, final) -> dict:
-        from ..agents.arena import run_arena
-        from ..agents.ppo import PPOAgent
-
         agent = PPOAgent(net=copy.deepcopy(self.net).eval(), variant=self.cfg.variant, label="ppo")
         out = {}
         for opp in self.cfg.eval.opponents:

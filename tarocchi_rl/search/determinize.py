@@ -50,7 +50,6 @@ from numba.extending import intrinsic
 
 from ..bits import U0, U1, bit, bounded, kth_bit, lowest_bit, popcount, seed_states, splitmix_next
 from ..cards import EX_BIT
-from ..core.engine import discardable
 from ..core.phases import DISCARD, DONE, EARLY
 from ..core.state import (
     ACCUSO_DECL,
@@ -91,6 +90,7 @@ from ..core.tables import (
     P_PLAYERS,
     P_STOCK,
 )
+from ..engine import discardable
 from ..variants import mineo
 
 MAXP = 8  # piles (Mineo early round: 3 hands + 4 deals to come + the stock)

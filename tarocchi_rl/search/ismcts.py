@@ -35,12 +35,12 @@ probabilities, when given) adds ``c_prior * P(a) * sqrt(avail) / (1 + N)`` to th
 import numpy as np
 from numba import njit, prange
 
-from ..agents.heuristic import heuristic_row
+from .. import engine
 from ..bits import bounded, splitmix_next
-from ..core import engine
 from ..core.phases import DONE, PLAY
 from ..core.state import CUR, PAYOFF, PHASE
 from ..core.tables import P_CARDS, P_N_SPECIAL
+from ..policies.heuristic import heuristic_row
 from .determinize import I_NF, I_STATUS, NI, NM, build_plan, fill_tables, sample_row
 
 ROLLOUT_RANDOM, ROLLOUT_HEURISTIC = 0, 1

@@ -1,6 +1,6 @@
 """Tarocchi Siciliani di Mineo (RULES.md §1): tables, actions, its own phases and the settlement.
 
-The shared engine (:mod:`tarocchi_rl.core.engine`) deals, discards and plays tricks; this module adds the
+The shared engine (:mod:`tarocchi_rl.engine`) deals, discards and plays tricks; this module adds the
 early round, the auction with the automatic call, the scommessa and rivanto rounds, and the jochi.
 
 Phases (codes of :mod:`tarocchi_rl.core.phases`): early -> auction -> discard -> scommessa -> rivanto ->

@@ -2,7 +2,7 @@
 
 ``heuristic_actions(st, tb, idx, out)`` writes one action per game ``idx[k]`` (a prange loop calling the
 non-inlined row function ``heuristic_row(st, i, tb)``, which dispatches on ``params[P_FAMILY]`` and the phase);
-:class:`HeuristicAgent` wraps it in the agent protocol of :mod:`tarocchi_rl.agents.base` (``needs_obs = False``).
+:class:`HeuristicAgent` wraps it in the agent protocol of :mod:`tarocchi_rl.policies.base` (``needs_obs = False``).
 
 The player is **deterministic**: the same state gives the same action, with no RNG (ties go to the weakest
 card: the lowest bit, trumps before suit cards). It allocates nothing per decision (bit operations on the
@@ -89,10 +89,9 @@ is worth 2 jochi).
 import numpy as np
 from numba import njit, prange
 
-from tarocchi_rl.bits import U0, U1, lowest_bit, popcount
-from tarocchi_rl.cards import EX_BIT
-from tarocchi_rl.core.engine import legal_sets
-from tarocchi_rl.core.phases import (
+from ..bits import U0, U1, lowest_bit, popcount
+from ..cards import EX_BIT
+from ..core.phases import (
     ACCUSO,
     AUCTION,
     BID,
@@ -105,7 +104,7 @@ from tarocchi_rl.core.phases import (
     RIVANTO,
     SCOMMESSA,
 )
-from tarocchi_rl.core.state import (
+from ..core.state import (
     BEST_BIT,
     BEST_SEAT,
     BEST_TRUMP,
@@ -125,10 +124,10 @@ from tarocchi_rl.core.state import (
     TRICK,
     TRICK_COUNT,
 )
-from tarocchi_rl.core.state import (
+from ..core.state import (
     BID as BID_WORD,
 )
-from tarocchi_rl.core.tables import (
+from ..core.tables import (
     CARD_BIT,
     CARD_VALUE,
     CARD_WORD,
@@ -152,9 +151,9 @@ from tarocchi_rl.core.tables import (
     P_TRICKS,
     P_VALUE,
 )
-from tarocchi_rl.core.trick import play_legal
-from tarocchi_rl.variants import french, mineo
-
+from ..core.trick import play_legal
+from ..engine import legal_sets
+from ..variants import french, mineo
 from .base import Agent
 
 # bidding thresholds (strength scores of the module docstring)

@@ -22,14 +22,15 @@ import json
 import os
 import sys
 import time
+from itertools import combinations
 
 import numpy as np
 
-from tarocchi_rl import BatchEnv
-from tarocchi_rl.core.state import BID, CONTRACT, DECLARER, EARLY_BID, PAYOFF, PHASE
-from tarocchi_rl.variants import get_variant
-
-from .specs import agent_label, make_agent
+from .batch import BatchEnv
+from .core.state import BID, CONTRACT, DECLARER, EARLY_BID, PAYOFF, PHASE
+from .game import make
+from .policies import agent_label, make_baseline
+from .variants import get_variant
 
 
 def seatings(n_players: int):
@@ -38,8 +39,6 @@ def seatings(n_players: int):
     Each agent alone against copies of the other in every seat (2N maps); with 4 players also every 2+2
     split (6 maps: the pairwise rotations, which include the fixed partnerships 0+2 / 1+3 of piedmont4).
     """
-    from itertools import combinations
-
     maps = []
     for s in range(n_players):
         for alone, rest in ((0, 1), (1, 0)):
@@ -75,8 +74,6 @@ def write_deals_file(path, variant: str, n: int, seed: int, **options) -> None:
 
 def read_deals_file(path, variant: str) -> np.ndarray:
     """Decks (int16[n, C]) from a deals file; every line is checked (variant, sizes, cards)."""
-    from tarocchi_rl import make
-
     game = make(variant)
     decks = []
     with open(path, encoding="utf-8") as f:
@@ -187,8 +184,13 @@ def bradley_terry(wins: np.ndarray, iters: int = 200, prior: float = 0.5) -> np.
 
 
 def run_arena(variant, agent_specs, deals=None, seed=0, decks=None, options=None, out_dir=None,
-              progress=True, batch_deals=None):
-    """Run the duplicate arena; returns the results dict (see the module docstring)."""
+              progress=True, batch_deals=None, make_agent=make_baseline):
+    """Run the duplicate arena; returns the results dict (see the module docstring).
+
+    ``agent_specs``: agent objects or spec strings; strings are built by ``make_agent(spec, seed=...)``
+    (default: the baselines ``random`` and ``heuristic``; the CLI passes
+    :func:`tarocchi_rl.agents.specs.make_agent`, which knows every spec).
+    """
     spec = get_variant(variant)
     options = spec.resolve_options(options or {})
     if len(agent_specs) < 2:

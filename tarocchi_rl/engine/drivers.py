@@ -19,10 +19,9 @@ from numba import njit, prange
 
 from ..bits import U0, bit, bounded, kth_bit, lowest_bit, popcount, splitmix_next
 from ..cards import FOOL
-from ..variants import french, mineo, piedmont
-from .deal import give
-from .phases import DISCARD, DONE, PLAY, POIGNEE
-from .state import (
+from ..core.deal import give
+from ..core.phases import DISCARD, DONE, PLAY, POIGNEE
+from ..core.state import (
     BEST_BIT,
     BEST_SEAT,
     BEST_TRUMP,
@@ -51,7 +50,7 @@ from .state import (
     TRICKS_WON,
     WON,
 )
-from .tables import (
+from ..core.tables import (
     CARD_BIT,
     CARD_SUIT,
     CARD_WORD,
@@ -73,7 +72,7 @@ from .tables import (
     P_STOCK,
     P_TRICKS,
 )
-from .trick import (
+from ..core.trick import (
     add_excluded,
     add_to_trick,
     card_mask,
@@ -83,6 +82,7 @@ from .trick import (
     play_legal,
     trick_update,
 )
+from ..variants import french, mineo, piedmont
 
 # ----------------------------------------------------------------------------------------------------------
 # dealing

@@ -1,15 +1,14 @@
 """The observation kernel: writes any variant's flat float32 observation from the layout in its tables.
 
 Section meanings and the per-variant layouts: :mod:`tarocchi_rl.core.obs_layout` and each variant module's
-``OBS_ROWS`` (printed by ``python -m tarocchi_rl.core.observation``).
+``OBS_ROWS`` (printed by ``python -m tarocchi_rl.engine.observation``).
 """
 
 import numpy as np
 from numba import njit, prange
 
 from ..bits import U0, lowest_bit
-from ..variants import mineo
-from .obs_layout import (
+from ..core.obs_layout import (
     S_ACCUSO,
     S_BIDS,
     S_CALLED,
@@ -37,9 +36,9 @@ from .obs_layout import (
     S_TRICK_NUM,
     S_TRICKS_WON,
 )
-from .phases import DONE, PLAY, POIGNEE
-from .points import card_points
-from .state import (
+from ..core.phases import DONE, PLAY, POIGNEE
+from ..core.points import card_points
+from ..core.state import (
     ACCUSO_DECL,
     BID,
     CALLED,
@@ -64,7 +63,7 @@ from .state import (
     TRICKS_WON,
     WON,
 )
-from .tables import (
+from ..core.tables import (
     CARD_BIT,
     FAMILY_MINEO,
     P_BID_WORDS,
@@ -74,6 +73,7 @@ from .tables import (
     P_TOTAL_POINTS,
     P_TRICKS,
 )
+from ..variants import mineo
 
 
 @njit(cache=True)

@@ -1,0 +1,63 @@
+"""A policy network as an agent of the arena protocol (greedy by default): used by the trainer's evaluations
+and, one layer up, by the ``ppo:PATH`` agent spec (:mod:`tarocchi_rl.agents.ppo`).
+"""
+
+import numpy as np
+import torch
+
+from ..policies import Agent
+from ..variants import get_variant
+from .checkpoint import load_checkpoint
+from .config import config_from_dict
+from .network import build_network
+
+
+class PPOAgent(Agent):
+    """Plays the policy head's argmax over legal actions (``greedy``) or samples from it."""
+
+    needs_obs = True
+    needs_mask = True
+    legal_by_construction = False  # masked logits make illegal actions impossible, but the arena checks anyway
+
+    def __init__(self, path=None, net=None, variant=None, greedy=True, seed=0, label=None):
+        if (path is None) == (net is None):
+            raise ValueError("PPOAgent needs a checkpoint path or a network (exactly one)")
+        if path is not None:
+            data = load_checkpoint(path)
+            cfg = config_from_dict(data["config"])
+            spec = get_variant(cfg.variant)
+            net = build_network(cfg, spec.obs_dim, spec.n_actions)
+            try:
+                net.load_state_dict(data["model"])
+            except RuntimeError as e:
+                raise ValueError(f"checkpoint {data['path']}: the weights do not fit its network: {e}") from None
+            variant = cfg.variant
+        self.net = net.eval()
+        self.variant = variant
+        self.greedy = greedy
+        self.gen = torch.Generator().manual_seed(seed)
+        self.name = label or (f"ppo:{path}" if path is not None else "ppo")
+
+    def _logits(self, obs, mask, env):
+        if env is not None and self.variant is not None and env.variant != self.variant:
+            raise ValueError(f"{self.name} was trained on {self.variant}, not {env.variant}")
+        obs = np.asarray(obs, np.float32)
+        mask = np.asarray(mask, bool)
+        if obs.shape[1] != self.net.obs_dim or mask.shape[1] != self.net.n_actions:
+            raise ValueError(f"{self.name}: observations/masks of width {obs.shape[1]}/{mask.shape[1]}, "
+                             f"the network expects {self.net.obs_dim}/{self.net.n_actions}")
+        if not mask.any(axis=1).all():
+            raise ValueError(f"{self.name}: a row of the mask has no legal action")
+        return self.net(torch.from_numpy(obs), torch.from_numpy(mask))[0]
+
+    @torch.no_grad()
+    def probabilities(self, obs, mask, env=None) -> np.ndarray:
+        """float32[k, n_actions]: the policy's action probabilities (0 on illegal actions)."""
+        return torch.softmax(self._logits(obs, mask, env), dim=1).numpy()
+
+    @torch.no_grad()
+    def act(self, obs, mask, env=None, idx=None) -> np.ndarray:
+        logits = self._logits(obs, mask, env)
+        if self.greedy:
+            return logits.argmax(dim=1).numpy().astype(np.int64)
+        return torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen).squeeze(1).numpy()
