@@ -1,12 +1,19 @@
-"""Shared test helpers: run the core and the oracle side by side."""
+"""Shared test helpers: run the core and the oracle side by side.
+
+Layout: ``tests/<area>/`` (core, mineo, piedmont, french, agents, envs, rl, search, cli); the independent slow
+oracles live in ``tests/oracles/`` and are importable by name (``from oracle_mineo import MineoOracle``).
+"""
 
 import os
+import sys
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from tarocchi_rl.variants import get_variant
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracles"))
 
 JIT_DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") == "1"
 

@@ -178,7 +178,7 @@ def test_observation_layout_doc_is_current():
 
     from tarocchi_rl.variants import observation_layouts_markdown
 
-    doc = pathlib.Path(__file__).resolve().parents[1] / "docs" / "observations.md"
+    doc = pathlib.Path(__file__).resolve().parents[2] / "docs" / "observations.md"
     assert doc.read_text() == observation_layouts_markdown(), "regenerate: python -m tarocchi_rl.variants"
 
 
