@@ -27,7 +27,7 @@ from itertools import combinations
 import numpy as np
 
 from .batch import BatchEnv
-from .core.state import BID, CONTRACT, DECLARER, EARLY_BID, PAYOFF, PHASE
+from .core.state import BID_WORD, CONTRACT, DECLARER, EARLY_BID, PAYOFF, PHASE
 from .game import make
 from .policies import agent_label, make_baseline
 from .variants import get_variant
@@ -274,7 +274,7 @@ def _bid_stats(stats, meta, seat_agents, who, spec):
         return
     n = spec.n_players
     mine = seat_agents == who
-    cols = [(BID, "")] + ([(EARLY_BID, "early ")] if spec.name == "mineo" else [])
+    cols = [(BID_WORD, "")] + ([(EARLY_BID, "early ")] if spec.name == "mineo" else [])
     for col, prefix in cols:
         said = meta[:, col : col + n]
         for w, name in enumerate(words):

@@ -11,7 +11,7 @@ import numpy as np
 
 from .core.points import card_points
 from .core.state import (
-    BID,
+    BID_WORD,
     CALLED,
     DECLARER,
     DISCARDED,
@@ -63,7 +63,7 @@ def describe(state, viewer: int) -> str:
         early = [words[w] if w >= 0 else "-" for w in m[EARLY_BID : EARLY_BID + n]]
         lines.append(f"early round: {early}")
     if words:
-        lines.append(f"bids: {[words[w] if w >= 0 else '-' for w in m[BID : BID + n]]}")
+        lines.append(f"bids: {[words[w] if w >= 0 else '-' for w in m[BID_WORD : BID_WORD + n]]}")
     if m[STOCK_SHOWN]:
         lines.append(f"stock (shown): {cards(STOCK)}")
     if m[DECLARER] >= 0:

@@ -30,7 +30,7 @@ columns, named by the constants below.
 | EX_LAST              | 0/1              | EX went to the last trick's winner (variant's rule)             |
 | LAST_WINNER          | seat             | winner of the last trick                                        |
 | EARLY_BID + s        | per seat         | word in the early round (-1 not spoken)                         |
-| BID + s              | per seat         | word in the auction (-1 not spoken)                             |
+| BID_WORD + s         | per seat         | word in the auction (-1 not spoken)                             |
 | SIDE + s             | per seat         | 0 declarer's side, 1 opponents                                  |
 | COMMIT + k           | 4 slots          | variant's commitments                                           |
 | TRICK + s            | per seat         | card played to the current trick (-1 none)                      |
@@ -79,7 +79,7 @@ MAX_CARDS = 78
  TRICK_COUNT, LED_SUIT, BEST_SEAT, BEST_TRUMP, BEST_BIT, TRICK_NUM, EX_PLAYER, EX_TRICK_WINNER, EX_LAST,
  LAST_WINNER) = range(21)
 EARLY_BID = 24
-BID = 28
+BID_WORD = 28
 SIDE = 32
 COMMIT = 36
 TRICK = 40

@@ -40,7 +40,7 @@ from ..core.phases import DONE, PLAY, POIGNEE
 from ..core.points import card_points
 from ..core.state import (
     ACCUSO_DECL,
-    BID,
+    BID_WORD,
     CALLED,
     COMMIT,
     CONTRACT,
@@ -106,8 +106,8 @@ def observe_row(st, i, viewer, tb, out):
             _plane(st.cards[i, SHOWN_BY + s, 0], st.cards[i, SHOWN_BY + s, 1], tb, out, o[S_SHOWN_BY] + r * c)
         if o[S_EARLY] >= 0 and m[EARLY_BID + s] >= 0:
             out[o[S_EARLY] + 2 * r + m[EARLY_BID + s]] = 1.0
-        if o[S_BIDS] >= 0 and m[BID + s] >= 0:
-            out[o[S_BIDS] + tb.params[P_BID_WORDS] * r + m[BID + s]] = 1.0
+        if o[S_BIDS] >= 0 and m[BID_WORD + s] >= 0:
+            out[o[S_BIDS] + tb.params[P_BID_WORDS] * r + m[BID_WORD + s]] = 1.0
         if o[S_POIGNEE] >= 0 and m[POIGNEE_LEVEL + s] > 0:
             out[o[S_POIGNEE] + 3 * r + m[POIGNEE_LEVEL + s] - 1] = 1.0
         if o[S_ACCUSO] >= 0 and m[ACCUSO_DECL + s] > 0:

@@ -108,6 +108,7 @@ from ..core.state import (
     BEST_BIT,
     BEST_SEAT,
     BEST_TRUMP,
+    BID_WORD,
     CALLED,
     COMMIT,
     CONTRACT,
@@ -123,9 +124,6 @@ from ..core.state import (
     SIDE,
     TRICK,
     TRICK_COUNT,
-)
-from ..core.state import (
-    BID as BID_WORD,
 )
 from ..core.tables import (
     CARD_BIT,

@@ -35,7 +35,7 @@ import torch
 from .. import engine
 from ..batch import BatchEnv
 from ..core.phases import DONE
-from ..core.state import BID, DECLARER, PHASE, SIDE
+from ..core.state import BID_WORD, DECLARER, PHASE, SIDE
 from ..policies import HeuristicAgent
 from .config import config_from_dict
 from .losses import gae
@@ -244,7 +244,7 @@ class _Stats:
         for s in learner:
             self._add(f"payoff_seat/{s}", float(payoffs[s]))
             self._add(f"payoff_role/{role_of(meta_row, s)}", float(payoffs[s]))
-            w = int(meta_row[BID + s])
+            w = int(meta_row[BID_WORD + s])
             if w >= 0:
                 self.bids[w] = self.bids.get(w, 0) + 1
         self._add("deals", 1.0)

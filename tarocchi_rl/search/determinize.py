@@ -53,7 +53,7 @@ from ..cards import EX_BIT
 from ..core.phases import DISCARD, DONE, EARLY
 from ..core.state import (
     ACCUSO_DECL,
-    BID,
+    BID_WORD,
     BONUS,
     CALLED,
     CONTRACT,
@@ -405,7 +405,7 @@ def _meta_flags(src, i, p, tb):
                 f |= F_PARTNER
     if fam == FAMILY_PIEDMONT and m[DECLARER] != p:
         f |= F_STOCK
-    if fam == FAMILY_FRENCH and not (m[PHASE] == DONE and m[BID] == -1):  # (not a deal annulled at once)
+    if fam == FAMILY_FRENCH and not (m[PHASE] == DONE and m[BID_WORD] == -1):  # (not a deal annulled at once)
         f |= F_PETIT
     return f
 

@@ -35,9 +35,7 @@ from ..core.obs_layout import build_layout, section_sizes
 from ..core.phases import BID, CHELEM, DISCARD, DONE, PLAY, POIGNEE
 from ..core.points import card_points
 from ..core.state import (
-    BID as BID_WORD,
-)
-from ..core.state import (
+    BID_WORD,
     BONUS,
     COMMIT,
     CONTRACT,

@@ -38,7 +38,7 @@ from ..core.obs_layout import build_layout, section_sizes
 from ..core.phases import AUCTION, DISCARD, DONE, EARLY, PHASE_NAMES, PLAY, RIVANTO, SCOMMESSA  # noqa: F401
 from ..core.points import card_points
 from ..core.state import (
-    BID,
+    BID_WORD,
     BONUS,
     CALLED,
     COMMIT,
@@ -125,12 +125,12 @@ A_CALL = A_PASS + 2
 A_SCOMMESSA = A_PASS + 3
 A_RIVANTO = A_PASS + 4
 N_ACTIONS = A_PASS + 5
-BID_WORDS = ("pass", "solo", "call")  # meta[BID + s] / meta[EARLY_BID + s] words, for display
+BID_WORDS = ("pass", "solo", "call")  # meta[BID_WORD + s] / meta[EARLY_BID + s] words, for display
 SPECIAL_ACTION_NAMES = ("pass", "solo", "call", "scommessa", "rivanto")
 # special action k (flags bit k)
 K_PASS, K_SOLO, K_CALL, K_SCOMMESSA, K_RIVANTO = range(5)
 F_PASS, F_SOLO, F_CALL, F_SCOMMESSA, F_RIVANTO = 1, 2, 4, 8, 16
-# words stored in meta[EARLY_BID + s] / meta[BID + s]
+# words stored in meta[EARLY_BID + s] / meta[BID_WORD + s]
 BID_PASS, BID_SOLO, BID_CALL = 0, 1, 2
 # bonus slots (jochi)
 J_RIMATURA, J_VANTO, J_RIVANTO, J_ARIE, J_PIGLIATA, J_RE, J_SCOMMESSA = range(7)
@@ -235,7 +235,7 @@ def legal_flags(st, i, tb):
         return F_PASS | F_SOLO
     if ph == AUCTION:
         for s in range(4):
-            if m[BID + s] == BID_CALL:
+            if m[BID_WORD + s] == BID_CALL:
                 return F_PASS | F_SOLO
         return F_PASS | F_SOLO | F_CALL
     if ph == SCOMMESSA:
@@ -272,7 +272,7 @@ def _end_auction(st, i, tb):
     m = st.meta[i]
     caller = -1
     for s in range(4):
-        if m[BID + s] == BID_CALL:
+        if m[BID_WORD + s] == BID_CALL:
             caller = s
     if caller < 0:
         m[PHASE] = DONE  # all passed: void deal, payoffs 0
@@ -316,7 +316,7 @@ def step_special(st, i, k, tb):
             else:
                 m[CUR] = p + 1
     elif ph == AUCTION:
-        m[BID + p] = k
+        m[BID_WORD + p] = k
         if k == K_SOLO:
             _take_monte(st, i, p, SOLO, 1, tb)
         elif p == 3:

@@ -23,7 +23,7 @@ from tarocchi_rl.bits import seed_states
 from tarocchi_rl.core.phases import DISCARD, DONE, EARLY, PLAY
 from tarocchi_rl.core.state import (
     ACCUSO_DECL,
-    BID,
+    BID_WORD,
     BONUS,
     CALLED,
     CONTRACT,
@@ -167,7 +167,7 @@ def partner_hidden(st, i, p, info):
 
 def annulled(st, i, info):
     """A French deal annulled at once (a petit sec): nothing to determinize."""
-    return info.fam == FAMILY_FRENCH and st.meta[i, PHASE] == DONE and st.meta[i, BID] == -1
+    return info.fam == FAMILY_FRENCH and st.meta[i, PHASE] == DONE and st.meta[i, BID_WORD] == -1
 
 
 def placement_violations(st, i, p, info, contents):
