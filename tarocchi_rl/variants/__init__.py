@@ -1,8 +1,25 @@
-"""The variants: a rule family module each (mineo, piedmont, french) and the registry of the five variants.
+"""The variants: one rule family module each (mineo, piedmont, french) behind one contract, and the registry.
 
-A ``VariantSpec`` gives everything the Python side needs: the family module (action strings, outcome), the
-RuleTables factory with its options, sizes, the deal order and the observation layout. The kernels
-themselves are shared (:mod:`tarocchi_rl.engine`).
+The family contract. A family module provides, beside its rules:
+
+| what                                                       | kind    | used by                              |
+|------------------------------------------------------------|---------|--------------------------------------|
+| ``make_rule_tables(**options)``                            | Python  | the engine (RuleTables: masks, params)|
+| ``start_row``, ``legal_flags``, ``step_special``,          | Numba   | the engine's family dispatch         |
+| ``after_discard``, ``settle``                              | kernels | (:mod:`tarocchi_rl.engine`)          |
+| ``DECK``, ``N_ACTIONS``, ``SPECIAL_ACTION_NAMES``,         | Python  | game API, records, adapters: the     |
+| ``action_to_string``, ``string_to_action``                 |         | action vocabulary                    |
+| ``outcome(st, i, tb)``                                     | Python  | the one schema (:data:`OUTCOME_FIELDS`)|
+| ``PAYOFF_SCALE``                                           | fact    | rewards = payoff / scale (trainer,   |
+|                                                            |         | ISMCTS, envs)                        |
+| ``utility_bounds``, ``max_game_length`` (derived in their  | facts   | OpenSpiel metadata, contract test    |
+| docstrings), ``LONG_NAME(S)``                              |         |                                      |
+| ``OUTCOME_DETAILS``, ``BONUS_UNIT``, ``CARD_POINT_UNITS``  | facts   | the CLI, replay, docs                |
+
+A ``VariantSpec`` gathers, per variant, the family module, the options (name -> (type, default, bounds)), sizes,
+deal order, observation layout and these facts. A sixth variant is one family module (or a new entry of an
+existing family), one registry line in ``_FACTORIES`` and its oracle in ``tests/oracles``; the contract test
+``tests/core/test_variant_contract.py`` runs over every registered variant.
 """
 
 from dataclasses import dataclass
@@ -11,10 +28,22 @@ from types import ModuleType
 from ..core.obs_layout import layout_table
 from . import french, mineo, piedmont
 
+OUTCOME_FIELDS = {
+    "payoffs": "int per seat, the deal's payoffs (zero-sum)",
+    "contract": "the contract's name ('none': every seat passed), null where the game has none (Piedmontese)",
+    "declarer": "the seat that plays against the others: Mineo declarer, French taker, Piedmontese dealer (null: "
+                "no contract)",
+    "sides": "seats per side; side 0 is the declarer's (Piedmontese: piedmont3 each seat, piedmont4 0+2, 1+3)",
+    "card_points": "card points per side (numbers; exact in units of 1 / CARD_POINT_UNITS)",
+    "card_point_units": "the same in the family's counting unit (thirds, half points): integers",
+    "bonuses": "itemised bonuses: [{name, side, points}] in the family's BONUS_UNIT",
+    "details": "the family's own fields (its OUTCOME_DETAILS)",
+}
+
 
 @dataclass(frozen=True)
 class VariantSpec:
-    """A variant: family module, options (name -> (type, default)), sizes and deal order."""
+    """A variant: family module, options (name -> (type, default)), sizes, deal order and facts."""
 
     name: str
     rules: ModuleType
@@ -26,10 +55,32 @@ class VariantSpec:
     obs_dim: int
     obs_rows: tuple
     fixed: dict  # arguments of make_rule_tables that are not user options (the variant's name)
+    long_name: str = ""
 
     @property
     def deck(self):
         return self.rules.DECK
+
+    @property
+    def payoff_scale(self) -> float:
+        """Payoff units per unit of reward: rewards of order 1 are payoffs / this (the family's PAYOFF_SCALE)."""
+        return float(self.rules.PAYOFF_SCALE)
+
+    @property
+    def special_actions(self) -> tuple:
+        """The action vocabulary beyond playing and discarding a card: id 2C + k is ``special_actions[k]``."""
+        return tuple(self.rules.SPECIAL_ACTION_NAMES)
+
+    def utility_bounds(self, options: dict | None = None) -> tuple[int, int]:
+        """(min, max) payoff of any seat in any deal with these options (derivation: the family's docstring)."""
+        return self.rules.utility_bounds(**self.fixed_or_name(), **self.resolve_options(options or {}))
+
+    def max_game_length(self, options: dict | None = None) -> int:
+        """The most player decisions in one deal with these options (derivation: the family's docstring)."""
+        return self.rules.max_game_length(**self.fixed_or_name(), **self.resolve_options(options or {}))
+
+    def fixed_or_name(self) -> dict:
+        return self.fixed or {"variant": self.name}
 
     def resolve_options(self, options: dict) -> dict:
         """Defaults filled in; an unknown option or a value of the wrong type is a ValueError saying which."""
@@ -57,7 +108,7 @@ class VariantSpec:
 
 def _mineo():
     return VariantSpec("mineo", mineo, {"early_solo": (bool, True)}, 4, mineo.N_ACTIONS, mineo.HAND_SIZES,
-                       mineo.STOCK_SIZE, mineo.OBS_DIM, tuple(mineo.OBS_ROWS), {})
+                       mineo.STOCK_SIZE, mineo.OBS_DIM, tuple(mineo.OBS_ROWS), {}, mineo.LONG_NAME)
 
 
 def _piedmont(name):
@@ -70,14 +121,14 @@ def _piedmont(name):
         options["accuso_points"] = (int, 5)
     _, dim, rows = piedmont.layout(name)
     return VariantSpec(name, piedmont, options, n, piedmont.N_ACTIONS, (hand,) * n, stock, dim, tuple(rows),
-                       {"variant": name})
+                       {"variant": name}, piedmont.LONG_NAMES[name])
 
 
 def _french(name):
     n, hand, _, _ = french.SHAPES[name]
     _, dim, rows = french.layout(name)
     return VariantSpec(name, french, {}, n, french.N_ACTIONS, (hand,) * n, 6, dim, tuple(rows),
-                       {"variant": name})
+                       {"variant": name}, french.LONG_NAMES[name])
 
 
 _FACTORIES = {

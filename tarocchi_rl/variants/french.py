@@ -123,6 +123,38 @@ OBS_SECTIONS = ("hand", "played", "trick", "stock", "discard", "shown", "shown_b
 _EXB = np.uint64(1) << np.uint64(EX_BIT)
 
 
+LONG_NAMES = {"french3": "French Tarot (3 players)", "french4": "French Tarot (4 players)"}
+
+# -- facts, read by the adapters, ISMCTS, the trainer and the CLI (variants/__init__.py: the contract) ---------
+PAYOFF_SCALE = 100.0  # payoffs are FFT marks (the taker (N-1) T): / 100 gives rewards of order 1
+BONUS_UNIT = "score points (T)"
+CARD_POINT_UNITS = 2  # card points are counted in half points
+OUTCOME_DETAILS = {
+    "multiplier": "the contract's multiplier (prise 1, garde 2, garde sans 4, garde contre 6)",
+    "oudlers": "oudlers in the taker's tricks", "target": "card points the taker needed",
+    "made": "the contract was made", "base": "25 + points over / under the target",
+    "poignees": "poignee level declared per seat", "chelem_announced": "the taker announced a chelem",
+    "score": "T, the taker's score per defender (taker (N-1) T, each defender -T)",
+}
+
+
+def utility_bounds(variant: str) -> tuple[int, int]:
+    """(min, max) payoff of any seat in any deal. T = s (25 + d) mult + petit + s poignee + chelem with d <= 55
+    points made (182 half points, target 36) and <= 56 failed (0 half points, target 56), mult <= 6, petit au
+    bout +-60, poignees <= 40 (two simple in french4 or one triple), chelem in [-400, 400]: T in [-986, 980];
+    the taker gets (N-1) T, each defender -T: french3 [-1972, 1960], french4 [-2958, 2940]."""
+    k = SHAPES[variant][0] - 1
+    t_max, t_min = 80 * 6 + 60 + 40 + 400, -(81 * 6 + 60 + 40 + 400)
+    return min(k * t_min, -t_max), max(k * t_max, -t_min)
+
+
+def max_game_length(variant: str) -> int:
+    """The most player decisions in one deal: N bids + 6 discards + chelem + N poignees + N x tricks: 85
+    (french3), 87 (french4)."""
+    n, hand, _, _ = SHAPES[variant]
+    return n + 6 + 1 + n + n * hand
+
+
 def layout(variant):
     n, _, tricks, _ = SHAPES[variant]
     return build_layout(OBS_SECTIONS, section_sizes(n, N_CARDS, 5, 4, tricks))
@@ -463,31 +495,38 @@ def string_to_action(text: str) -> int:
 
 
 def outcome(st, i: int, tb) -> dict:
-    """Payoffs and the score's parts: contract, taker, half points, oudlers, target, petit au bout, ..."""
+    """Finished game ``i`` in the one outcome schema (:data:`tarocchi_rl.variants.OUTCOME_FIELDS`): side 0 is
+    the taker, side 1 the defence; bonuses are the parts of T besides the base (petit au bout, poignees,
+    chelem), each given to the side it counts for."""
     m = st.meta[i]
     if m[PHASE] != DONE:
         raise ValueError("the deal is not finished")
     n = int(tb.params[P_PLAYERS])
     payoffs = [int(x) for x in m[PAYOFF : PAYOFF + n]]
     if m[DECLARER] < 0:
-        return {"payoffs": payoffs, "contract": "none (all passed or petit sec)"}
+        return {"payoffs": payoffs, "contract": "none", "declarer": None, "sides": [], "card_points": [],
+                "card_point_units": [], "bonuses": [], "details": {}}
     b = [int(x) for x in m[BONUS : BONUS + 8]]
     hp = int(m[POINTS])
+    made = bool(b[B_MADE])
+    signed = {"petit au bout": b[B_PETIT], "poignee": b[B_POIGNEE] if made else -b[B_POIGNEE],
+              "chelem": b[B_CHELEM]}
     return {
         "payoffs": payoffs,
         "contract": CONTRACT_NAMES[m[CONTRACT]],
-        "taker": int(m[DECLARER]),
-        "multiplier": int(m[MULT]),
-        "card_points_half": [hp, TOTAL_HALF_POINTS - hp],
-        "card_points": [hp / 2, (TOTAL_HALF_POINTS - hp) / 2],
-        "oudlers": b[B_OUDLERS],
-        "target": b[B_TARGET] / 2,
-        "made": bool(b[B_MADE]),
-        "base": b[B_BASE],
-        "petit_au_bout": b[B_PETIT],
-        "poignee": b[B_POIGNEE],
-        "poignees": [POIGNEE_NAMES[max(int(x), 0)] for x in m[POIGNEE_LEVEL : POIGNEE_LEVEL + n]],
-        "chelem_announced": bool(m[COMMIT] == 1),
-        "chelem": b[B_CHELEM],
-        "score": b[B_SCORE],
+        "declarer": int(m[DECLARER]),
+        "sides": [[s for s in range(n) if m[SIDE + s] == k] for k in range(2)],
+        "card_points": [hp / CARD_POINT_UNITS, (TOTAL_HALF_POINTS - hp) / CARD_POINT_UNITS],
+        "card_point_units": [hp, TOTAL_HALF_POINTS - hp],
+        "bonuses": [{"name": name, "side": 0 if v > 0 else 1, "points": abs(v)} for name, v in signed.items() if v],
+        "details": {
+            "multiplier": int(m[MULT]),
+            "oudlers": b[B_OUDLERS],
+            "target": b[B_TARGET] / CARD_POINT_UNITS,
+            "made": made,
+            "base": b[B_BASE],
+            "poignees": [POIGNEE_NAMES[max(int(x), 0)] for x in m[POIGNEE_LEVEL : POIGNEE_LEVEL + n]],
+            "chelem_announced": bool(m[COMMIT] == 1),
+            "score": b[B_SCORE],
+        },
     }

@@ -105,6 +105,7 @@ from ..core.tables import (
 from ..core.trick import add_excluded, start_play
 
 NAME = "mineo"
+LONG_NAME = "Tarocchi Siciliani di Mineo (4 players, hidden partnerships)"
 DECK = MINEO_DECK
 N_PLAYERS = 4
 N_CARDS = 63
@@ -138,6 +139,32 @@ BONUS_NAMES = ("rimatura", "vanto", "rivanto", "arie", "pigliata", "re", "scomme
 RIMATURA_THIRDS = 164
 LAST_TRICK_THIRDS = 15
 TOTAL_THIRDS = 327
+
+# -- facts, read by the adapters, ISMCTS, the trainer and the CLI (variants/__init__.py: the contract) ---------
+PAYOFF_SCALE = 10.0  # payoffs are jochi (x3 for the soloist): / 10 gives rewards of order 1
+MAX_JOCHI_PER_SIDE = 12  # rimatura 1 + rivanto 2 + arie con Giove 2 + 5 pigliate + re 1 + scommessa 1
+BONUS_UNIT = "jochi"
+CARD_POINT_UNITS = 3  # card points are counted in thirds
+OUTCOME_DETAILS = {
+    "called": "the called trump (null: solo)",
+    "partner": "the called trump's holder (null: solo)",
+    "doubled": "stakes doubled by an early solo",
+}
+
+
+def utility_bounds(variant: str = NAME, early_solo: bool = True) -> tuple[int, int]:
+    """(min, max) payoff of any seat in any deal: per side at most MAX_JOCHI_PER_SIDE jochi, so the difference
+    D is in [-12, 12], x2 after an early solo; the soloist gets 3D and each opponent -D: [-72, 72] (without
+    ``early_solo`` [-36, 36])."""
+    d = MAX_JOCHI_PER_SIDE * (2 if early_solo else 1)
+    return -3 * d, 3 * d
+
+
+def max_game_length(variant: str = NAME, early_solo: bool = True) -> int:
+    """The most player decisions in one deal: 4 early words + 4 auction words + 3 discards + scommessa + 3
+    rivanto + 60 cards = 75 (71 without the early round)."""
+    return (4 if early_solo else 0) + 4 + STOCK_SIZE + 1 + 3 + N_PLAYERS * N_TRICKS
+
 
 OBS_SECTIONS = (
     "hand", "played", "trick", "stock", "discard", "shown", "early", "bids", "declarer", "contract", "doubled",
@@ -476,36 +503,30 @@ def string_to_action(text: str) -> int:
     )
 
 
-def _thirds_text(t: int) -> str:
-    whole, rest = divmod(int(t), 3)
-    return f"{whole}" if rest == 0 else f"{whole} {rest}/3"
-
-
 def outcome(st, i: int, tb=None) -> dict:
-    """Summary of finished game ``i``: payoffs, contract, card points per side (thirds) and itemised jochi."""
+    """Finished game ``i`` in the one outcome schema (:data:`tarocchi_rl.variants.OUTCOME_FIELDS`); side 0 is
+    the declarer's, bonuses are the itemised jochi."""
     m = st.meta[i]
     if m[PHASE] != DONE:
         raise ValueError("the deal is not finished")
     payoffs = [int(x) for x in m[PAYOFF : PAYOFF + 4]]
     if m[DECLARER] < 0:
-        return {"payoffs": payoffs, "contract": "none (all passed)"}
-    sides = [[s for s in range(4) if m[SIDE + s] == k] for k in range(2)]
-    jochi = [
-        {name: int(m[BONUS + 8 * k + j]) for j, name in enumerate(BONUS_NAMES) if m[BONUS + 8 * k + j]}
-        for k in range(2)
-    ]
+        return {"payoffs": payoffs, "contract": "none", "declarer": None, "sides": [], "card_points": [],
+                "card_point_units": [], "bonuses": [], "details": {}}
     return {
         "payoffs": payoffs,
         "contract": CONTRACT_NAMES[m[CONTRACT]],
         "declarer": int(m[DECLARER]),
-        "partner": int(m[PARTNER]) if m[PARTNER] >= 0 else None,
-        "called": DECK.names[m[CALLED]] if m[CALLED] >= 0 else None,
-        "doubled": bool(m[MULT] == 2),
-        "sides": sides,
-        "card_points_thirds": [int(m[POINTS]), int(m[POINTS + 1])],
-        "card_points": [_thirds_text(m[POINTS]), _thirds_text(m[POINTS + 1])],
-        "jochi": jochi,
-        "jochi_total": [sum(j.values()) for j in jochi],
+        "sides": [[s for s in range(4) if m[SIDE + s] == k] for k in range(2)],
+        "card_points": [int(m[POINTS + k]) / CARD_POINT_UNITS for k in range(2)],
+        "card_point_units": [int(m[POINTS + k]) for k in range(2)],
+        "bonuses": [{"name": name, "side": k, "points": int(m[BONUS + 8 * k + j])}
+                    for k in range(2) for j, name in enumerate(BONUS_NAMES) if m[BONUS + 8 * k + j]],
+        "details": {
+            "called": DECK.names[m[CALLED]] if m[CALLED] >= 0 else None,
+            "partner": int(m[PARTNER]) if m[PARTNER] >= 0 else None,
+            "doubled": bool(m[MULT] == 2),
+        },
     }
 
 

@@ -106,6 +106,38 @@ OBS_SECTIONS = {
 }
 
 
+LONG_NAMES = {"piedmont3": "Piedmontese tarocchi (3 players)", "piedmont4": "Piedmontese tarocchi (4 players, pairs)"}
+
+# -- facts, read by the adapters, ISMCTS, the trainer and the CLI (variants/__init__.py: the contract) ---------
+PAYOFF_SCALE = 10.0  # payoffs are thirds of a card point: / 10 gives rewards of order 1
+BONUS_UNIT = "thirds"
+CARD_POINT_UNITS = 3  # card points are counted in thirds
+OUTCOME_DETAILS = {
+    "excuse": "who played the Excuse, who won its trick, whether it went to the last trick's winner",
+    "accuso": "piedmont4: accuso conditions declared per seat",
+}
+
+
+def utility_bounds(variant: str, excuse_exchange: bool = True, honour_5: str = "mondo", accuso: bool = False,
+                   accuso_points: int = 5) -> tuple[int, int]:
+    """(min, max) payoff of any seat in any deal. piedmont3: own thirds - 77 with thirds in [0, 231] (the
+    Excuse exchange only moves one third between seats): [-77, 154]. piedmont4: own side's thirds minus the
+    other's, at most the deck's 243 plus, with ``accuso``, three conditions per side (one seat with >= 10 trumps
+    and the honours, its partner >= 10 trumps) of ``accuso_points`` card points (x3 thirds): +-(243 + 9 P)."""
+    if variant == "piedmont3":
+        return -77, 154
+    m = 243 + (9 * int(accuso_points) if accuso else 0)
+    return -m, m
+
+
+def max_game_length(variant: str, excuse_exchange: bool = True, honour_5: str = "mondo", accuso: bool = False,
+                    accuso_points: int = 5) -> int:
+    """The most player decisions in one deal: the dealer's discards (+ 4 accuso words) + N x tricks: 78
+    (piedmont3), 78 (piedmont4; 82 with accuso)."""
+    n, hand, stock, _, _ = SHAPES[variant]
+    return stock + (n if accuso and variant == "piedmont4" else 0) + n * hand
+
+
 def layout(variant):
     n, _, _, tricks, _ = SHAPES[variant]
     return build_layout(OBS_SECTIONS[variant], section_sizes(n, N_CARDS, 1, 1, tricks))
@@ -327,23 +359,27 @@ def string_to_action(text: str) -> int:
 
 
 def outcome(st, i: int, tb) -> dict:
-    """Payoffs and card points (thirds and points) per seat (piedmont3) or team (piedmont4)."""
+    """Finished game ``i`` in the one outcome schema (:data:`tarocchi_rl.variants.OUTCOME_FIELDS`): sides are the
+    seats (piedmont3) or the pairs 0+2, 1+3 (piedmont4); the declarer is the dealer; the accuso is the bonus."""
     m = st.meta[i]
     if m[PHASE] != DONE:
         raise ValueError("the deal is not finished")
     n = int(tb.params[P_PLAYERS])
-    teams = tb.params[P_TEAMS] == 1
-    k = 2 if teams else 3
-    thirds = [int(x) for x in m[POINTS : POINTS + k]]
-    out = {
+    n_sides = 2 if tb.params[P_TEAMS] == 1 else n
+    accuso = [3 * int(tb.params[P_ACCUSO_POINTS]) * sum(int(max(m[ACCUSO_DECL + s], 0)) for s in range(n)
+                                                        if m[SIDE + s] == k) for k in range(n_sides)]
+    cards = [int(m[POINTS + k]) - accuso[k] for k in range(n_sides)]
+    details = {"excuse": {"played_by": int(m[EX_PLAYER]), "trick_won_by": int(m[EX_TRICK_WINNER]),
+                          "to_last_trick_winner": bool(m[EX_LAST])}}
+    if n_sides == 2:
+        details["accuso"] = [int(max(x, 0)) for x in m[ACCUSO_DECL : ACCUSO_DECL + 4]]
+    return {
         "payoffs": [int(x) for x in m[PAYOFF : PAYOFF + n]],
-        "dealer": int(m[DECLARER]),
-        "sides": [[s for s in range(n) if m[SIDE + s] == j] for j in range(k)],
-        "card_points_thirds": thirds,
-        "card_points": [f"{t // 3}" + (f" {t % 3}/3" if t % 3 else "") for t in thirds],
-        "excuse": {"played_by": int(m[EX_PLAYER]), "trick_won_by": int(m[EX_TRICK_WINNER]),
-                   "to_last_trick_winner": bool(m[EX_LAST])},
+        "contract": None,
+        "declarer": int(m[DECLARER]),
+        "sides": [[s for s in range(n) if m[SIDE + s] == k] for k in range(n_sides)],
+        "card_points": [t / CARD_POINT_UNITS for t in cards],
+        "card_point_units": cards,
+        "bonuses": [{"name": "accuso", "side": k, "points": accuso[k]} for k in range(n_sides) if accuso[k]],
+        "details": details,
     }
-    if teams:
-        out["accuso"] = [int(max(x, 0)) for x in m[ACCUSO_DECL : ACCUSO_DECL + 4]]
-    return out
