@@ -144,3 +144,52 @@ def test_jit_and_pure_python_searches_agree():
     assert mine.returncode == 0, mine.stderr[-2000:]
     assert other.returncode == 0, other.stderr[-2000:]
     assert mine.stdout == other.stdout
+
+
+# ----------------------------------------------------------------------------------------------------------
+# a recording of root statistics (refactoring guard)
+
+# search_digest() of the search before search_row was split into its steps (commit 1a47ccd), per variant:
+# (random rollouts, heuristic rollouts, a root prior). The same seeds must give the same root statistics.
+RECORDED_SEARCHES = {
+    "mineo": ("c150da2312c4ec80", "94aa52ace7cbbf97", "7fb0ade5c6048310"),
+    "piedmont3": ("72885d67daf99dd9", "28a36f72bc2c867a", "60aa4dac69048045"),
+    "piedmont4": ("5e35f56ec2790952", "84f58925b969b5d0", "6a1e81b2333fdd49"),
+    "french3": ("87688f6736be83fa", "162e82bb2762bbaf", "851ce07d44cf244c"),
+    "french4": ("19e74311c721e986", "e55ddf5b18243f88", "cb4d8e64fa951900"),
+}
+
+
+def search_digest(variant, rollout):
+    """sha256 (16 hex digits) of the actions and root visits of seeded searches of 6 positions of ``variant``
+    (the agent; with ``rollout="prior"``: search_batch with random root priors and random rollouts)."""
+    import hashlib
+
+    from tarocchi_rl.bits import seed_states
+    from tarocchi_rl.core.state import alloc_state
+    from tarocchi_rl.search.ismcts import ROLLOUT_RANDOM, search_batch
+    from tarocchi_rl.variants import get_variant
+
+    env = _positions(variant, 6, seed=13, steps=[0, 8, 20, 35, 50, 70])
+    live = np.nonzero(~env.done())[0]
+    if rollout == "prior":
+        k = len(live)
+        priors = np.random.default_rng(0).random((k, env.num_actions)).astype(np.float32)
+        scratch = alloc_state(k)
+        scratch.rng[:] = seed_states(9, k)
+        visits, actions = np.zeros((k, env.num_actions)), np.zeros(k, np.int64)
+        search_batch(env.state, live.astype(np.int64), env.tables, scratch, 120, 0.7, get_variant(variant).payoff_scale,
+                     ROLLOUT_RANDOM, priors, 2.0, visits, actions)
+    else:
+        actions, visits = ISMCTSAgent(iterations=150, rollout=rollout, seed=5).search(None, env, live)
+    return hashlib.sha256(np.asarray(actions, np.int64).tobytes() + visits.tobytes()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_searches_match_the_recording(variant):
+    assert tuple(search_digest(variant, r) for r in ("random", "heuristic", "prior")) == RECORDED_SEARCHES[variant]
+
+
+if __name__ == "__main__":  # print a new recording
+    for v in VARIANTS:
+        print(f"    {v!r}: {tuple(search_digest(v, r) for r in ('random', 'heuristic', 'prior'))!r},")

@@ -10,6 +10,7 @@
   assignments, enumerated by brute force.
 """
 
+import hashlib
 import itertools
 import math
 
@@ -690,3 +691,100 @@ def test_forced_trump_discard_caps_the_dealers_hand():
                 held = S(dst, j, HAND + 2) & info.discardable
                 assert pc(held) <= st.meta[0, DISCARDS_LEFT]
     assert S(st, 0, EXCLUDED + 2) & info.discardable == info.discardable  # after the discard: an exclusion
+
+
+# ----------------------------------------------------------------------------------------------------------
+# a recording of plans and samples (refactoring guard)
+
+# sample_digest() of the kernels before the plan layout got its names (commit 1a47ccd), for 4 and for
+# RECORDED_GAMES random positions: the sampler must draw exactly the same deals from the same RNG states.
+RECORDED_GAMES = 1000
+RECORDED_SAMPLES = {
+    "mineo": ("b8615dcb140987f4", "4e7dcfb8841aa7a1"),
+    "mineo,early_solo=False": ("f5a779569b67061d", "29f11468478f870c"),
+    "piedmont3": ("4c3ecf5b19ebcc3b", "c3f5e4479716061e"),
+    "piedmont4,accuso=True": ("5defd98756ec3ea8", "f127dfb539b0d871"),
+    "french3": ("387404e8ab67d73c", "0b06f87404ce324b"),
+    "french4": ("3d82e27eb60dc44e", "3d85ed008743b9fb"),
+}
+RECORDED_FORCED_DISCARD = "01dbf30c43b8debd"
+
+
+def sample_digest(variant, options, n_games, seed=101, n_samples=4):
+    """sha256 (16 hex digits) of the plans' piles and classes and of the samples (a batch from the plan, or
+    determinize_row one by one) of ``n_games`` random positions, every seat as observer."""
+    src, tb, info = random_positions(variant, options, n_games, seed)
+    h = hashlib.sha256()
+    for i in range(n_games):
+        for p in range(info.n):
+            try:
+                plan = D.make_plan(src, i, p, tb)
+            except RuntimeError:
+                h.update(b"inconsistent")
+                continue
+            pi, pm = plan.ints, plan.masks
+            h.update(pi[: D.I_LAY].tobytes())
+            for q in range(pi[D.I_P]):
+                h.update(pm[D.M_PILE + 2 * q : D.M_PILE + 2 * q + 2].tobytes())
+                h.update(pm[D.M_FIX + 2 * q : D.M_FIX + 2 * q + 2].tobytes())
+            for k in range(pi[D.I_K]):
+                h.update(pm[D.M_CLS + 2 * k : D.M_CLS + 2 * k + 2].tobytes())
+            h.update(pm[D.M_U : D.M_U + 2].tobytes())
+            dst = alloc_state(n_samples)
+            dst.rng[:] = seed_states(seed + 100 * i + p, n_samples)
+            if (i + p) % 2:
+                for j in range(n_samples):
+                    h.update(bytes([bool(D.determinize_row(src, i, p, tb, dst, j))]))
+            else:
+                D.sample_batch(src, i, p, tb, *plan, dst)
+            for x in dst:
+                h.update(np.ascontiguousarray(x).tobytes())
+    return h.hexdigest()[:16]
+
+
+def forced_discard_digest(n_samples=50):
+    """sample_digest of the forced trump discard scenario (below: the count cap on the dealer's hand), each
+    observer after each discard."""
+    spec, tb = tables("piedmont3", {})
+    deck = spec.deck
+    forced = [c for c in range(78) if deck.suit[c] >= 4 or deck.names[c].startswith("K")]
+    others = [c for c in range(78) if c not in forced]
+    np.random.default_rng(0).shuffle(others)
+    dealer = forced + others[:2]
+    env = tarocchi_rl.BatchEnv("piedmont3", 1, seed=0)
+    env.set_deals(np.array([others[2:27] + others[27:52] + dealer[:25] + dealer[25:]]))
+    trump = next(c for c in range(78) if deck.names[c] == "T5")
+    h = hashlib.sha256()
+    for a in (78 + trump, 78 + others[0], 78 + others[1]):
+        env.step(np.array([a]))
+        for p in (0, 1):
+            plan = D.make_plan(env.state, 0, p, tb)
+            h.update(plan.ints[: D.I_LAY].tobytes())
+            dst = D.determinize(env.state, 0, p, tb, n=n_samples, seed=p)
+            for x in dst:
+                h.update(np.ascontiguousarray(x).tobytes())
+    return h.hexdigest()[:16]
+
+
+def _config_key(variant, options):
+    return variant + "".join(f",{k}={v}" for k, v in sorted(options.items()))
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize(("variant", "options"), CONFIGS)
+def test_samples_match_the_recording(variant, options):
+    small, full = RECORDED_SAMPLES[_config_key(variant, options)]
+    assert sample_digest(variant, options, 4) == small
+    if not JIT_DISABLED:
+        assert sample_digest(variant, options, RECORDED_GAMES) == full
+
+
+@pytest.mark.nojit
+def test_capped_samples_match_the_recording():
+    assert forced_discard_digest() == RECORDED_FORCED_DISCARD
+
+
+if __name__ == "__main__":  # print a new recording (PYTHONPATH=tests)
+    for v, o in CONFIGS:
+        print(f"    {_config_key(v, o)!r}: ({sample_digest(v, o, 4)!r}, {sample_digest(v, o, RECORDED_GAMES)!r}),")
+    print(f"RECORDED_FORCED_DISCARD = {forced_discard_digest()!r}")
