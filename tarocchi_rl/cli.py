@@ -18,7 +18,7 @@ def _cmd_replay(args) -> int:
         print(json.dumps({"file": args.file, "valid": True, "actions": len(state.history), **out}))
         return 0
     print(f"{args.file}: valid {state.game.variant} record, {len(state.history)} actions")
-    for line in describe_outcome(out):
+    for line in describe_outcome(out, state.game.variant):
         print(line)
     return 0
 

@@ -130,7 +130,7 @@ def play_game(variant: str, seats: list, seed=None, record_path=None, inp=input,
         state.apply(a)
 
     out("=== deal over ===")
-    for line in describe_outcome(state.outcome()):
+    for line in describe_outcome(state.outcome(), state.game.variant):
         out(line)
     record = state.to_record()
     if record_path:

@@ -15,6 +15,7 @@
 import json
 
 from .game import RECORD_FORMAT, Game, State
+from .variants import get_variant
 
 FORMAT = RECORD_FORMAT
 
@@ -112,31 +113,21 @@ def replay(record: dict, require_finished: bool = True) -> State:
     return state
 
 
-def describe_outcome(out: dict) -> list:
-    """Human-readable lines for a variant's outcome dict (payoffs, card points, itemised bonuses)."""
-    lines = [f"contract: {out['contract']}" if "contract" in out else f"dealer: seat {out.get('dealer')}"]
+def describe_outcome(out: dict, variant: str) -> list[str]:
+    """Human-readable lines for an outcome in the one schema (:data:`tarocchi_rl.variants.OUTCOME_FIELDS`):
+    contract and declarer, payoffs, card points per side, itemised bonuses, the family's details."""
+    spec = get_variant(variant)
+    role = spec.declarer_role
+    head = f"contract: {out['contract']}" if out.get("contract") is not None else "no contract"
     if out.get("declarer") is not None:
-        lines[0] += f", declarer seat {out['declarer']}"
-    if out.get("taker") is not None:
-        lines[0] += f", taker seat {out['taker']} (x{out['multiplier']})"
-    if out.get("partner") is not None:
-        lines.append(f"called {out['called']}, partner seat {out['partner']}")
-    lines.append(f"payoffs: {out['payoffs']}")
-    if "jochi" in out:  # Mineo
-        for k, name in enumerate(("declarer side", "opponents")):
-            lines.append(
-                f"{name:>14} {out['sides'][k]}: {out['card_points'][k]} points "
-                f"({out['card_points_thirds'][k]} thirds), jochi {out['jochi_total'][k]}: {out['jochi'][k]}"
-            )
-    elif "card_points_thirds" in out:  # Piedmontese
-        for k, seats in enumerate(out["sides"]):
-            lines.append(f"seats {seats}: {out['card_points'][k]} points ({out['card_points_thirds'][k]} thirds)")
-        if "accuso" in out:
-            lines.append(f"accuso (conditions per seat): {out['accuso']}")
-    elif "score" in out:  # French
-        lines.append(
-            f"taker {out['card_points'][0]:g} points with {out['oudlers']} oudler(s), target {out['target']:g}: "
-            f"{'made' if out['made'] else 'failed'}; base {out['base']}, petit au bout {out['petit_au_bout']}, "
-            f"poignees {out['poignee']} {out['poignees']}, chelem {out['chelem']}, score T = {out['score']}"
-        )
+        head += f", {role} seat {out['declarer']}"
+    lines = [head, f"payoffs: {out['payoffs']}"]
+    for k, seats in enumerate(out.get("sides", [])):
+        points = out["card_points"][k]
+        bonuses = [f"{b['name']} {b['points']}" for b in out.get("bonuses", []) if b["side"] == k]
+        lines.append(f"side {k} seats {seats}: {points:g} card points"
+                     + (f"; {spec.rules.BONUS_UNIT}: {', '.join(bonuses)}" if bonuses else ""))
+    details = out.get("details") or {}
+    if details:
+        lines.append("details: " + ", ".join(f"{k} {v}" for k, v in details.items()))
     return lines

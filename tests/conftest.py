@@ -23,6 +23,19 @@ def oracle_name(action_string: str) -> str:
     return action_string[4:] if action_string.startswith("bid:") else action_string
 
 
+def bonuses_by_side(out: dict) -> list[dict]:
+    """An outcome's itemised bonuses as one {name: points} dict per side (Mineo: the jochi of each side)."""
+    sides = [{} for _ in range(max(2, len(out["sides"])))]
+    for b in out["bonuses"]:
+        sides[b["side"]][b["name"]] = b["points"]
+    return sides
+
+
+def bonus_totals(out: dict) -> list[int]:
+    """Sum of the bonuses of each side."""
+    return [sum(d.values()) for d in bonuses_by_side(out)]
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)

@@ -2,7 +2,12 @@
 
 Every field is documented below; unknown keys, wrong types and out-of-range values are a
 :class:`ConfigError` naming the key (dotted path) and the file. The resolved config is written to the run
-directory (``config.yaml``) and logged to TensorBoard as text.
+directory (``config.yaml``) and logged to TensorBoard as text, with ``payoff_scale`` resolved to a number.
+
+Two counts are never mixed: *samples* are the learner seats' decisions (what PPO trains on: ``total_samples``),
+*decisions* are every seat's (learner, league snapshots, heuristic). Keys renamed since earlier releases
+(``reward_scale`` -> ``payoff_scale``, ``total_decisions`` -> ``total_samples``) are still read
+(:data:`LEGACY_KEYS`), so old configs and checkpoints load.
 
 Example (``configs/ppo_mineo.yaml``)::
 
@@ -16,6 +21,7 @@ Example (``configs/ppo_mineo.yaml``)::
 from __future__ import annotations
 
 import dataclasses
+import types
 import typing
 from dataclasses import dataclass, field, fields
 
@@ -28,17 +34,27 @@ class ConfigError(ValueError):
     """A malformed config: says which key and why."""
 
 
+def _need(cond: bool, key: str, msg: str) -> None:
+    if not cond:
+        raise ConfigError(f"{key}: {msg}")
+
+
 @dataclass
 class NetworkConfig:
     hidden: list[int] = field(default_factory=lambda: [256, 256])  # MLP trunk widths (shared by policy and value)
     activation: str = "relu"  # relu | tanh
 
+    def validate(self) -> None:
+        _need(len(self.hidden) >= 1 and all(h >= 1 for h in self.hidden), "network.hidden",
+              "must be a non-empty list of positive widths")
+        _need(self.activation in ("relu", "tanh"), "network.activation", "must be relu or tanh")
+
 
 @dataclass
 class PPOConfig:
     lr: float = 3e-4  # Adam learning rate at the start
-    lr_schedule: str = "linear"  # linear (to lr_end at total_decisions) | constant
-    lr_end: float = 1e-4  # learning rate reached at total_decisions (linear schedule)
+    lr_schedule: str = "linear"  # linear (to lr_end at total_samples) | constant
+    lr_end: float = 1e-4  # learning rate reached at total_samples (linear schedule)
     gamma: float = 1.0  # discount between a seat's successive decisions (payoffs come at the end of a deal)
     gae_lambda: float = 0.95  # GAE lambda
     clip: float = 0.2  # PPO ratio clip epsilon
@@ -50,6 +66,20 @@ class PPOConfig:
     normalize_advantages: bool = True  # per minibatch
     target_kl: float = 0.0  # stop the epochs of an update early when approx-KL exceeds this (0 = never)
 
+    def validate(self) -> None:
+        _need(self.lr > 0, "ppo.lr", "must be > 0")
+        _need(self.lr_schedule in ("linear", "constant"), "ppo.lr_schedule", "must be linear or constant")
+        _need(0 <= self.lr_end, "ppo.lr_end", "must be >= 0")
+        _need(0 <= self.gamma <= 1, "ppo.gamma", "must be in [0, 1]")
+        _need(0 <= self.gae_lambda <= 1, "ppo.gae_lambda", "must be in [0, 1]")
+        _need(0 < self.clip < 1, "ppo.clip", "must be in (0, 1)")
+        _need(self.value_coef >= 0, "ppo.value_coef", "must be >= 0")
+        _need(self.entropy_coef >= 0, "ppo.entropy_coef", "must be >= 0")
+        _need(self.epochs >= 1, "ppo.epochs", "must be >= 1")
+        _need(self.minibatch_size >= 1, "ppo.minibatch_size", "must be >= 1")
+        _need(self.max_grad_norm > 0, "ppo.max_grad_norm", "must be > 0")
+        _need(self.target_kl >= 0, "ppo.target_kl", "must be >= 0")
+
 
 @dataclass
 class LeagueConfig:
@@ -59,6 +89,14 @@ class LeagueConfig:
     snapshot_every: int = 20  # updates between snapshots added to the pool
     pool_size: int = 8  # snapshots kept (oldest dropped)
 
+    def validate(self) -> None:
+        _need(0 <= self.self_play_share <= 1, "league.self_play_share", "must be in [0, 1]")
+        _need(0 <= self.heuristic_share <= 1, "league.heuristic_share", "must be in [0, 1]")
+        _need(self.self_play_share + self.heuristic_share <= 1, "league",
+              "self_play_share + heuristic_share must be <= 1")
+        _need(self.snapshot_every >= 1, "league.snapshot_every", "must be >= 1")
+        _need(self.pool_size >= 0, "league.pool_size", "must be >= 0")
+
 
 @dataclass
 class ImitationConfig:
@@ -66,6 +104,12 @@ class ImitationConfig:
     lr: float = 1e-3  # Adam learning rate of the imitation phase
     minibatch_size: int = 2048  # samples per gradient step
     value_coef: float = 0.5  # weight of the value regression on the heuristic deals' payoffs
+
+    def validate(self) -> None:
+        _need(self.decisions >= 0, "imitation.decisions", "must be >= 0")
+        _need(self.lr > 0, "imitation.lr", "must be > 0")
+        _need(self.minibatch_size >= 1, "imitation.minibatch_size", "must be >= 1")
+        _need(self.value_coef >= 0, "imitation.value_coef", "must be >= 0")
 
 
 @dataclass
@@ -75,21 +119,31 @@ class EvalConfig:
     opponents: list[str] = field(default_factory=lambda: ["heuristic", "random"])
     final_deals: int = 500  # deals of the evaluation at the end of the run (0 = none)
 
+    def validate(self) -> None:
+        _need(self.every >= 0, "eval.every", "must be >= 0")
+        _need(self.deals >= 1, "eval.deals", "must be >= 1")
+        _need(self.final_deals >= 0, "eval.final_deals", "must be >= 0")
+        _need(all(o in ("heuristic", "random") for o in self.opponents), "eval.opponents",
+              "entries must be heuristic or random")
+
 
 @dataclass
 class TrainConfig:
     variant: str = "mineo"  # mineo | piedmont3 | piedmont4 | french3 | french4
     options: dict = field(default_factory=dict)  # variant options (see `tarocchi-rl play --help`)
     seed: int = 0  # seeds deals, action sampling, league draws and the network initialisation
-    total_decisions: int = 40_000_000  # learner decisions (samples) to train on; also the lr schedule's horizon
+    # learner samples to train on (the learner seats' decisions, not every seat's); also the lr schedule's horizon
+    total_samples: int = 40_000_000
     max_minutes: float = 55.0  # wall-clock stop in minutes (0 = none); the run then ends with a checkpoint
     max_updates: int = 0  # stop after this many updates (0 = none)
     num_envs: int = 512  # games per rollout worker (a batched core each)
     rollout_steps: int = 48  # decisions per game per rollout; deals in flight are then played to their end
-    num_workers: int = 1  # Ray rollout actors (0 = rollouts in the learner's process, for debugging)
-    async_rollouts: bool = True  # workers collect the next rollout while the learner trains (1 update stale)
+    num_workers: int = 1  # Ray rollout actors (0 = one worker in the learner's process, for debugging)
+    async_rollouts: bool = True  # Ray workers collect the next rollout while the learner trains (1 update stale)
     torch_threads: int = 1  # PyTorch threads of the learner (workers use 1)
-    reward_scale: float = 10.0  # rewards are the deal payoffs divided by this
+    # rewards = deal payoff / payoff_scale; None (default) = the variant's payoff_scale (10 for mineo and
+    # piedmont, 100 for french: rewards of order 1), resolved when the config is validated
+    payoff_scale: float | None = None
     network: NetworkConfig = field(default_factory=NetworkConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     league: LeagueConfig = field(default_factory=LeagueConfig)
@@ -100,58 +154,28 @@ class TrainConfig:
     log_every: int = 1  # updates between TensorBoard scalar writes
 
     def validate(self) -> TrainConfig:
-        def need(cond, key, msg):
-            if not cond:
-                raise ConfigError(f"{key}: {msg}")
-
-        need(self.variant in VARIANTS, "variant", f"unknown variant {self.variant!r} (known: {', '.join(VARIANTS)})")
+        """Check every field (a :class:`ConfigError` naming the first bad key) and resolve ``payoff_scale``."""
+        _need(self.variant in VARIANTS, "variant", f"unknown variant {self.variant!r} (known: {', '.join(VARIANTS)})")
+        spec = get_variant(self.variant)
         try:
-            get_variant(self.variant).resolve_options(dict(self.options))
+            spec.resolve_options(dict(self.options))
         except (ValueError, TypeError) as e:
             raise ConfigError(f"options: {e}") from None
-        need(self.total_decisions > 0, "total_decisions", "must be > 0")
-        need(self.max_minutes >= 0, "max_minutes", "must be >= 0")
-        need(self.max_updates >= 0, "max_updates", "must be >= 0")
-        need(self.num_envs >= 1, "num_envs", "must be >= 1")
-        need(self.rollout_steps >= 1, "rollout_steps", "must be >= 1")
-        need(self.num_workers >= 0, "num_workers", "must be >= 0")
-        need(self.torch_threads >= 1, "torch_threads", "must be >= 1")
-        need(self.reward_scale > 0, "reward_scale", "must be > 0")
-        need(len(self.network.hidden) >= 1 and all(h >= 1 for h in self.network.hidden), "network.hidden",
-             "must be a non-empty list of positive widths")
-        need(self.network.activation in ("relu", "tanh"), "network.activation", "must be relu or tanh")
-        p = self.ppo
-        need(p.lr > 0, "ppo.lr", "must be > 0")
-        need(p.lr_schedule in ("linear", "constant"), "ppo.lr_schedule", "must be linear or constant")
-        need(0 <= p.lr_end, "ppo.lr_end", "must be >= 0")
-        need(0 <= p.gamma <= 1, "ppo.gamma", "must be in [0, 1]")
-        need(0 <= p.gae_lambda <= 1, "ppo.gae_lambda", "must be in [0, 1]")
-        need(0 < p.clip < 1, "ppo.clip", "must be in (0, 1)")
-        need(p.value_coef >= 0, "ppo.value_coef", "must be >= 0")
-        need(p.entropy_coef >= 0, "ppo.entropy_coef", "must be >= 0")
-        need(p.epochs >= 1, "ppo.epochs", "must be >= 1")
-        need(p.minibatch_size >= 1, "ppo.minibatch_size", "must be >= 1")
-        need(p.max_grad_norm > 0, "ppo.max_grad_norm", "must be > 0")
-        need(p.target_kl >= 0, "ppo.target_kl", "must be >= 0")
-        lg = self.league
-        need(0 <= lg.self_play_share <= 1, "league.self_play_share", "must be in [0, 1]")
-        need(0 <= lg.heuristic_share <= 1, "league.heuristic_share", "must be in [0, 1]")
-        need(lg.self_play_share + lg.heuristic_share <= 1, "league", "self_play_share + heuristic_share must be <= 1")
-        need(lg.snapshot_every >= 1, "league.snapshot_every", "must be >= 1")
-        need(lg.pool_size >= 0, "league.pool_size", "must be >= 0")
-        im = self.imitation
-        need(im.decisions >= 0, "imitation.decisions", "must be >= 0")
-        need(im.lr > 0, "imitation.lr", "must be > 0")
-        need(im.minibatch_size >= 1, "imitation.minibatch_size", "must be >= 1")
-        need(im.value_coef >= 0, "imitation.value_coef", "must be >= 0")
-        need(self.eval.every >= 0, "eval.every", "must be >= 0")
-        need(self.eval.deals >= 1, "eval.deals", "must be >= 1")
-        need(self.eval.final_deals >= 0, "eval.final_deals", "must be >= 0")
-        need(all(o in ("heuristic", "random") for o in self.eval.opponents), "eval.opponents",
-             "entries must be heuristic or random")
-        need(self.checkpoint_every >= 1, "checkpoint_every", "must be >= 1")
-        need(self.keep_checkpoints >= 0, "keep_checkpoints", "must be >= 0")
-        need(self.log_every >= 1, "log_every", "must be >= 1")
+        if self.payoff_scale is None:
+            self.payoff_scale = spec.payoff_scale
+        _need(self.payoff_scale > 0, "payoff_scale", "must be > 0")
+        _need(self.total_samples > 0, "total_samples", "must be > 0")
+        _need(self.max_minutes >= 0, "max_minutes", "must be >= 0")
+        _need(self.max_updates >= 0, "max_updates", "must be >= 0")
+        _need(self.num_envs >= 1, "num_envs", "must be >= 1")
+        _need(self.rollout_steps >= 1, "rollout_steps", "must be >= 1")
+        _need(self.num_workers >= 0, "num_workers", "must be >= 0")
+        _need(self.torch_threads >= 1, "torch_threads", "must be >= 1")
+        _need(self.checkpoint_every >= 1, "checkpoint_every", "must be >= 1")
+        _need(self.keep_checkpoints >= 0, "keep_checkpoints", "must be >= 0")
+        _need(self.log_every >= 1, "log_every", "must be >= 1")
+        for section in (self.network, self.ppo, self.league, self.imitation, self.eval):
+            section.validate()
         return self
 
     def to_dict(self) -> dict:
@@ -161,6 +185,11 @@ class TrainConfig:
 def _coerce(value, typ, key):
     """Check/convert one leaf value to the field's type (YAML and --set strings both arrive here)."""
     origin = typing.get_origin(typ)
+    if origin in (typing.Union, types.UnionType):  # ``X | None``: null / none / ~ give None, else an X
+        (inner,) = (t for t in typing.get_args(typ) if t is not type(None))
+        if value is None or (isinstance(value, str) and value.strip().lower() in ("null", "none", "~", "")):
+            return None
+        return _coerce(value, inner, key)
     if origin is list:
         (item,) = typing.get_args(typ)
         if isinstance(value, str):
@@ -174,6 +203,11 @@ def _coerce(value, typ, key):
         if not isinstance(value, dict):
             raise ConfigError(f"{key}: expected a mapping, got {value!r}")
         return dict(value)
+    return _coerce_scalar(value, typ, key)
+
+
+def _coerce_scalar(value, typ, key):
+    """A bool, int, float or str leaf (strings from --set parsed as YAML; numbers parsed here)."""
     if isinstance(value, str) and typ in (int, float):  # YAML reads 1e-4 as a string: parse numbers here
         try:
             value = typ(value.replace("_", "")) if typ is float or "." not in value else float(value)
@@ -220,6 +254,26 @@ def _build(cls, data: dict, prefix: str):
     return cls(**kwargs)
 
 
+# top-level keys of earlier releases (configs and checkpoints written before the rename) -> the current names
+LEGACY_KEYS = {
+    "reward_scale": "payoff_scale",  # it divided the payoffs too; renamed so as not to clash with the envs'
+    # reward_scale, which multiplies them
+    "total_decisions": "total_samples",  # it always counted the learner's samples, not every seat's decisions
+}
+
+
+def rename_legacy_keys(data: dict) -> dict:
+    """A copy of a top-level config mapping with the old names of :data:`LEGACY_KEYS` replaced by the new ones
+    (a :class:`ConfigError` when both an old name and its new name are given)."""
+    out = dict(data)
+    for old, new in LEGACY_KEYS.items():
+        if old in out:
+            if new in out:
+                raise ConfigError(f"{old}: the old name of {new}; give only {new}")
+            out[new] = out.pop(old)
+    return out
+
+
 def _set(data: dict, dotted: str, value: str) -> None:
     """Apply one ``key=value`` override (dotted keys reach the nested sections)."""
     parts = dotted.split(".")
@@ -233,7 +287,7 @@ def _set(data: dict, dotted: str, value: str) -> None:
 
 def load_config(path=None, overrides=(), base: dict | None = None) -> TrainConfig:
     """The validated config from a YAML file (optional), then ``overrides`` (``["ppo.lr=1e-4", ...]``)."""
-    data = dict(base or {})
+    data = rename_legacy_keys(base or {})
     where = ""
     if path is not None:
         where = f"{path}: "
@@ -248,12 +302,16 @@ def load_config(path=None, overrides=(), base: dict | None = None) -> TrainConfi
             loaded = {}
         if not isinstance(loaded, dict):
             raise ConfigError(f"{path}: the config must be a mapping of keys to values")
-        data.update(loaded)
+        try:
+            data.update(rename_legacy_keys(loaded))
+        except ConfigError as e:
+            raise ConfigError(f"{where}{e}") from None
     for ov in overrides:
         if "=" not in ov:
             raise ConfigError(f"--set {ov!r}: expected key=value")
         k, _, v = ov.partition("=")
-        _set(data, k.strip(), v.strip())
+        k = k.strip()
+        _set(data, LEGACY_KEYS.get(k, k), v.strip())
     try:
         return _build(TrainConfig, data, "").validate()
     except ConfigError as e:
@@ -265,7 +323,9 @@ RESUMABLE_KEYS = ("max_minutes", "max_updates")
 
 
 def config_from_dict(d: dict) -> TrainConfig:
-    return _build(TrainConfig, d, "").validate()
+    """The validated config of a mapping (a checkpoint's ``config``, ``TrainConfig.to_dict()``); the old key
+    names of :data:`LEGACY_KEYS` are read as their new names, so old checkpoints still load."""
+    return _build(TrainConfig, rename_legacy_keys(d), "").validate()
 
 
 def dump_config(cfg: TrainConfig) -> str:

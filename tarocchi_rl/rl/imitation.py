@@ -4,7 +4,7 @@ With ``imitation.decisions > 0`` the trainer, before its first update, plays dea
 every seat (batched core, ``num_envs`` games at a time), and trains on each chunk of complete deals as it
 comes (one pass, shuffled minibatches):
 
-    loss = cross_entropy(masked logits, heuristic action) + value_coef * 0.5 * (V(obs) - payoff / reward_scale)^2
+    loss = cross_entropy(masked logits, heuristic action) + value_coef * 0.5 * (V(obs) - payoff / payoff_scale)^2
 
 so the policy starts near the heuristic and the value head near the heuristic's expected payoffs (a critic
 that fits the first PPO rollouts). Everything after that is PPO: the bids, discards and commitments the
@@ -21,9 +21,9 @@ from ..core.state import PHASE
 from ..policies import HeuristicAgent
 
 
-def heuristic_chunks(variant, options, num_envs, seed, reward_scale, total):
+def heuristic_chunks(variant: str, options: dict, num_envs: int, seed: int, payoff_scale: float, total: int):
     """Yield dicts of complete heuristic deals until ``total`` decisions: obs float32[N, D], mask bool[N, A],
-    action int64[N] (the heuristic's), ret float32[N] (the deciding seat's payoff / reward_scale)."""
+    action int64[N] (the heuristic's), ret float32[N] (the deciding seat's payoff / payoff_scale)."""
     bot = HeuristicAgent()
     env = BatchEnv(variant, num_envs, seed=seed, **options)
     done_total = 0
@@ -55,7 +55,7 @@ def heuristic_chunks(variant, options, num_envs, seed, reward_scale, total):
         games, seats = np.concatenate(game_l), np.concatenate(seat_l)
         chunk = {
             "obs": np.concatenate(obs_l), "mask": np.concatenate(mask_l), "action": np.concatenate(act_l),
-            "ret": (payoffs[games, seats] / reward_scale).astype(np.float32),
+            "ret": (payoffs[games, seats] / payoff_scale).astype(np.float32),
         }
         done_total += len(games)
         yield chunk
@@ -70,7 +70,7 @@ def imitate(net, cfg, gen, log=None, progress=None) -> dict:
     opt = torch.optim.Adam(net.parameters(), lr=im.lr, eps=1e-5)
     seen = 0
     stats = {}
-    for chunk in heuristic_chunks(cfg.variant, cfg.options, cfg.num_envs, cfg.seed + 7_777_777, cfg.reward_scale,
+    for chunk in heuristic_chunks(cfg.variant, cfg.options, cfg.num_envs, cfg.seed + 7_777_777, cfg.payoff_scale,
                                   im.decisions):
         n = len(chunk["action"])
         obs, mask = torch.from_numpy(chunk["obs"]), torch.from_numpy(chunk["mask"])

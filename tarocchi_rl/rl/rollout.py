@@ -44,7 +44,7 @@ from .network import build_network
 LEARNER, HEURISTIC = 0, -1
 
 
-def sample_actions(logits: torch.Tensor, gen: torch.Generator):
+def sample_actions(logits: torch.Tensor, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     """Sample from masked logits float[B, A] -> (actions int64[B], logp float32[B])."""
     logp_all = torch.log_softmax(logits, dim=-1)
     a = torch.multinomial(logp_all.exp(), 1, generator=gen).squeeze(1)
@@ -127,97 +127,136 @@ class RolloutWorker:
 
     # -- playing ------------------------------------------------------------------------------------------
     @torch.no_grad()
-    def collect(self, weights=None, pool=None) -> dict:
-        """Play one rollout (module docstring); optional new weights / pool first."""
+    def collect(self, weights: dict | None = None, pool: list | None = None) -> dict:
+        """Play one rollout (module docstring); optional new weights / pool first.
+
+        Returns the sample arrays of the module docstring's table (N learner samples) and ``stats``
+        (:func:`merge_stats`' format: ``all_decisions`` every seat's decisions, ``learner_samples`` = N).
+        """
         if weights is not None:
             self.set_weights(weights)
         if pool is not None:
             self.set_pool(pool)
         c, env = self.cfg, self.env
         b, p = env.batch_size, self.n_players
-        st, tb = env.state, env.tables
         env.reset()
-        for i in range(b):  # French petit sec: re-deal at once
-            while st.meta[i, PHASE] == DONE:
-                engine.new_deal_row(st, i, tb)
-        seating = np.stack([self._draw_seating() for _ in range(b)])
-        steps = np.zeros(b, np.int64)
-        cap = b * (c.rollout_steps + 400)  # sample slots: no deal has 400 decisions
-        next_idx = np.full(cap, -1, np.int64)
-        reward = np.zeros(cap, np.float32)
-        done_flag = np.zeros(cap, bool)
-        last = np.full((b, p), -1, np.int64)  # last sample of (game, seat) in the current deal
-        chunks = {"obs": [], "mask": [], "action": [], "logp": [], "value": []}
-        n = 0
-        rows = np.arange(b)
+        for i in range(b):
+            self._deal_until_live(i)
+        seating = np.stack([self._draw_seating() for _ in range(b)])  # int8[B, P], redrawn for every deal
+        steps = np.zeros(b, np.int64)  # decisions made in each game this rollout (every seat's)
+        traj = _Trajectories(b, p, capacity=b * (c.rollout_steps + 400))  # no deal has 400 decisions
+        stats = _Stats(p)
+        all_decisions = 0
         mask_buf = np.empty((b, env.num_actions), bool)
         actions = np.full(b, -1, np.int64)
-        stats = _Stats(p)
-        decisions = 0
         while True:
             cur = env.current_player().astype(np.int64)
             live = cur >= 0
             if not live.any():
                 break
-            who = np.where(live, seating[rows, np.maximum(cur, 0)], -2)
-            net_rows = who >= 0
-            mask = env.legal_mask(out=mask_buf)
-            obs = env.observe(np.where(net_rows, cur, -1))
-            actions[:] = -1
-            learn = np.nonzero(who == LEARNER)[0]
-            if len(learn):
-                o, m = torch.from_numpy(obs[learn]), torch.from_numpy(mask[learn])
-                logits, v = self.net(o, m)
-                a, lp = sample_actions(logits, self.gen)
-                actions[learn] = a.numpy()
-                chunks["obs"].append(obs[learn])
-                chunks["mask"].append(mask[learn].copy())
-                chunks["action"].append(a.numpy())
-                chunks["logp"].append(lp.numpy())
-                chunks["value"].append(v.numpy())
-                idx = n + np.arange(len(learn))
-                prev = last[learn, cur[learn]]
-                linked = prev >= 0
-                next_idx[prev[linked]] = idx[linked]
-                last[learn, cur[learn]] = idx
-                n += len(learn)
-            for slot, (_, net) in enumerate(self.pool):
-                r = np.nonzero(who == slot + 1)[0]
-                if len(r):
-                    logits, _ = net(torch.from_numpy(obs[r]), torch.from_numpy(mask[r]))
-                    actions[r] = sample_actions(logits, self.gen)[0].numpy()
-            heur = np.nonzero(who == HEURISTIC)[0]
-            if len(heur):
-                actions[heur] = self._heuristic().act(None, None, env, heur)
-            decisions += int(live.sum())
+            self._choose_actions(cur, live, seating, traj, mask_buf, actions)
+            all_decisions += int(live.sum())
             steps += live
             payoffs, done = env.step(actions, check=False)
             for i in np.nonzero(done)[0]:
-                for s in range(p):
-                    k = last[i, s]
-                    if k >= 0:
-                        reward[k] = payoffs[i, s] / c.reward_scale
-                        done_flag[k] = True
-                stats.deal(st.meta[i], seating[i], payoffs[i], c.variant)
-                last[i] = -1
-                if steps[i] < c.rollout_steps:
-                    while st.meta[i, PHASE] == DONE:
-                        engine.new_deal_row(st, i, tb)
+                traj.end_deal(i, payoffs[i], c.payoff_scale)
+                stats.deal(env.state.meta[i], seating[i], payoffs[i], c.variant)
+                if steps[i] < c.rollout_steps:  # else the game idles until the rollout ends
+                    self._deal_until_live(i)
                     seating[i] = self._draw_seating()
-        out = {k: np.concatenate(v) if v else np.zeros((0,)) for k, v in chunks.items()}
-        if n == 0:
-            out["obs"] = np.zeros((0, env.obs_dim), np.float32)
-            out["mask"] = np.zeros((0, env.num_actions), bool)
-        out["advantage"] = gae(reward[:n], done_flag[:n], out["value"].astype(np.float32), next_idx[:n],
-                               c.ppo.gamma, c.ppo.gae_lambda)
-        out["ret"] = out["advantage"] + out["value"]
-        out["stats"] = stats.as_dict(decisions, n)
+        out = traj.arrays(env.obs_dim, env.num_actions, c.ppo.gamma, c.ppo.gae_lambda)
+        out["stats"] = stats.as_dict(all_decisions, traj.n)
         return out
+
+    def _deal_until_live(self, i: int) -> None:
+        """Deal game ``i`` again while its deal is over at once (French petit sec)."""
+        st = self.env.state
+        while st.meta[i, PHASE] == DONE:
+            engine.new_deal_row(st, i, self.env.tables)
+
+    def _choose_actions(self, cur, live, seating, traj, mask_buf, actions) -> None:
+        """Fill ``actions`` int64[B] for the games to move (-1 elsewhere): the learner samples from its policy
+        (its decisions go to ``traj``), snapshots from theirs, the heuristic plays its rule.
+
+        cur int64[B] (the seat to move, -1 when the game idles), live bool[B], seating int8[B, P].
+        """
+        env = self.env
+        who = np.where(live, seating[np.arange(len(cur)), np.maximum(cur, 0)], -2)  # controller of the mover
+        mask = env.legal_mask(out=mask_buf)
+        obs = env.observe(np.where(who >= 0, cur, -1))  # only the network players need an observation
+        actions[:] = -1
+        learn = np.nonzero(who == LEARNER)[0]
+        if len(learn):
+            o, m = obs[learn], mask[learn]
+            logits, v = self.net(torch.from_numpy(o), torch.from_numpy(m))
+            a, lp = sample_actions(logits, self.gen)
+            actions[learn] = a.numpy()
+            traj.add(learn, cur[learn], o, m, a.numpy(), lp.numpy(), v.numpy())
+        for slot, (_, net) in enumerate(self.pool):
+            r = np.nonzero(who == slot + 1)[0]
+            if len(r):
+                logits, _ = net(torch.from_numpy(obs[r]), torch.from_numpy(mask[r]))
+                actions[r] = sample_actions(logits, self.gen)[0].numpy()
+        heur = np.nonzero(who == HEURISTIC)[0]
+        if len(heur):
+            actions[heur] = self._heuristic().act(None, None, env, heur)
 
     def _heuristic(self):
         if self.heuristic is None:
             self.heuristic = HeuristicAgent()
         return self.heuristic
+
+
+class _Trajectories:
+    """The learner's samples of one rollout in time order, linked into each (game, seat)'s decision chain.
+
+    ``next_idx`` int64[cap] (the same seat's next sample in the deal, -1 after its last), ``reward``
+    float32[cap] and ``done`` bool[cap] (set on a seat's last sample of a deal), ``last`` int64[B, P] (the
+    latest sample of each game's seat in the current deal, -1 before its first).
+    """
+
+    KEYS = ("obs", "mask", "action", "logp", "value")
+
+    def __init__(self, b: int, p: int, capacity: int):
+        self.next_idx = np.full(capacity, -1, np.int64)
+        self.reward = np.zeros(capacity, np.float32)
+        self.done = np.zeros(capacity, bool)
+        self.last = np.full((b, p), -1, np.int64)
+        self.chunks = {k: [] for k in self.KEYS}
+        self.n = 0
+
+    def add(self, games, seats, obs, mask, action, logp, value) -> None:
+        """Append k samples: games, seats int64[k]; obs float32[k, D], mask bool[k, A], action int64[k],
+        logp float32[k], value float32[k]."""
+        for k, x in zip(self.KEYS, (obs, mask, action, logp, value), strict=True):
+            self.chunks[k].append(x)
+        idx = self.n + np.arange(len(games))
+        prev = self.last[games, seats]
+        linked = prev >= 0
+        self.next_idx[prev[linked]] = idx[linked]
+        self.last[games, seats] = idx
+        self.n += len(games)
+
+    def end_deal(self, game: int, payoffs, payoff_scale: float) -> None:
+        """Game ``game``'s deal ended with ``payoffs`` [P]: each seat's last sample gets payoff / payoff_scale."""
+        for s, k in enumerate(self.last[game]):
+            if k >= 0:
+                self.reward[k] = payoffs[s] / payoff_scale
+                self.done[k] = True
+        self.last[game] = -1
+
+    def arrays(self, obs_dim: int, n_actions: int, gamma: float, lam: float) -> dict:
+        """The samples as the module docstring's arrays, with GAE advantages and returns."""
+        n = self.n
+        if n == 0:
+            out = {"obs": np.zeros((0, obs_dim), np.float32), "mask": np.zeros((0, n_actions), bool),
+                   "action": np.zeros(0, np.int64), "logp": np.zeros(0, np.float32), "value": np.zeros(0, np.float32)}
+        else:
+            out = {k: np.concatenate(v) for k, v in self.chunks.items()}
+        out["advantage"] = gae(self.reward[:n], self.done[:n], out["value"].astype(np.float32), self.next_idx[:n],
+                               gamma, lam)
+        out["ret"] = out["advantage"] + out["value"]
+        return out
 
 
 class _Stats:
@@ -249,16 +288,19 @@ class _Stats:
                 self.bids[w] = self.bids.get(w, 0) + 1
         self._add("deals", 1.0)
 
-    def as_dict(self, decisions, samples):
-        return {"sums": self.sums, "bids": self.bids, "decisions": decisions, "samples": samples}
+    def as_dict(self, all_decisions: int, learner_samples: int) -> dict:
+        return {"sums": self.sums, "bids": self.bids, "all_decisions": all_decisions,
+                "learner_samples": learner_samples}
 
 
 def merge_stats(parts) -> dict:
-    """Sum the statistics of several rollouts."""
-    out = {"sums": {}, "bids": {}, "decisions": 0, "samples": 0}
+    """Sum the statistics of several rollouts: ``sums`` {key: [total, count]} of payoffs (``payoff/KIND``,
+    ``payoff_seat/S``, ``payoff_role/ROLE``, ``deals``), ``bids`` {auction word: count}, ``all_decisions``
+    (every seat's decisions) and ``learner_samples`` (the learner's decisions, the samples trained on)."""
+    out = {"sums": {}, "bids": {}, "all_decisions": 0, "learner_samples": 0}
     for s in parts:
-        out["decisions"] += s["decisions"]
-        out["samples"] += s["samples"]
+        out["all_decisions"] += s["all_decisions"]
+        out["learner_samples"] += s["learner_samples"]
         for k, (tot, cnt) in s["sums"].items():
             e = out["sums"].setdefault(k, [0.0, 0])
             e[0] += tot

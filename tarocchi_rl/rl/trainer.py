@@ -1,31 +1,43 @@
-"""The PPO learner: rollouts from Ray workers (or in-process), clipped-PPO updates, logging, checkpoints.
+"""The PPO learner: rollouts from the worker pool, clipped-PPO updates, logging, evaluations, checkpoints.
 
-One update, top to bottom (``Trainer.run``)::
+``Trainer.run``, top to bottom::
 
-    batches = collect from every worker (weights and, when it changed, the league pool sent along)
-    data    = concatenate their samples (advantages already computed along each seat's chain)
-    for epoch in 1..ppo.epochs: for each shuffled minibatch: ppo_loss -> backward -> clip grads -> Adam step
-    every league.snapshot_every updates: the current weights join the pool
-    every eval.every updates: duplicate arena (greedy policy) vs heuristic and random -> TensorBoard
-    every checkpoint_every updates: checkpoint
+    warm start (imitation.decisions > 0): imitate the heuristic, evaluate (update 0)
+    until a stopping rule (total_samples, max_minutes, max_updates):
+        batches = workers.sample(weights, league)       one rollout per worker, GAE already computed
+        for epoch in 1..ppo.epochs: for each shuffled minibatch: ppo_loss -> backward -> clip grads -> Adam step
+        every league.snapshot_every updates: the current weights join the league pool
+        every log_every updates: TensorBoard scalars
+        every eval.every updates: duplicate arena (greedy policy) vs heuristic and random
+        every checkpoint_every updates (and at the stop): checkpoint
+    final evaluation (eval.final_deals), final.pt
 
-With ``num_workers = 0`` the rollouts run in the learner's process (debugging, exact reproducibility tests);
-otherwise each worker is a Ray actor holding its own batched core (``ray.init(num_cpus=2)`` here, or
-``ray.init(address=...)`` with ``--ray-address`` on a cluster). ``async_rollouts`` lets the workers play the
-next rollout while the learner trains (the samples are then one update old; the PPO ratio uses the
-behaviour log-probabilities they were sampled with).
+The workers (:mod:`tarocchi_rl.rl.workers`) are chosen once from the config: ``num_workers: 0`` plays the
+rollouts in the learner's process (debugging, exact reproducibility tests); otherwise each worker is a Ray
+actor holding its own batched core (``ray.init(num_cpus=2)`` here, or ``ray.init(address=...)`` with
+``--ray-address`` on a cluster), and ``async_rollouts`` lets them play the next rollout while the learner
+trains (the samples are then one update old; the PPO ratio uses the behaviour log-probabilities they were
+sampled with).
 
-TensorBoard tags: ``returns/{self_play,vs_heuristic,vs_snapshot}`` (learner seats' mean payoff per deal, game
-units), ``returns_seat/S``, ``returns_role/{declarer,partner,defender,passed}``, ``bids/WORD`` (share of the
-learner's auction words), ``loss/{policy,value,entropy,approx_kl,clip_fraction,explained_variance,grad_norm}``,
+Two counts, never mixed: **learner samples** (``self.learner_samples``) are the learner seats' decisions,
+the ones PPO trains on (the x axis of every curve, ``total_samples``, the lr schedule); **all decisions**
+(``self.all_decisions``) are every seat's, learner, snapshots and heuristic. Checkpoints, ``eval.jsonl`` and
+the result of :func:`train` keep their established keys: ``samples`` = learner samples, ``decisions`` = all
+decisions (``timed_samples`` / ``timed_decisions``, ``samples_per_s`` / ``decisions_per_s`` likewise).
+
+TensorBoard tags (step: learner samples): ``returns/{self_play,vs_heuristic,vs_snapshot}`` (learner seats'
+mean payoff per deal, game units), ``returns_seat/S``, ``returns_role/{declarer,partner,defender,passed}``,
+``bids/WORD`` (share of the learner's auction words),
+``loss/{policy_loss,value_loss,entropy,approx_kl,clip_fraction,explained_variance,grad_norm}``,
 ``perf/{decisions_per_s,samples_per_s,rollout_s,learn_s}`` (decisions: every seat's, samples: the learner's),
-``train/{lr,samples,minutes}``, ``league/pool_size``, ``eval/vs_OPP/{mean,ci_low,ci_high,win_rate}``, and the
-resolved config as text.
+``train/{lr,update,minutes}``, ``league/pool_size``, ``eval/vs_OPP/{mean,ci_low,ci_high,win_rate}`` (and
+``eval_final/...``), ``imitation/*`` during the warm start, and the resolved config as text.
 """
 
 import copy
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -39,80 +51,110 @@ from .imitation import imitate
 from .losses import explained_variance, ppo_loss
 from .network import build_network
 from .policy import PPOAgent
-from .rollout import RolloutWorker, merge_stats
+from .rollout import merge_stats
+from .workers import make_worker_pool
 
 EVAL_SEED = 20261129  # the arena deals of the periodic evaluations: the same every time, comparable over a run
+TRAIN_KEYS = ("obs", "mask", "action", "logp", "value", "advantage", "ret")  # the rollout arrays PPO uses
 
 
 def _cpu_state(net) -> dict:
     return {k: v.detach().clone() for k, v in net.state_dict().items()}
 
 
+@dataclass
+class _Clock:
+    """Training minutes: those of earlier sessions (a resumed run) plus this session's wall time."""
+
+    minutes_before: float
+    start: float
+
+    def minutes(self, now: float | None = None) -> float:
+        return self.minutes_before + ((time.perf_counter() if now is None else now) - self.start) / 60
+
+
+@dataclass
+class _Throughput:
+    """Counts at the end of this session's first update: throughput is measured from there (Ray start-up and
+    JIT cache loads excluded)."""
+
+    start: float
+    all_decisions: int
+    learner_samples: int
+
+    def report(self, end: float, all_decisions: int, learner_samples: int) -> dict:
+        """The result keys ``timed_*`` and ``*_per_s`` (empty when nothing was timed)."""
+        seconds, decisions = end - self.start, all_decisions - self.all_decisions
+        if seconds <= 0 or decisions <= 0:
+            return {}
+        samples = learner_samples - self.learner_samples
+        return {"timed_seconds": seconds, "timed_decisions": decisions, "timed_samples": samples,
+                "decisions_per_s": decisions / seconds, "samples_per_s": samples / seconds}
+
+
 class Trainer:
     """A training run in ``run_dir`` (see :mod:`tarocchi_rl.rl.checkpoint` for the directory layout)."""
 
-    def __init__(self, cfg: TrainConfig, run_dir, ray_address=None, progress=True, resume_from=None):
-        self.cfg, self.run_dir, self.progress = cfg, Path(run_dir), progress
+    def __init__(self, cfg: TrainConfig, run_dir, ray_address: str | None = None, progress: bool = True,
+                 resume_from: dict | None = None):
+        self.cfg, self.run_dir, self.progress = cfg.validate(), Path(run_dir), progress
         spec = get_variant(cfg.variant)
         torch.manual_seed(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
         self.net = build_network(cfg, spec.obs_dim, spec.n_actions)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.lr, eps=1e-5)
-        self.gen = torch.Generator().manual_seed(cfg.seed)
-        self.update = self.samples = self.decisions = 0
+        self.gen = torch.Generator().manual_seed(cfg.seed)  # the minibatch shuffles
+        self.update = 0
+        self.learner_samples = 0  # the learner seats' decisions trained on so far
+        self.all_decisions = 0  # every seat's decisions played so far (learner, snapshots, heuristic)
         self.minutes = 0.0
-        self.pool, self.next_snapshot_id, self.pool_version = [], 0, 0
+        self.league, self.league_version, self.next_snapshot_id = [], 0, 0  # league: [(snapshot id, weights)]
         self.eval_history = []
         self.imitated, self.imitation_stats = False, None
-        self.remote = cfg.num_workers > 0
-        self._start_workers(ray_address)
+        self.workers = make_worker_pool(cfg, ray_address)
         if resume_from is not None:
-            self._restore(resume_from)
-
-    # -- workers ------------------------------------------------------------------------------------------
-    def _start_workers(self, ray_address):
-        cfg_dict = self.cfg.to_dict()
-        if not self.remote:
-            self.workers = [RolloutWorker(cfg_dict, 0, threads=self.cfg.torch_threads)]
-            return
-        import ray
-
-        if not ray.is_initialized():
-            if ray_address:
-                ray.init(address=ray_address, log_to_driver=False)
-            else:
-                ray.init(num_cpus=max(2, self.cfg.num_workers), log_to_driver=False, include_dashboard=False)
-        actor = ray.remote(num_cpus=1)(RolloutWorker)
-        self.workers = [actor.remote(cfg_dict, k, 1) for k in range(self.cfg.num_workers)]
-
-    def _all(self, method, *args):
-        """Call ``method`` on every worker; returns the results."""
-        if not self.remote:
-            return [getattr(w, method)(*args) for w in self.workers]
-        import ray
-
-        return ray.get([getattr(w, method).remote(*args) for w in self.workers])
-
-    def _submit_collect(self, send_pool):
-        weights = _cpu_state(self.net)
-        pool = list(self.pool) if send_pool else None
-        if not self.remote:
-            return [w.collect(weights, pool) for w in self.workers]
-        import ray
-
-        wref = ray.put(weights)
-        pref = ray.put(pool)
-        return [w.collect.remote(wref, pref) for w in self.workers]
-
-    def _gather(self, handles):
-        if not self.remote:
-            return handles
-        import ray
-
-        return ray.get(handles)
+            try:
+                self._restore(resume_from)
+            except CheckpointError:
+                self.workers.close()
+                raise
 
     # -- the loop -----------------------------------------------------------------------------------------
     def run(self) -> dict:
+        """Train until a stopping rule; returns the result (counts, minutes, throughput, final evaluation)."""
+        cfg = self.cfg
+        writer, bar = self._open_run_dir()
+        clock = _Clock(self.minutes, time.perf_counter())
+        throughput = None
+        try:
+            self._warm_start(writer)
+            stop = self._should_stop()
+            while not stop:
+                t0 = time.perf_counter()
+                batches = self.workers.sample(_cpu_state(self.net), self.league, self.league_version)
+                t1 = time.perf_counter()
+                learn_stats = self._learn(batches)
+                t2 = time.perf_counter()
+                rollout = self._count(batches, clock)
+                if throughput is None:  # measured from the end of the first update
+                    throughput = _Throughput(time.perf_counter(), self.all_decisions, self.learner_samples)
+                self._snapshot_if_due()
+                if self.update % cfg.log_every == 0:
+                    self._log(writer, rollout, learn_stats, t1 - t0, t2 - t1, t2 - t0)
+                self._show_progress(bar, rollout, t2 - t0)
+                stop = self._should_stop()
+                if cfg.eval.every and self.update % cfg.eval.every == 0 and not stop:
+                    self._evaluate(writer, cfg.eval.deals, final=False)
+                if self.update % cfg.checkpoint_every == 0 or stop:
+                    self._checkpoint(None if stop else f"update_{self.update:06d}.pt")
+            bar.close()
+            return self._finish(writer, clock, throughput)
+        finally:
+            writer.close()
+            self.workers.close()
+
+    def _open_run_dir(self):
+        """Write ``config.yaml``; returns the TensorBoard writer and the progress bar (learner samples)."""
         from torch.utils.tensorboard import SummaryWriter
         from tqdm import tqdm
 
@@ -122,71 +164,53 @@ class Trainer:
         writer = SummaryWriter(str(self.run_dir))
         if self.update == 0:
             writer.add_text("config", "```\n" + dump_config(cfg) + "\n```", 0)
-        bar = tqdm(total=cfg.total_decisions, initial=min(self.samples, cfg.total_decisions), unit="dec",
+        bar = tqdm(total=cfg.total_samples, initial=min(self.learner_samples, cfg.total_samples), unit="sample",
                    unit_scale=True, disable=not self.progress, desc=f"train {cfg.variant}", dynamic_ncols=True)
-        t_start = time.perf_counter()
-        minutes0 = self.minutes
-        if self.update == 0 and cfg.imitation.decisions > 0 and not self.imitated:
+        return writer, bar
+
+    def _warm_start(self, writer) -> None:
+        """A new run with ``imitation.decisions > 0``: imitate the heuristic, then evaluate (update 0)."""
+        if self.update == 0 and self.cfg.imitation.decisions > 0 and not self.imitated:
             self._imitate(writer)
-            if cfg.eval.every:
-                self._evaluate(writer, cfg.eval.deals, final=False)  # the warm start's level: update 0
-        pool_sent = -1
-        pending = None
-        stop = self._should_stop(minutes0)
-        warm = None
-        while not stop:
-            t0 = time.perf_counter()
-            if pending is None:
-                pending = self._submit_collect(pool_sent != self.pool_version)
-                pool_sent = self.pool_version
-            batches = self._gather(pending)
-            pending = None
-            t1 = time.perf_counter()
-            if cfg.async_rollouts and self.remote:  # the next rollout starts now, with these weights
-                pending = self._submit_collect(pool_sent != self.pool_version)
-                pool_sent = self.pool_version
-            learn_stats = self._learn(batches)
-            t2 = time.perf_counter()
-            self.update += 1
-            rstats = merge_stats([b["stats"] for b in batches])
-            self.samples += rstats["samples"]
-            self.decisions += rstats["decisions"]
-            self.minutes = minutes0 + (time.perf_counter() - t_start) / 60
-            if warm is None:  # throughput is measured after the first update (Ray start, JIT cache loads)
-                warm = (time.perf_counter(), self.decisions, self.samples)
-            if self.update % cfg.league.snapshot_every == 0 and cfg.league.pool_size > 0:
-                self.pool.append((self.next_snapshot_id, _cpu_state(self.net)))
-                self.next_snapshot_id += 1
-                self.pool = self.pool[-cfg.league.pool_size :]
-                self.pool_version += 1
-            if self.update % cfg.log_every == 0:
-                self._log(writer, rstats, learn_stats, t1 - t0, t2 - t1, t2 - t0)
-            bar.update(min(self.samples, cfg.total_decisions) - bar.n)
-            vh = rstats["sums"].get("payoff/vs_heuristic")
-            bar.set_postfix(upd=self.update, dps=f"{rstats['decisions'] / (t2 - t0):.0f}",
-                            vs_heur=f"{vh[0] / vh[1]:+.2f}" if vh else "-")
-            stop = self._should_stop(self.minutes)
-            if cfg.eval.every and self.update % cfg.eval.every == 0 and not stop:
-                self._evaluate(writer, cfg.eval.deals, final=False)
-            if self.update % cfg.checkpoint_every == 0 or stop:
-                self._checkpoint(f"update_{self.update:06d}.pt" if not stop else None)
-        bar.close()
-        t_end = time.perf_counter()
-        self.minutes = minutes0 + (t_end - t_start) / 60
-        result = {"run_dir": str(self.run_dir), "updates": self.update, "samples": self.samples,
-                  "decisions": self.decisions, "minutes": self.minutes}
+            if self.cfg.eval.every:
+                self._evaluate(writer, self.cfg.eval.deals, final=False)
+
+    def _count(self, batches, clock: _Clock) -> dict:
+        """One update done: add the rollouts' counts to the run's; returns their merged statistics."""
+        self.update += 1
+        rollout = merge_stats([b["stats"] for b in batches])
+        self.learner_samples += rollout["learner_samples"]
+        self.all_decisions += rollout["all_decisions"]
+        self.minutes = clock.minutes()
+        return rollout
+
+    def _snapshot_if_due(self) -> None:
+        """Every ``league.snapshot_every`` updates the current weights join the league (the oldest leaves)."""
+        lg = self.cfg.league
+        if self.update % lg.snapshot_every == 0 and lg.pool_size > 0:
+            self.league.append((self.next_snapshot_id, _cpu_state(self.net)))
+            self.next_snapshot_id += 1
+            self.league = self.league[-lg.pool_size :]
+            self.league_version += 1
+
+    def _should_stop(self) -> bool:
+        c = self.cfg
+        return (self.learner_samples >= c.total_samples or (c.max_minutes > 0 and self.minutes >= c.max_minutes)
+                or (c.max_updates > 0 and self.update >= c.max_updates))
+
+    def _finish(self, writer, clock: _Clock, throughput: _Throughput | None) -> dict:
+        """The result dict, after the final evaluation and ``final.pt``."""
+        end = time.perf_counter()
+        self.minutes = clock.minutes(end)
+        result = {"run_dir": str(self.run_dir), "updates": self.update, "samples": self.learner_samples,
+                  "decisions": self.all_decisions, "minutes": self.minutes}
         if self.imitation_stats:
             result["imitation"] = self.imitation_stats
-        if warm is not None and t_end > warm[0] and self.decisions > warm[1]:
-            result["timed_seconds"] = t_end - warm[0]  # after the first update
-            result["timed_decisions"] = self.decisions - warm[1]
-            result["timed_samples"] = self.samples - warm[2]
-            result["decisions_per_s"] = result["timed_decisions"] / result["timed_seconds"]
-            result["samples_per_s"] = result["timed_samples"] / result["timed_seconds"]
-        if cfg.eval.final_deals:
-            result["final_eval"] = self._evaluate(writer, cfg.eval.final_deals, final=True)
+        if throughput is not None:
+            result.update(throughput.report(end, self.all_decisions, self.learner_samples))
+        if self.cfg.eval.final_deals:
+            result["final_eval"] = self._evaluate(writer, self.cfg.eval.final_deals, final=True)
         self._checkpoint("final.pt")
-        writer.close()
         return result
 
     def _imitate(self, writer) -> None:
@@ -204,45 +228,31 @@ class Trainer:
             print(f"imitation: {st['decisions']} heuristic decisions, accuracy {st['accuracy']:.3f}, "
                   f"{self.imitation_stats['seconds']:.0f} s")
 
-    def _should_stop(self, minutes) -> bool:
-        c = self.cfg
-        return (self.samples >= c.total_decisions or (c.max_minutes > 0 and minutes >= c.max_minutes)
-                or (c.max_updates > 0 and self.update >= c.max_updates))
-
+    # -- the PPO update -----------------------------------------------------------------------------------
     def _lr(self) -> float:
         p = self.cfg.ppo
         if p.lr_schedule == "constant":
             return p.lr
-        frac = min(1.0, self.samples / self.cfg.total_decisions)
+        frac = min(1.0, self.learner_samples / self.cfg.total_samples)
         return p.lr + (p.lr_end - p.lr) * frac
 
-    def _learn(self, batches) -> dict:
-        """One PPO update on the concatenated rollouts; returns averaged loss statistics."""
+    def _learn(self, batches: list[dict]) -> dict:
+        """One PPO update on the concatenated rollouts (N samples); returns the averaged loss statistics,
+        ``explained_variance`` and ``lr`` (empty when N = 0)."""
         p = self.cfg.ppo
-        cat = {k: np.concatenate([b[k] for b in batches]) for k in ("obs", "mask", "action", "logp", "value",
-                                                                    "advantage", "ret")}
-        n = len(cat["action"])
+        data = {k: np.concatenate([b[k] for b in batches]) for k in TRAIN_KEYS}
+        n = len(data["action"])
         if n == 0:
             return {}
-        obs, mask = torch.from_numpy(cat["obs"]), torch.from_numpy(cat["mask"])
-        act, old_logp = torch.from_numpy(cat["action"]), torch.from_numpy(cat["logp"])
-        adv, ret = torch.from_numpy(cat["advantage"]), torch.from_numpy(cat["ret"])
+        tensors = {k: torch.from_numpy(data[k]) for k in TRAIN_KEYS}
         lr = self._lr()
         for g in self.opt.param_groups:
             g["lr"] = lr
         sums, count = {}, 0
         for _ in range(p.epochs):
-            perm = torch.randperm(n, generator=self.gen)
             kls = []
-            for start in range(0, n, p.minibatch_size):
-                idx = perm[start : start + p.minibatch_size]
-                logits, values = self.net(obs[idx], mask[idx])
-                loss, st = ppo_loss(logits, values, act[idx], old_logp[idx], adv[idx], ret[idx], p.clip,
-                                    p.value_coef, p.entropy_coef, p.normalize_advantages)
-                self.opt.zero_grad(set_to_none=True)
-                loss.backward()
-                st["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(self.net.parameters(), p.max_grad_norm))
-                self.opt.step()
+            for idx in torch.randperm(n, generator=self.gen).split(p.minibatch_size):
+                st = self._minibatch_step({k: t[idx] for k, t in tensors.items()})
                 for k, v in st.items():
                     sums[k] = sums.get(k, 0.0) + v
                 count += 1
@@ -250,38 +260,55 @@ class Trainer:
             if p.target_kl and np.mean(kls) > p.target_kl:
                 break
         out = {k: v / count for k, v in sums.items()}
-        out["explained_variance"] = explained_variance(cat["value"], cat["ret"])
+        out["explained_variance"] = explained_variance(data["value"], data["ret"])
         out["lr"] = lr
         return out
 
+    def _minibatch_step(self, mb: dict) -> dict:
+        """One Adam step on a minibatch (tensors of :data:`TRAIN_KEYS`, M rows); returns its loss statistics."""
+        p = self.cfg.ppo
+        logits, values = self.net(mb["obs"], mb["mask"])
+        loss, st = ppo_loss(logits, values, mb["action"], mb["logp"], mb["advantage"], mb["ret"], p.clip,
+                            p.value_coef, p.entropy_coef, p.normalize_advantages)
+        self.opt.zero_grad(set_to_none=True)
+        loss.backward()
+        st["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(self.net.parameters(), p.max_grad_norm))
+        self.opt.step()
+        return st
+
     # -- logging, evaluation, checkpoints ---------------------------------------------------------------
-    def _log(self, writer, rstats, learn, rollout_s, learn_s, total_s):
-        u = self.samples
-        for key, (tot, cnt) in rstats["sums"].items():
+    def _log(self, writer, rollout: dict, learn: dict, rollout_s: float, learn_s: float, total_s: float) -> None:
+        """TensorBoard scalars of one update (module docstring), at step = learner samples."""
+        step = self.learner_samples
+        for key, (tot, cnt) in rollout["sums"].items():
             if key == "deals":
                 continue
             group, _, name = key.partition("/")
             tag = {"payoff": "returns", "payoff_seat": "returns_seat", "payoff_role": "returns_role"}[group]
-            writer.add_scalar(f"{tag}/{name}", tot / cnt, u)
+            writer.add_scalar(f"{tag}/{name}", tot / cnt, step)
         words = getattr(get_variant(self.cfg.variant).rules, "BID_WORDS", None)
-        total_bids = sum(rstats["bids"].values())
+        total_bids = sum(rollout["bids"].values())
         if words and total_bids:
             for w, name in enumerate(words):
-                writer.add_scalar(f"bids/{name.replace(' ', '_')}", rstats["bids"].get(w, 0) / total_bids, u)
+                writer.add_scalar(f"bids/{name.replace(' ', '_')}", rollout["bids"].get(w, 0) / total_bids, step)
         for k, v in learn.items():
-            if k == "lr":
-                writer.add_scalar("train/lr", v, u)
-            else:
-                writer.add_scalar(f"loss/{k}", v, u)
-        writer.add_scalar("perf/decisions_per_s", rstats["decisions"] / total_s, u)
-        writer.add_scalar("perf/samples_per_s", rstats["samples"] / total_s, u)
-        writer.add_scalar("perf/rollout_s", rollout_s, u)
-        writer.add_scalar("perf/learn_s", learn_s, u)
-        writer.add_scalar("train/update", self.update, u)
-        writer.add_scalar("train/minutes", self.minutes, u)
-        writer.add_scalar("league/pool_size", len(self.pool), u)
+            writer.add_scalar("train/lr" if k == "lr" else f"loss/{k}", v, step)
+        writer.add_scalar("perf/decisions_per_s", rollout["all_decisions"] / total_s, step)
+        writer.add_scalar("perf/samples_per_s", rollout["learner_samples"] / total_s, step)
+        writer.add_scalar("perf/rollout_s", rollout_s, step)
+        writer.add_scalar("perf/learn_s", learn_s, step)
+        writer.add_scalar("train/update", self.update, step)
+        writer.add_scalar("train/minutes", self.minutes, step)
+        writer.add_scalar("league/pool_size", len(self.league), step)
 
-    def _evaluate(self, writer, deals, final) -> dict:
+    def _show_progress(self, bar, rollout: dict, seconds: float) -> None:
+        bar.update(min(self.learner_samples, self.cfg.total_samples) - bar.n)
+        vh = rollout["sums"].get("payoff/vs_heuristic")
+        bar.set_postfix(upd=self.update, dec_s=f"{rollout['all_decisions'] / seconds:.0f}",
+                        vs_heur=f"{vh[0] / vh[1]:+.2f}" if vh else "-")
+
+    def _evaluate(self, writer, deals: int, final: bool) -> dict:
+        """Duplicate arena of the greedy policy against each of ``eval.opponents``; appended to eval.jsonl."""
         agent = PPOAgent(net=copy.deepcopy(self.net).eval(), variant=self.cfg.variant, label="ppo")
         out = {}
         for opp in self.cfg.eval.opponents:
@@ -290,11 +317,10 @@ class Trainer:
             row = r["table"][0]
             out[opp] = {"mean": row["mean_payoff_per_deal"], "ci95": row["ci95"], "win_rate": row["win_rate"]}
             tag = f"eval_final/vs_{opp}" if final else f"eval/vs_{opp}"
-            writer.add_scalar(f"{tag}/mean", row["mean_payoff_per_deal"], self.samples)
-            writer.add_scalar(f"{tag}/ci_low", row["ci95"][0], self.samples)
-            writer.add_scalar(f"{tag}/ci_high", row["ci95"][1], self.samples)
-            writer.add_scalar(f"{tag}/win_rate", row["win_rate"], self.samples)
-        entry = {"update": self.update, "samples": self.samples, "decisions": self.decisions,
+            for name, value in (("mean", row["mean_payoff_per_deal"]), ("ci_low", row["ci95"][0]),
+                                ("ci_high", row["ci95"][1]), ("win_rate", row["win_rate"])):
+                writer.add_scalar(f"{tag}/{name}", value, self.learner_samples)
+        entry = {"update": self.update, "samples": self.learner_samples, "decisions": self.all_decisions,
                  "minutes": round(self.minutes, 3), "deals": deals, "final": final, "vs": out}
         self.eval_history.append(entry)
         with open(self.run_dir / "eval.jsonl", "a") as f:
@@ -302,12 +328,14 @@ class Trainer:
         writer.flush()
         return entry
 
-    def _checkpoint(self, name=None) -> None:
+    def _checkpoint(self, name: str | None = None) -> None:
+        """Write ``latest.pt`` and, when named, ``update_*.pt`` (keeping ``keep_checkpoints``) or ``final.pt``."""
         data = {
             "config": self.cfg.to_dict(), "model": self.net.state_dict(), "optimizer": self.opt.state_dict(),
-            "update": self.update, "samples": self.samples, "decisions": self.decisions, "minutes": self.minutes,
-            "pool": self.pool, "next_snapshot_id": self.next_snapshot_id, "pool_version": self.pool_version,
-            "learner_rng": self.gen.get_state(), "workers": self._all("get_state"), "imitated": self.imitated,
+            "update": self.update, "samples": self.learner_samples, "decisions": self.all_decisions,
+            "minutes": self.minutes, "pool": self.league, "next_snapshot_id": self.next_snapshot_id,
+            "pool_version": self.league_version, "learner_rng": self.gen.get_state(),
+            "workers": self.workers.state_dicts(), "imitated": self.imitated,
         }
         ck = self.run_dir / "checkpoints"
         save_checkpoint(ck / "latest.pt", data)
@@ -319,39 +347,34 @@ class Trainer:
         elif name:
             save_checkpoint(ck / name, data)
 
-    def _restore(self, data) -> None:
+    def _restore(self, data: dict) -> None:
+        """Continue from a checkpoint: model, optimizer, counters, league and every random state."""
         try:
             self.net.load_state_dict(data["model"])
             self.opt.load_state_dict(data["optimizer"])
             self.gen.set_state(data["learner_rng"])
-            self.update, self.samples, self.decisions = data["update"], data["samples"], data["decisions"]
+            self.update, self.learner_samples, self.all_decisions = data["update"], data["samples"], data["decisions"]
             self.minutes = data["minutes"]
-            self.pool, self.next_snapshot_id = data["pool"], data["next_snapshot_id"]
-            self.pool_version = data["pool_version"]
+            self.league, self.next_snapshot_id = data["pool"], data["next_snapshot_id"]
+            self.league_version = data["pool_version"]
             self.imitated = data.get("imitated", False)
             states = data["workers"]
         except (KeyError, RuntimeError, TypeError, ValueError) as e:
             raise CheckpointError(f"checkpoint {data.get('path')} cannot be resumed: {type(e).__name__}: {e}") from None
         if len(states) != len(self.workers):
             raise CheckpointError(f"checkpoint has {len(states)} worker states, the config {len(self.workers)}")
-        if self.remote:
-            import ray
-
-            ray.get([w.set_state.remote(s) for w, s in zip(self.workers, states, strict=True)])
-        else:
-            for w, s in zip(self.workers, states, strict=True):
-                w.set_state(s)
+        self.workers.load_state_dicts(states)
 
 
-def train(cfg: TrainConfig, run_dir, ray_address=None, progress=True) -> dict:
-    """Train a new run in ``run_dir`` (which must not hold a run yet)."""
+def train(cfg: TrainConfig, run_dir, ray_address: str | None = None, progress: bool = True) -> dict:
+    """Train a new run in ``run_dir`` (which must not hold a run yet); returns :meth:`Trainer.run`'s result."""
     run_dir = Path(run_dir)
     if (run_dir / "checkpoints").exists():
         raise ValueError(f"{run_dir} already holds a run: use --resume {run_dir} or another --out")
     return Trainer(cfg, run_dir, ray_address, progress).run()
 
 
-def resume(run_dir, overrides: dict | None = None, ray_address=None, progress=True) -> dict:
+def resume(run_dir, overrides: dict | None = None, ray_address: str | None = None, progress: bool = True) -> dict:
     """Continue the run in ``run_dir`` from its latest checkpoint with its own config; only the stopping
     rules (``RESUMABLE_KEYS``) may be overridden."""
     data = load_checkpoint(run_dir, latest=True)

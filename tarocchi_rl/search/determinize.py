@@ -37,6 +37,52 @@ were the stock (``STOCK``, uniform). The deal (``deck``) is rewritten to match t
 Kernels: ``build_plan`` + ``fill_tables`` (once per root: the knowledge and the DP), ``sample_row`` (per
 sample: about a microsecond, nothing allocated), ``determinize_row`` (both, with stack buffers) and the batched
 ``determinize_batch``. Python: :func:`determinize`, :func:`make_plan`.
+
+The plan
+--------
+``build_plan`` writes a root's knowledge, ``fill_tables`` its DP, and ``sample_row`` reads both, from three flat
+arrays that a kernel can keep on its stack: ints int64[NI], masks uint64[NM] (a card set is two words, the card
+positions 0-63 and 64-127) and floats float64[ints[I_NF]]. The offsets, each named once below:
+
+ints: a header, then a record per hidden pile q < P, per DP class k < K and per tabled DP layer k
+
+| offset              | field            | meaning                                                              |
+|---------------------|------------------|----------------------------------------------------------------------|
+| 0                   | I_STATUS         | 1 ok, 0 inconsistent (no assignment satisfies the constraints)       |
+| 1                   | I_P              | P, the hidden piles (at most MAXP)                                   |
+| 2                   | I_K              | K, the DP classes (at most MAXK)                                     |
+| 3                   | I_KB             | the first DP class after the category classes: where the count caps  |
+|                     |                  | are checked (-1: no cap)                                             |
+| 4                   | I_NF             | the DP floats needed                                                 |
+| 5                   | I_FLAGS          | F_PARTNER, F_STOCK, F_PETIT, F_EARLY: the fix-ups a sample needs      |
+| 6                   | I_OBS            | the observer (a plan belongs to its seat)                            |
+| 7                   | I_UNIV           | 1: the last class is open to every pile (one more closed form)       |
+| 8 .. 15             |                  | unused                                                               |
+| I_PILE + PILE_W q   | + PILE_KIND      | KIND_HAND, KIND_DISCARD, KIND_STOCK or KIND_FUTURE (Mineo early round) |
+|                     | + PILE_SEAT      | its seat (the discard: the declarer's; the stock: -1)                |
+|                     | + PILE_ROOM      | its capacity left for the DP classes                                 |
+|                     | + PILE_CAP       | the most category cards it may take from the DP classes (-1: no cap) |
+| I_CLS + CLS_W k     | + CLS_SIZE       | the class's cards                                                    |
+|                     | + CLS_PILES      | the piles that may take them (bit q: pile q); while the plan is      |
+|                     |                  | built, bit CLS_CATEGORY marks a class of the capped category         |
+| I_LAY + LAY_W k     | + LAY_OFF        | where the table of layer k starts in the floats                      |
+|  (1 <= k <= K-2,    | + LAY_DROP       | the pile left out of the index (its room is the rest of LAY_LEFT)    |
+|   K-3 with I_UNIV)  | + LAY_LEFT       | the cards of classes k.. (the rooms add up to it)                    |
+|                     | + LAY_LO + q     | the least room of pile q with classes 0..k-1 placed                  |
+|                     | + LAY_HI + q     | the most                                                             |
+|                     | + LAY_STRIDE + q | the index stride of pile q (not for the dropped pile)                |
+
+masks: a card set (SET_W = 2 words) per entry
+
+| offset          | meaning                                           |
+|-----------------|---------------------------------------------------|
+| M_PILE + 2 q    | pile q's unknown cards in the source row          |
+| M_FIX + 2 q     | the cards only pile q may take (placed for sure)  |
+| M_CLS + 2 k     | DP class k                                        |
+| M_U             | every unknown card                                |
+
+floats: ``f[0]`` the number of consistent assignments; ``g_k(R)`` at ``f[LAY_OFF + sum over q != LAY_DROP of
+(R[q] - LAY_LO[q]) * LAY_STRIDE[q]]`` for the tabled layers (the others are closed forms).
 """
 
 import math
@@ -95,25 +141,41 @@ from ..variants import mineo
 
 MAXP = 8  # piles (Mineo early round: 3 hands + 4 deals to come + the stock)
 MAXK = 64  # classes
-# plan ints (int64[NI])
+# the plan's layout (the tables of the module docstring)
+# ints: header
 I_STATUS, I_P, I_K, I_KB, I_NF, I_FLAGS, I_OBS, I_UNIV = range(8)
-I_PILE = 16  # 4 per pile: kind, seat, capacity left for the DP classes, cap on category cards (-1 none)
-I_CLS = I_PILE + 4 * MAXP  # 2 per class: size, allowed piles (bit mask)
-LAY = 3 + 3 * MAXP  # per layer: table offset, dropped pile, cards left, lo[MAXP], hi[MAXP], stride[MAXP]
-I_LAY = I_CLS + 2 * MAXK
-NI = I_LAY + LAY * MAXK
-# plan masks (uint64[NM], two words each)
-M_PILE = 0  # the pile's unknown cards in the source row
-M_FIX = 2 * MAXP  # cards allowed in that pile only
-M_CLS = 4 * MAXP  # the DP classes
-M_U = M_CLS + 2 * MAXK  # every unknown card
-NM = M_U + 2
-NF_STACK = 4096  # DP table entries determinize_row keeps on the stack (more: one heap array)
-NS = 4 * MAXP  # int scratch of a sample
-# pile kinds, flags
+# ints: a pile's record
+I_PILE = 16
+PILE_KIND, PILE_SEAT, PILE_ROOM, PILE_CAP = range(4)
+PILE_W = 4
+# ints: a DP class's record
+I_CLS = I_PILE + PILE_W * MAXP
+CLS_SIZE, CLS_PILES = range(2)
+CLS_W = 2
+CLS_ALL_PILES = (1 << MAXP) - 1  # the pile bits of CLS_PILES
+CLS_CATEGORY = 62  # the category bit of CLS_PILES while the plan is built
+# ints: a DP layer's record
+I_LAY = I_CLS + CLS_W * MAXK
+LAY_OFF, LAY_DROP, LAY_LEFT = range(3)
+LAY_LO = 3
+LAY_HI = LAY_LO + MAXP
+LAY_STRIDE = LAY_HI + MAXP
+LAY_W = LAY_STRIDE + MAXP
+NI = I_LAY + LAY_W * MAXK
+# masks: card sets of two words
+SET_W = 2
+M_PILE = 0
+M_FIX = M_PILE + SET_W * MAXP
+M_CLS = M_FIX + SET_W * MAXP
+M_U = M_CLS + SET_W * MAXK
+NM = M_U + SET_W
+# pile kinds, fix-up flags
 KIND_HAND, KIND_DISCARD, KIND_STOCK, KIND_FUTURE = range(4)
 F_PARTNER, F_STOCK, F_PETIT, F_EARLY = 1, 2, 4, 8
+NF_STACK = 4096  # DP table entries determinize_row keeps on the stack (more: one heap array)
+NS = 4 * MAXP  # int scratch of a sample
 MAX_TRIES = 100_000  # petit-sec rejections before giving up (status 0)
+_KEY_OPEN, _KEY_PILE = 100_000, 1_000  # class order: category first, then fewer piles, then smaller (< 1000)
 
 FACT = np.array([float(math.factorial(k)) for k in range(80)])
 INV_FACT = np.array([1.0 / math.factorial(k) for k in range(80)])
@@ -159,14 +221,32 @@ def _stack_buffer(nbtype, size, dtype):
 
 
 _scratch_i = _stack_buffer(types.int64, NS, np.int64)
-_scratch_u = _stack_buffer(types.uint64, 2 * MAXP, np.uint64)
+_scratch_u = _stack_buffer(types.uint64, SET_W * MAXP, np.uint64)
 _plan_i = _stack_buffer(types.int64, NI, np.int64)
 _plan_m = _stack_buffer(types.uint64, NM, np.uint64)
 _plan_f = _stack_buffer(types.float64, NF_STACK, np.float64)
 
 
 # ----------------------------------------------------------------------------------------------------------
-# the plan: piles, classes, DP layers
+# plan records
+
+
+@njit(cache=True, inline="always")
+def _pile(q):
+    """The ints offset of pile q's record (+ PILE_*)."""
+    return I_PILE + PILE_W * q
+
+
+@njit(cache=True, inline="always")
+def _cls(k):
+    """The ints offset of DP class k's record (+ CLS_*)."""
+    return I_CLS + CLS_W * k
+
+
+@njit(cache=True, inline="always")
+def _lay(k):
+    """The ints offset of DP layer k's record (+ LAY_*)."""
+    return I_LAY + LAY_W * k
 
 
 @njit(cache=True, inline="always")
@@ -176,28 +256,26 @@ def _n2(x0, x1):
 
 @njit(cache=True)
 def _add_pile(pi, pm, q, kind, seat, c0, c1):
-    pi[I_PILE + 4 * q] = kind
-    pi[I_PILE + 4 * q + 1] = seat
-    pi[I_PILE + 4 * q + 2] = _n2(c0, c1)
-    pi[I_PILE + 4 * q + 3] = -1
-    pm[M_PILE + 2 * q] = c0
-    pm[M_PILE + 2 * q + 1] = c1
-    pm[M_FIX + 2 * q] = U0
-    pm[M_FIX + 2 * q + 1] = U0
+    """Pile q: a ``kind`` of ``seat`` hiding the cards (c0, c1), no cap yet; returns q + 1."""
+    o = _pile(q)
+    pi[o + PILE_KIND] = kind
+    pi[o + PILE_SEAT] = seat
+    pi[o + PILE_ROOM] = _n2(c0, c1)
+    pi[o + PILE_CAP] = -1
+    pm[M_PILE + SET_W * q] = c0
+    pm[M_PILE + SET_W * q + 1] = c1
+    pm[M_FIX + SET_W * q] = U0
+    pm[M_FIX + SET_W * q + 1] = U0
     return q + 1
 
 
-@njit(cache=True)
-def build_plan(src, i, p, tb, pi, pm):
-    """What seat ``p`` knows in game ``i`` of BatchState ``src``: hidden piles, classes of unknown cards and
-    the DP layer boxes, into ``pi`` (int64[NI]) and ``pm`` (uint64[NM]). ``pi[I_NF]``: DP floats needed;
-    ``pi[I_STATUS]``: 1 ok, 0 inconsistent (no assignment satisfies the constraints)."""
-    m = src.meta[i]
-    cd = src.cards
-    fam = tb.params[P_FAMILY]
-    n = tb.params[P_PLAYERS]
-    decl = m[DECLARER]
-    trumps = tb.masks[MK_TRUMPS, 0]
+# ----------------------------------------------------------------------------------------------------------
+# the plan, one step per kind of knowledge
+
+
+@njit(cache=True, inline="always")
+def _start_plan(pi, p, n):
+    """An empty plan of observer p; False (status 0) when p is no seat."""
     for k in range(I_LAY):
         pi[k] = 0
     pi[I_STATUS] = 1
@@ -205,80 +283,158 @@ def build_plan(src, i, p, tb, pi, pm):
     pi[I_KB] = -1
     if p < 0 or p >= n:
         pi[I_STATUS] = 0
-        return
-    flags = 0
-    q = 0
-    for s in range(n):  # the other hands, less the cards they showed (pinned to them)
+        return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _hand_piles(src, i, p, n, pi, pm, q):
+    """Hidden piles: the other hands, less the cards they showed (pinned to them). Returns the next pile."""
+    cd = src.cards
+    for s in range(n):
         if s != p:
             c0 = cd[i, HAND + s, 0] & ~cd[i, SHOWN_BY + s, 0]
             c1 = cd[i, HAND + s, 1] & ~cd[i, SHOWN_BY + s, 1]
             if (c0 | c1) != U0:
                 q = _add_pile(pi, pm, q, KIND_HAND, s, c0, c1)
-    if decl >= 0 and decl != p:  # his face-down discard
+    return q
+
+
+@njit(cache=True, inline="always")
+def _discard_pile(src, i, p, pi, pm, q):
+    """Hidden pile: the declarer's face-down discard when p did not make it (less the trumps shown)."""
+    cd = src.cards
+    decl = src.meta[i, DECLARER]
+    if decl >= 0 and decl != p:
         c0 = cd[i, DISCARDED, 0] & ~cd[i, SHOWN, 0]
         c1 = cd[i, DISCARDED, 1] & ~cd[i, SHOWN, 1]
         if (c0 | c1) != U0:
             q = _add_pile(pi, pm, q, KIND_DISCARD, decl, c0, c1)
-    if fam != FAMILY_PIEDMONT and m[STOCK_SHOWN] != 1:  # an unseen stock (the Piedmontese one is the dealer's)
-        c0 = cd[i, STOCK, 0]
-        c1 = cd[i, STOCK, 1]
+    return q
+
+
+@njit(cache=True, inline="always")
+def _stock_pile(src, i, tb, pi, pm, q):
+    """Hidden pile: an unseen stock (Mineo, French; the Piedmontese one is the dealer's)."""
+    if tb.params[P_FAMILY] != FAMILY_PIEDMONT and src.meta[i, STOCK_SHOWN] != 1:
+        c0 = src.cards[i, STOCK, 0]
+        c1 = src.cards[i, STOCK, 1]
         if (c0 | c1) != U0:
             q = _add_pile(pi, pm, q, KIND_STOCK, -1, c0, c1)
-    if fam == FAMILY_MINEO and m[PHASE] == EARLY:  # the cards still to be dealt, p's own included
-        flags |= F_EARLY
-        h = tb.params[P_HAND]
-        for s in range(n):
-            c0 = U0
-            c1 = U0
-            for k in range(h * s + tb.params[P_FIRST_ROUND], h * s + h):
-                c = src.deck[i, k]
-                if tb.card[c, CARD_WORD] == 0:
-                    c0 |= bit(tb.card[c, CARD_BIT])
-                else:
-                    c1 |= bit(tb.card[c, CARD_BIT])
-            q = _add_pile(pi, pm, q, KIND_FUTURE, s, c0, c1)
-    n_piles = q
-    pi[I_P] = n_piles
+    return q
+
+
+@njit(cache=True, inline="always")
+def _future_piles(src, i, n, tb, pi, pm, q):
+    """Hidden piles, Mineo early round: every seat's cards still to be dealt (p's own too), from ``deck``.
+    Returns (the next pile, F_EARLY or 0)."""
+    if tb.params[P_FAMILY] != FAMILY_MINEO or src.meta[i, PHASE] != EARLY:
+        return q, 0
+    h = tb.params[P_HAND]
+    for s in range(n):
+        c0 = U0
+        c1 = U0
+        for k in range(h * s + tb.params[P_FIRST_ROUND], h * s + h):
+            c = src.deck[i, k]
+            if tb.card[c, CARD_WORD] == 0:
+                c0 |= bit(tb.card[c, CARD_BIT])
+            else:
+                c1 |= bit(tb.card[c, CARD_BIT])
+        q = _add_pile(pi, pm, q, KIND_FUTURE, s, c0, c1)
+    return q, F_EARLY
+
+
+@njit(cache=True, inline="always")
+def _unknown_cards(pi, pm):
+    """M_U = every pile's cards; returns them."""
     u0 = U0
     u1 = U0
-    for q in range(n_piles):
-        u0 |= pm[M_PILE + 2 * q]
-        u1 |= pm[M_PILE + 2 * q + 1]
+    for q in range(pi[I_P]):
+        u0 |= pm[M_PILE + SET_W * q]
+        u1 |= pm[M_PILE + SET_W * q + 1]
     pm[M_U] = u0
     pm[M_U + 1] = u1
-    # count caps: one category at a time (a trump discarded: discard phase; accuso: after it)
-    cat0 = U0
-    cat1 = U0
-    d0, d1 = discardable(tb)
-    if m[PHASE] == DISCARD and decl >= 0 and decl != p and (cd[i, SHOWN, 0] & trumps) != U0:
-        for q in range(n_piles):
-            if pi[I_PILE + 4 * q] == KIND_HAND and pi[I_PILE + 4 * q + 1] == decl:
-                pi[I_PILE + 4 * q + 3] = m[DISCARDS_LEFT]
+    return u0, u1
+
+
+@njit(cache=True, inline="always")
+def _discard_cap(src, i, p, tb, pi, d0, d1, cat0, cat1):
+    """Count cap: after the declarer discarded a trump (discard phase), his hand holds at most DISCARDS_LEFT
+    discardable cards. Returns the capped category (d0, d1), or (cat0, cat1) unchanged."""
+    m = src.meta[i]
+    decl = m[DECLARER]
+    if m[PHASE] == DISCARD and decl >= 0 and decl != p and (src.cards[i, SHOWN, 0] & tb.masks[MK_TRUMPS, 0]) != U0:
+        for q in range(pi[I_P]):
+            if pi[_pile(q) + PILE_KIND] == KIND_HAND and pi[_pile(q) + PILE_SEAT] == decl:
+                pi[_pile(q) + PILE_CAP] = m[DISCARDS_LEFT]
                 cat0 = d0
                 cat1 = d1
-    if fam == FAMILY_PIEDMONT:
-        for q in range(n_piles):
-            s = pi[I_PILE + 4 * q + 1]
-            if pi[I_PILE + 4 * q] == KIND_HAND and m[ACCUSO_DECL + s] >= 1:
-                shown = cd[i, SHOWN_BY + s, 0] & trumps
-                if popcount(shown) < 10:  # the honours alone: fewer than ten trumps then
-                    pi[I_PILE + 4 * q + 3] = (9 - popcount(cd[i, PLAYED + s, 0] & trumps)
-                                              - popcount(cd[i, HAND + s, 0] & shown))
-                    cat0 = trumps
-                    cat1 = U0
-    # classes: split the unknown cards by the piles that may take them, then by category
+    return cat0, cat1
+
+
+@njit(cache=True, inline="always")
+def _accuso_caps(src, i, tb, pi, cat0, cat1):
+    """Count cap, Piedmontese: an accuso of the honours alone proves fewer than ten trumps at the time: at most 9
+    less those played since in the hand. Returns the capped category (trumps), or (cat0, cat1) unchanged."""
+    if tb.params[P_FAMILY] != FAMILY_PIEDMONT:
+        return cat0, cat1
+    cd = src.cards
+    trumps = tb.masks[MK_TRUMPS, 0]
+    for q in range(pi[I_P]):
+        s = pi[_pile(q) + PILE_SEAT]
+        if pi[_pile(q) + PILE_KIND] == KIND_HAND and src.meta[i, ACCUSO_DECL + s] >= 1:
+            shown = cd[i, SHOWN_BY + s, 0] & trumps
+            if popcount(shown) < 10:  # the honours alone: fewer than ten trumps then
+                pi[_pile(q) + PILE_CAP] = (9 - popcount(cd[i, PLAYED + s, 0] & trumps)
+                                           - popcount(cd[i, HAND + s, 0] & shown))
+                cat0 = trumps
+                cat1 = U0
+    return cat0, cat1
+
+
+@njit(cache=True)
+def _split(pi, pm, nk, a0, a1, q):
+    """Split every class by the set (a0, a1): the part inside gets bit q of its CLS_PILES. Returns the classes,
+    -1 beyond MAXK."""
+    for k in range(nk):
+        c0 = pm[M_CLS + SET_W * k]
+        c1 = pm[M_CLS + SET_W * k + 1]
+        i0 = c0 & a0
+        i1 = c1 & a1
+        o0 = c0 & ~a0
+        o1 = c1 & ~a1
+        if (i0 | i1) == U0:
+            continue
+        if (o0 | o1) != U0:
+            if nk >= MAXK:
+                return -1
+            pm[M_CLS + SET_W * nk] = o0
+            pm[M_CLS + SET_W * nk + 1] = o1
+            pi[_cls(nk) + CLS_PILES] = pi[_cls(k) + CLS_PILES]
+            nk += 1
+            pm[M_CLS + SET_W * k] = i0
+            pm[M_CLS + SET_W * k + 1] = i1
+        pi[_cls(k) + CLS_PILES] |= 1 << q
+    return nk
+
+
+@njit(cache=True, inline="always")
+def _pile_classes(src, i, pi, pm, u0, u1, d0, d1):
+    """Classes of the unknown cards by the piles that may take them: a hand none of its seat's EXCLUDED (voids,
+    failed (over)trumps, ...), the discard only discardable cards (d0, d1), the others any. Returns the number
+    of classes, -1 beyond MAXK."""
     nk = 0
     if (u0 | u1) != U0:
         pm[M_CLS] = u0
         pm[M_CLS + 1] = u1
-        pi[I_CLS + 1] = 0
+        pi[_cls(0) + CLS_PILES] = 0
         nk = 1
-    for q in range(n_piles):
-        kind = pi[I_PILE + 4 * q]
+    for q in range(pi[I_P]):
+        kind = pi[_pile(q) + PILE_KIND]
         if kind == KIND_HAND:
-            s = pi[I_PILE + 4 * q + 1]
-            a0 = ~cd[i, EXCLUDED + s, 0]
-            a1 = ~cd[i, EXCLUDED + s, 1]
+            s = pi[_pile(q) + PILE_SEAT]
+            a0 = ~src.cards[i, EXCLUDED + s, 0]
+            a1 = ~src.cards[i, EXCLUDED + s, 1]
         elif kind == KIND_DISCARD:
             a0 = d0
             a1 = d1
@@ -287,104 +443,192 @@ def build_plan(src, i, p, tb, pi, pm):
             a1 = ~U0
         nk = _split(pi, pm, nk, a0, a1, q)
         if nk < 0:
-            pi[I_STATUS] = 0
-            return
-    if (cat0 | cat1) != U0:
-        nk = _split(pi, pm, nk, cat0, cat1, 62)
-        if nk < 0:
-            pi[I_STATUS] = 0
-            return
-    # single-pile classes are placed for sure; the others go to the DP, category classes first
+            return -1
+    return nk
+
+
+@njit(cache=True, inline="always")
+def _place_single_pile_classes(pi, pm, nk):
+    """The classes that one pile only may take go to its M_FIX; the others are compacted into the DP classes
+    (sizes set). Returns their number, -1 when a card no pile may take."""
     kd = 0
     for k in range(nk):
-        a = pi[I_CLS + 2 * k + 1] & ((1 << MAXP) - 1)
-        c0 = pm[M_CLS + 2 * k]
-        c1 = pm[M_CLS + 2 * k + 1]
+        a = pi[_cls(k) + CLS_PILES] & CLS_ALL_PILES
+        c0 = pm[M_CLS + SET_W * k]
+        c1 = pm[M_CLS + SET_W * k + 1]
         if a == 0:
-            pi[I_STATUS] = 0  # a card no pile may take
-            return
+            return -1
         if (a & (a - 1)) == 0:
             q = 0
             while (a >> q) != 1:
                 q += 1
-            pm[M_FIX + 2 * q] |= c0
-            pm[M_FIX + 2 * q + 1] |= c1
+            pm[M_FIX + SET_W * q] |= c0
+            pm[M_FIX + SET_W * q + 1] |= c1
             continue
-        pm[M_CLS + 2 * kd] = c0
-        pm[M_CLS + 2 * kd + 1] = c1
-        pi[I_CLS + 2 * kd] = _n2(c0, c1)
-        pi[I_CLS + 2 * kd + 1] = pi[I_CLS + 2 * k + 1]
+        pm[M_CLS + SET_W * kd] = c0
+        pm[M_CLS + SET_W * kd + 1] = c1
+        pi[_cls(kd) + CLS_SIZE] = _n2(c0, c1)
+        pi[_cls(kd) + CLS_PILES] = pi[_cls(k) + CLS_PILES]
         kd += 1
-    n_cat = 0
-    for k in range(kd):  # insertion sort: category classes first, then by size
+    return kd
+
+
+@njit(cache=True)
+def _class_key(pi, k):
+    """Category classes first, then by the number of piles, then by size."""
+    a = pi[_cls(k) + CLS_PILES]
+    npiles = 0
+    for q in range(MAXP):
+        npiles += (a >> q) & 1
+    return (1 - ((a >> CLS_CATEGORY) & 1)) * _KEY_OPEN + npiles * _KEY_PILE + pi[_cls(k) + CLS_SIZE]
+
+
+@njit(cache=True)
+def _swap_classes(pi, pm, a, b):
+    for t in range(CLS_W):
+        x = pi[_cls(a) + t]
+        pi[_cls(a) + t] = pi[_cls(b) + t]
+        pi[_cls(b) + t] = x
+    for t in range(SET_W):
+        y = pm[M_CLS + SET_W * a + t]
+        pm[M_CLS + SET_W * a + t] = pm[M_CLS + SET_W * b + t]
+        pm[M_CLS + SET_W * b + t] = y
+
+
+@njit(cache=True, inline="always")
+def _order_classes(pi, pm, kd):
+    """Insertion sort of the DP classes by _class_key; clears the category bits. Returns the category classes."""
+    for k in range(kd):
         for t in range(k, 0, -1):
             if _class_key(pi, t) < _class_key(pi, t - 1):
                 _swap_classes(pi, pm, t, t - 1)
             else:
                 break
+    n_cat = 0
     for k in range(kd):
-        if (pi[I_CLS + 2 * k + 1] >> 62) & 1:
+        if (pi[_cls(k) + CLS_PILES] >> CLS_CATEGORY) & 1:
             n_cat += 1
-        pi[I_CLS + 2 * k + 1] &= (1 << MAXP) - 1
-    pi[I_K] = kd
-    for q in range(n_piles):
-        f0 = pm[M_FIX + 2 * q]
-        f1 = pm[M_FIX + 2 * q + 1]
-        pi[I_PILE + 4 * q + 2] -= _n2(f0, f1)
-        if pi[I_PILE + 4 * q + 2] < 0:
-            pi[I_STATUS] = 0
-            return
-        if pi[I_PILE + 4 * q + 3] >= 0:
-            pi[I_PILE + 4 * q + 3] -= _n2(f0 & cat0, f1 & cat1)
-            if pi[I_PILE + 4 * q + 3] < 0:
-                pi[I_STATUS] = 0
-                return
-    if (cat0 | cat1) != U0:
-        pi[I_KB] = n_cat
-    # the last class open to every pile: the one before it in closed form too (Vandermonde)
-    univ = 0
-    if kd >= 2 and pi[I_CLS + 2 * kd - 1] == (1 << n_piles) - 1 and pi[I_KB] != kd - 1:
-        univ = 1
-    pi[I_UNIV] = univ
-    # tabled layers 1 .. K-2 (K-3 with univ): the boxes of reachable capacities
+        pi[_cls(k) + CLS_PILES] &= CLS_ALL_PILES
+    return n_cat
+
+
+@njit(cache=True, inline="always")
+def _reserve_fixed(pi, pm, cat0, cat1):
+    """Each pile's room and cap less its M_FIX cards; False when they do not fit."""
+    for q in range(pi[I_P]):
+        o = _pile(q)
+        f0 = pm[M_FIX + SET_W * q]
+        f1 = pm[M_FIX + SET_W * q + 1]
+        pi[o + PILE_ROOM] -= _n2(f0, f1)
+        if pi[o + PILE_ROOM] < 0:
+            return False
+        if pi[o + PILE_CAP] >= 0:
+            pi[o + PILE_CAP] -= _n2(f0 & cat0, f1 & cat1)
+            if pi[o + PILE_CAP] < 0:
+                return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _univ(pi):
+    """1 when the last DP class is open to every pile and not the last category class: then the one before it
+    is a closed form too (Vandermonde)."""
+    kd = pi[I_K]
+    if kd >= 2 and pi[_cls(kd - 1) + CLS_PILES] == (1 << pi[I_P]) - 1 and pi[I_KB] != kd - 1:
+        return 1
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _layer_boxes(pi):
+    """The tabled layers 1 .. K-2 (K-3 with I_UNIV): the boxes of reachable rooms and their offsets in the floats.
+    Returns the floats needed, -1 when some pile's room is unreachable."""
+    kd = pi[I_K]
+    n_piles = pi[I_P]
     off = 1
-    for k in range(1, kd - 1 - univ):
-        base = I_LAY + LAY * k
+    for k in range(1, kd - 1 - pi[I_UNIV]):
+        o = _lay(k)
         left = 0
         for t in range(k, kd):
-            left += pi[I_CLS + 2 * t]
-        pi[base + 2] = left
+            left += pi[_cls(t) + CLS_SIZE]
+        pi[o + LAY_LEFT] = left
         size = 1
         drop = 0
         wmax = -1
         for q in range(n_piles):
-            cap = pi[I_PILE + 4 * q + 2]
-            pre = 0
-            suf = 0
+            room = pi[_pile(q) + PILE_ROOM]
+            pre = 0  # cards of the classes placed before layer k that pile q may take
+            suf = 0  # and of classes k..
             for t in range(kd):
-                if (pi[I_CLS + 2 * t + 1] >> q) & 1:
+                if (pi[_cls(t) + CLS_PILES] >> q) & 1:
                     if t < k:
-                        pre += pi[I_CLS + 2 * t]
+                        pre += pi[_cls(t) + CLS_SIZE]
                     else:
-                        suf += pi[I_CLS + 2 * t]
-            lo = max(0, cap - pre)
-            hi = min(cap, suf)
+                        suf += pi[_cls(t) + CLS_SIZE]
+            lo = max(0, room - pre)
+            hi = min(room, suf)
             if lo > hi:
-                pi[I_STATUS] = 0
-                return
-            pi[base + 3 + q] = lo
-            pi[base + 3 + MAXP + q] = hi
+                return -1
+            pi[o + LAY_LO + q] = lo
+            pi[o + LAY_HI + q] = hi
             if hi - lo > wmax:
                 wmax = hi - lo
                 drop = q
-        pi[base + 1] = drop
+        pi[o + LAY_DROP] = drop
         for q in range(n_piles):
             if q != drop:
-                pi[base + 3 + 2 * MAXP + q] = size
-                size *= pi[base + 3 + MAXP + q] - pi[base + 3 + q] + 1
-        pi[base] = off
+                pi[o + LAY_STRIDE + q] = size
+                size *= pi[o + LAY_HI + q] - pi[o + LAY_LO + q] + 1
+        pi[o + LAY_OFF] = off
         off += size
-    pi[I_NF] = off
+    return off
+
+
+@njit(cache=True)
+def build_plan(src, i, p, tb, pi, pm):
+    """What seat ``p`` knows in game ``i`` of BatchState ``src``: hidden piles, classes of unknown cards and
+    the DP layer boxes, into ``pi`` (int64[NI]) and ``pm`` (uint64[NM]) (layout: the module docstring).
+    ``pi[I_NF]``: DP floats needed; ``pi[I_STATUS]``: 1 ok, 0 inconsistent (no assignment satisfies the
+    constraints)."""
+    n = tb.params[P_PLAYERS]
+    if not _start_plan(pi, p, n):
+        return
+    # the hidden piles
+    q = _hand_piles(src, i, p, n, pi, pm, 0)
+    q = _discard_pile(src, i, p, pi, pm, q)
+    q = _stock_pile(src, i, tb, pi, pm, q)
+    q, flags = _future_piles(src, i, n, tb, pi, pm, q)
+    pi[I_P] = q
+    u0, u1 = _unknown_cards(pi, pm)
+    # count caps: one category at a time (a trump discarded: discard phase; accuso: after it)
+    d0, d1 = discardable(tb)
+    cat0, cat1 = _discard_cap(src, i, p, tb, pi, d0, d1, U0, U0)
+    cat0, cat1 = _accuso_caps(src, i, tb, pi, cat0, cat1)
+    # classes: the unknown cards by the piles that may take them, then by category
+    nk = _pile_classes(src, i, pi, pm, u0, u1, d0, d1)
+    if nk >= 0 and (cat0 | cat1) != U0:
+        nk = _split(pi, pm, nk, cat0, cat1, CLS_CATEGORY)
+    if nk < 0:
+        pi[I_STATUS] = 0
+        return
+    # single-pile classes are placed for sure; the others go to the DP, category classes first
+    kd = _place_single_pile_classes(pi, pm, nk)
+    if kd < 0:
+        pi[I_STATUS] = 0
+        return
+    n_cat = _order_classes(pi, pm, kd)
+    pi[I_K] = kd
+    if not _reserve_fixed(pi, pm, cat0, cat1):
+        pi[I_STATUS] = 0
+        return
+    if (cat0 | cat1) != U0:
+        pi[I_KB] = n_cat
+    pi[I_UNIV] = _univ(pi)
+    nf = _layer_boxes(pi)
+    if nf < 0:
+        pi[I_STATUS] = 0
+        return
+    pi[I_NF] = nf
     pi[I_FLAGS] = flags | _meta_flags(src, i, p, tb)
 
 
@@ -410,53 +654,18 @@ def _meta_flags(src, i, p, tb):
     return f
 
 
-@njit(cache=True)
-def _split(pi, pm, nk, a0, a1, q):
-    """Split every class by the set (a0, a1): the part inside gets bit q of its allowed mask."""
-    for k in range(nk):
-        c0 = pm[M_CLS + 2 * k]
-        c1 = pm[M_CLS + 2 * k + 1]
-        i0 = c0 & a0
-        i1 = c1 & a1
-        o0 = c0 & ~a0
-        o1 = c1 & ~a1
-        if (i0 | i1) == U0:
-            continue
-        if (o0 | o1) != U0:
-            if nk >= MAXK:
-                return -1
-            pm[M_CLS + 2 * nk] = o0
-            pm[M_CLS + 2 * nk + 1] = o1
-            pi[I_CLS + 2 * nk + 1] = pi[I_CLS + 2 * k + 1]
-            nk += 1
-            pm[M_CLS + 2 * k] = i0
-            pm[M_CLS + 2 * k + 1] = i1
-        pi[I_CLS + 2 * k + 1] |= 1 << q
-    return nk
-
-
-@njit(cache=True)
-def _class_key(pi, k):
-    a = pi[I_CLS + 2 * k + 1]
-    npiles = 0
-    for q in range(MAXP):
-        npiles += (a >> q) & 1
-    return (1 - ((a >> 62) & 1)) * 100000 + npiles * 1000 + pi[I_CLS + 2 * k]
-
-
-@njit(cache=True)
-def _swap_classes(pi, pm, a, b):
-    for t in range(2):
-        x = pi[I_CLS + 2 * a + t]
-        pi[I_CLS + 2 * a + t] = pi[I_CLS + 2 * b + t]
-        pi[I_CLS + 2 * b + t] = x
-        y = pm[M_CLS + 2 * a + t]
-        pm[M_CLS + 2 * a + t] = pm[M_CLS + 2 * b + t]
-        pm[M_CLS + 2 * b + t] = y
-
-
 # ----------------------------------------------------------------------------------------------------------
 # the DP
+
+
+@njit(cache=True, inline="always")
+def _caps_hold(pi, r):
+    """Once every category card is placed (rooms left r): no capped pile took more than its cap."""
+    for q in range(pi[I_P]):
+        cap = pi[_pile(q) + PILE_CAP]
+        if cap >= 0 and pi[_pile(q) + PILE_ROOM] - r[q] > cap:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -464,17 +673,14 @@ def _g(pi, pf, k, r):
     """Ways to place DP classes k.. into the remaining capacities r (int64[P]), float64."""
     n_piles = pi[I_P]
     kk = pi[I_K]
-    if k == pi[I_KB]:  # every category card is placed: the caps hold
-        for q in range(n_piles):
-            ck = pi[I_PILE + 4 * q + 3]
-            if ck >= 0 and pi[I_PILE + 4 * q + 2] - r[q] > ck:
-                return 0.0
+    if k == pi[I_KB] and not _caps_hold(pi, r):
+        return 0.0
     if k >= kk:
         return 1.0
     if k == kk - 2 and pi[I_UNIV] == 1:  # sum over this class's splits of two multinomials: Vandermonde
-        a = pi[I_CLS + 2 * k + 1]
-        na = pi[I_CLS + 2 * k]
-        v = FACT[pi[I_CLS + 2 * k + 2]]
+        a = pi[_cls(k) + CLS_PILES]
+        na = pi[_cls(k) + CLS_SIZE]
+        v = FACT[pi[_cls(k + 1) + CLS_SIZE]]
         room = 0
         for q in range(n_piles):
             v *= INV_FACT[r[q]]
@@ -484,24 +690,36 @@ def _g(pi, pf, k, r):
             return 0.0
         return v * FACT[room] * INV_FACT[room - na]
     if k == kk - 1:  # the last class: a multinomial
-        a = pi[I_CLS + 2 * k + 1]
-        v = FACT[pi[I_CLS + 2 * k]]
+        a = pi[_cls(k) + CLS_PILES]
+        v = FACT[pi[_cls(k) + CLS_SIZE]]
         for q in range(n_piles):
             if r[q] > 0:
                 if ((a >> q) & 1) == 0:
                     return 0.0
                 v *= INV_FACT[r[q]]
         return v
-    base = I_LAY + LAY * k
-    drop = pi[base + 1]
-    idx = pi[base]
+    o = _lay(k)  # a tabled layer
+    drop = pi[o + LAY_DROP]
+    idx = pi[o + LAY_OFF]
     for q in range(n_piles):
-        x = r[q] - pi[base + 3 + q]
-        if x < 0 or r[q] > pi[base + 3 + MAXP + q]:
+        x = r[q] - pi[o + LAY_LO + q]
+        if x < 0 or r[q] > pi[o + LAY_HI + q]:
             return 0.0
         if q != drop:
-            idx += x * pi[base + 3 + 2 * MAXP + q]
+            idx += x * pi[o + LAY_STRIDE + q]
     return pf[idx]
+
+
+@njit(cache=True, inline="always")
+def _class_piles(pi, k, a):
+    """a[0 .. na-1] = the piles class k may take; returns na."""
+    al = pi[_cls(k) + CLS_PILES]
+    na = 0
+    for q in range(pi[I_P]):
+        if (al >> q) & 1:
+            a[na] = q
+            na += 1
+    return na
 
 
 @njit(cache=True)
@@ -511,15 +729,10 @@ def _enum(pi, pf, k, r, x, a, target):
     With ``target`` >= 0, stops at the first split whose running sum exceeds it (x[t]: cards to pile a[t]).
     Returns the running sum. x, a : int64 scratch of MAXP.
     """
-    n_piles = pi[I_P]
-    nk = pi[I_CLS + 2 * k]
-    al = pi[I_CLS + 2 * k + 1]
-    na = 0
-    for q in range(n_piles):
-        if (al >> q) & 1:
-            a[na] = q
-            na += 1
-            x[na - 1] = 0
+    nk = pi[_cls(k) + CLS_SIZE]
+    na = _class_piles(pi, k, a)
+    for t in range(na):
+        x[t] = 0
     last = a[na - 1]
     fn = FACT[nk]
     total = 0.0
@@ -551,45 +764,51 @@ def _enum(pi, pf, k, r, x, a, target):
             return total
 
 
+@njit(cache=True, inline="always")
+def _box_rooms(pi, k, t, r):
+    """r = the rooms of entry t of layer k's table."""
+    o = _lay(k)
+    drop = pi[o + LAY_DROP]
+    s = 0
+    for q in range(pi[I_P]):
+        if q != drop:
+            w = pi[o + LAY_HI + q] - pi[o + LAY_LO + q] + 1
+            r[q] = pi[o + LAY_LO + q] + (t // pi[o + LAY_STRIDE + q]) % w
+            s += r[q]
+    r[drop] = pi[o + LAY_LEFT] - s
+
+
+@njit(cache=True, inline="always")
+def _fill_layer(pi, pf, k, size, r, x, a):
+    """Layer k's table: g_k over its box (``size`` entries)."""
+    o = _lay(k)
+    drop = pi[o + LAY_DROP]
+    off = pi[o + LAY_OFF]
+    for t in range(size):
+        _box_rooms(pi, k, t, r)
+        v = 0.0
+        if pi[o + LAY_LO + drop] <= r[drop] <= pi[o + LAY_HI + drop]:
+            if k != pi[I_KB] or _caps_hold(pi, r):
+                v = _enum(pi, pf, k, r, x, a, -1.0)
+        pf[off + t] = v
+
+
 @njit(cache=True)
 def fill_tables(pi, pf):
     """The DP tables of a plan (layers K-2 .. 1) and pf[0] = the number of consistent assignments."""
     if pi[I_STATUS] != 1:
         return
     kk = pi[I_K]
-    n_piles = pi[I_P]
     sc = _scratch_i()
     r = sc[:MAXP]
     x = sc[MAXP : 2 * MAXP]
     a = sc[2 * MAXP : 3 * MAXP]
     top = kk - 2 - pi[I_UNIV]  # the last tabled layer
     for k in range(top, 0, -1):
-        base = I_LAY + LAY * k
-        off = pi[base]
-        drop = pi[base + 1]
-        left = pi[base + 2]
-        size = pi[I_LAY + LAY * (k + 1)] - off if k < top else pi[I_NF] - off
-        for t in range(size):
-            s = 0
-            for q in range(n_piles):
-                if q != drop:
-                    w = pi[base + 3 + MAXP + q] - pi[base + 3 + q] + 1
-                    r[q] = pi[base + 3 + q] + (t // pi[base + 3 + 2 * MAXP + q]) % w
-                    s += r[q]
-            r[drop] = left - s
-            v = 0.0
-            if pi[base + 3 + drop] <= r[drop] <= pi[base + 3 + MAXP + drop]:
-                ok = True
-                if k == pi[I_KB]:
-                    for q in range(n_piles):
-                        ck = pi[I_PILE + 4 * q + 3]
-                        if ck >= 0 and pi[I_PILE + 4 * q + 2] - r[q] > ck:
-                            ok = False
-                if ok:
-                    v = _enum(pi, pf, k, r, x, a, -1.0)
-            pf[off + t] = v
-    for q in range(n_piles):
-        r[q] = pi[I_PILE + 4 * q + 2]
+        end = pi[_lay(k + 1) + LAY_OFF] if k < top else pi[I_NF]
+        _fill_layer(pi, pf, k, end - pi[_lay(k) + LAY_OFF], r, x, a)
+    for q in range(pi[I_P]):
+        r[q] = pi[_pile(q) + PILE_ROOM]
     if kk == 0:
         pf[0] = 1.0
     elif kk == 1 or (kk == 2 and pi[I_UNIV] == 1):
@@ -635,14 +854,14 @@ def _deal_class(c0, c1, nk, x, a, na, nw, r):
             if e < n0:
                 mk = bit(kth_bit(c0, e))
                 c0 &= ~mk
-                nw[2 * q] |= mk
+                nw[SET_W * q] |= mk
             else:
                 mk = bit(kth_bit(c1, e - n0))
                 c1 &= ~mk
-                nw[2 * q + 1] |= mk
+                nw[SET_W * q + 1] |= mk
             left -= 1
-    nw[2 * a[big]] |= c0
-    nw[2 * a[big] + 1] |= c1
+    nw[SET_W * a[big]] |= c0
+    nw[SET_W * a[big] + 1] |= c1
     return r
 
 
@@ -709,14 +928,13 @@ def _fix_deck(dst, j, p, tb, pi, nw):
     n = tb.params[P_PLAYERS]
     h = tb.params[P_HAND]
     fam = tb.params[P_FAMILY]
-    n_piles = pi[I_P]
     if pi[I_FLAGS] & F_EARLY:
-        for q in range(n_piles):
-            if pi[I_PILE + 4 * q] == KIND_FUTURE:
-                s = pi[I_PILE + 4 * q + 1]
+        for q in range(pi[I_P]):
+            if pi[_pile(q) + PILE_KIND] == KIND_FUTURE:
+                s = pi[_pile(q) + PILE_SEAT]
                 if s != p:
                     _write_set(dst, j, cd[j, HAND + s, 0], cd[j, HAND + s, 1], h * s, tb)
-                _write_set(dst, j, nw[2 * q], nw[2 * q + 1], h * s + tb.params[P_FIRST_ROUND], tb)
+                _write_set(dst, j, nw[SET_W * q], nw[SET_W * q + 1], h * s + tb.params[P_FIRST_ROUND], tb)
     else:
         taken = fam == FAMILY_PIEDMONT or m[STOCK_SHOWN] == 1
         for s in range(n):
@@ -759,6 +977,118 @@ def _resample_stock(dst, j, tb, r):
     return r
 
 
+
+
+@njit(cache=True, inline="always")
+def _start_try(pi, pm, r, nw):
+    """A fresh try: r = the piles' room for the DP classes, nw = their fixed cards."""
+    for q in range(pi[I_P]):
+        r[q] = pi[_pile(q) + PILE_ROOM]
+        nw[SET_W * q] = pm[M_FIX + SET_W * q]
+        nw[SET_W * q + 1] = pm[M_FIX + SET_W * q + 1]
+
+
+@njit(cache=True, inline="always")
+def _rest_split(pi, k, r, x, a):
+    """The last class takes what is left: x[t] = r[a[t]]. Returns na."""
+    na = _class_piles(pi, k, a)
+    for t in range(na):
+        x[t] = r[a[t]]
+    return na
+
+
+@njit(cache=True, inline="always")
+def _hypergeometric_split(pi, k, r, x, a, rng):
+    """The class before an open last class: its cards one by one into the room left (multivariate
+    hypergeometric). Returns (na, the RNG state)."""
+    na = _class_piles(pi, k, a)
+    room = 0
+    for t in range(na):
+        x[t] = 0
+        room += r[a[t]]
+    for _d in range(pi[_cls(k) + CLS_SIZE]):
+        rng, z = splitmix_next(rng)
+        e = bounded(z, room)
+        t = 0
+        while e >= r[a[t]] - x[t]:
+            e -= r[a[t]] - x[t]
+            t += 1
+        x[t] += 1
+        room -= 1
+    return na, rng
+
+
+@njit(cache=True, inline="always")
+def _weighted_split(pi, pf, k, r, x, a, total, rng):
+    """A split of class k with probability multinomial * g_{k+1} / total (``total`` = g_k(r)). Returns (na,
+    the RNG state)."""
+    rng, z = splitmix_next(rng)
+    target = np.float64(z >> _U11) * _INV53 * total
+    got = _enum(pi, pf, k, r, x, a, target)
+    if got <= target:  # rounding at the very end: the last split with a weight
+        _enum(pi, pf, k, r, x, a, got * (1.0 - 1e-12))
+    na = 0
+    al = pi[_cls(k) + CLS_PILES]
+    for q in range(pi[I_P]):
+        if (al >> q) & 1:
+            na += 1
+    return na, rng
+
+
+@njit(cache=True, inline="always")
+def _draw_classes(pi, pm, pf, r, x, a, nw, rng):
+    """Every DP class: its split over the piles, then its cards dealt uniformly into nw. Returns the RNG state."""
+    kk = pi[I_K]
+    univ = pi[I_UNIV] == 1
+    total = pf[0]
+    for k in range(kk):
+        if k == kk - 1:
+            na = _rest_split(pi, k, r, x, a)
+        elif k == kk - 2 and univ:
+            na, rng = _hypergeometric_split(pi, k, r, x, a, rng)
+        else:
+            na, rng = _weighted_split(pi, pf, k, r, x, a, total, rng)
+        for t in range(na):
+            r[a[t]] -= x[t]
+        if k < kk - 2 or (k == kk - 2 and not univ):
+            total = _g(pi, pf, k + 1, r)
+        rng = _deal_class(pm[M_CLS + SET_W * k], pm[M_CLS + SET_W * k + 1], pi[_cls(k) + CLS_SIZE], x, a, na, nw,
+                          rng)
+    return rng
+
+
+@njit(cache=True, inline="always")
+def _store_piles(src, i, pi, pm, nw, dst, j):
+    """The sampled piles into game j of dst (the known cards of their rows kept)."""
+    u0 = pm[M_U]
+    u1 = pm[M_U + 1]
+    cd = dst.cards
+    for q in range(pi[I_P]):
+        kind = pi[_pile(q) + PILE_KIND]
+        if kind == KIND_HAND:
+            row = HAND + pi[_pile(q) + PILE_SEAT]
+        elif kind == KIND_DISCARD:
+            row = DISCARDED
+        elif kind == KIND_STOCK:
+            row = STOCK
+        else:
+            continue
+        cd[j, row, 0] = (src.cards[i, row, 0] & ~u0) | nw[SET_W * q]
+        cd[j, row, 1] = (src.cards[i, row, 1] & ~u1) | nw[SET_W * q + 1]
+
+
+@njit(cache=True, inline="always")
+def _fix_meta(dst, j, p, tb, pi, nw, rng):
+    """The hidden meta and the deal fixed from the sampled cards. Returns the RNG state."""
+    flags = pi[I_FLAGS]
+    if flags & F_PARTNER:
+        _fix_partner(dst, j, tb)
+    if flags & F_STOCK:
+        rng = _resample_stock(dst, j, tb, rng)
+    _fix_deck(dst, j, p, tb, pi, nw)
+    return rng
+
+
 @njit(cache=True)
 def sample_row(src, i, p, tb, pi, pm, pf, dst, j):
     """One determinization of game ``i`` of ``src`` for seat ``p`` into game ``j`` of ``dst`` from a plan
@@ -767,94 +1097,22 @@ def sample_row(src, i, p, tb, pi, pm, pf, dst, j):
     _copy_row(src, i, dst, j)
     if pi[I_STATUS] != 1 or pi[I_OBS] != p:
         return False
-    n_piles = pi[I_P]
-    kk = pi[I_K]
-    u0 = pm[M_U]
-    u1 = pm[M_U + 1]
     sc = _scratch_i()
     r = sc[:MAXP]
     x = sc[MAXP : 2 * MAXP]
     a = sc[2 * MAXP : 3 * MAXP]
     nw = _scratch_u()
     rng = dst.rng[j]
-    cd = dst.cards
-    flags = pi[I_FLAGS]
-    ok = False
     for _ in range(MAX_TRIES):
-        for q in range(n_piles):
-            r[q] = pi[I_PILE + 4 * q + 2]
-            nw[2 * q] = pm[M_FIX + 2 * q]
-            nw[2 * q + 1] = pm[M_FIX + 2 * q + 1]
-        total = pf[0]
-        for k in range(kk):
-            nk = pi[I_CLS + 2 * k]
-            al = pi[I_CLS + 2 * k + 1]
-            if k == kk - 1:  # the last class takes what is left
-                na = 0
-                for q in range(n_piles):
-                    if (al >> q) & 1:
-                        a[na] = q
-                        x[na] = r[q]
-                        na += 1
-            elif k == kk - 2 and pi[I_UNIV] == 1:  # its split is multivariate hypergeometric
-                na = 0
-                room = 0
-                for q in range(n_piles):
-                    if (al >> q) & 1:
-                        a[na] = q
-                        x[na] = 0
-                        room += r[q]
-                        na += 1
-                for _d in range(nk):
-                    rng, z = splitmix_next(rng)
-                    e = bounded(z, room)
-                    t = 0
-                    while e >= r[a[t]] - x[t]:
-                        e -= r[a[t]] - x[t]
-                        t += 1
-                    x[t] += 1
-                    room -= 1
-            else:
-                rng, z = splitmix_next(rng)
-                target = np.float64(z >> _U11) * _INV53 * total
-                got = _enum(pi, pf, k, r, x, a, target)
-                if got <= target:  # rounding at the very end: the last split with a weight
-                    _enum(pi, pf, k, r, x, a, got * (1.0 - 1e-12))
-                na = 0
-                for q in range(n_piles):
-                    if (al >> q) & 1:
-                        na += 1
-            for t in range(na):
-                r[a[t]] -= x[t]
-            if k < kk - 2 or (k == kk - 2 and pi[I_UNIV] == 0):
-                total = _g(pi, pf, k + 1, r)
-            rng = _deal_class(pm[M_CLS + 2 * k], pm[M_CLS + 2 * k + 1], nk, x, a, na, nw, rng)
-        for q in range(n_piles):  # the piles back into the row
-            kind = pi[I_PILE + 4 * q]
-            if kind == KIND_HAND:
-                row = HAND + pi[I_PILE + 4 * q + 1]
-            elif kind == KIND_DISCARD:
-                row = DISCARDED
-            elif kind == KIND_STOCK:
-                row = STOCK
-            else:
-                continue
-            cd[j, row, 0] = (src.cards[i, row, 0] & ~u0) | nw[2 * q]
-            cd[j, row, 1] = (src.cards[i, row, 1] & ~u1) | nw[2 * q + 1]
-        if (flags & F_PETIT) == 0 or not _petit_sec(dst, j, tb):
-            ok = True
-            break
-    if not ok:
-        dst.rng[j] = rng
-        _copy_row(src, i, dst, j)
-        return False
-    if flags & F_PARTNER:
-        _fix_partner(dst, j, tb)
-    if flags & F_STOCK:
-        rng = _resample_stock(dst, j, tb, rng)
-    _fix_deck(dst, j, p, tb, pi, nw)
+        _start_try(pi, pm, r, nw)
+        rng = _draw_classes(pi, pm, pf, r, x, a, nw, rng)
+        _store_piles(src, i, pi, pm, nw, dst, j)
+        if (pi[I_FLAGS] & F_PETIT) == 0 or not _petit_sec(dst, j, tb):  # French: no petit sec dealt
+            dst.rng[j] = _fix_meta(dst, j, p, tb, pi, nw, rng)
+            return True
     dst.rng[j] = rng
-    return True
+    _copy_row(src, i, dst, j)
+    return False
 
 
 # ----------------------------------------------------------------------------------------------------------

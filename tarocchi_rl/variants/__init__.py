@@ -14,7 +14,8 @@ The family contract. A family module provides, beside its rules:
 |                                                            |         | ISMCTS, envs)                        |
 | ``utility_bounds``, ``max_game_length`` (derived in their  | facts   | OpenSpiel metadata, contract test    |
 | docstrings), ``LONG_NAME(S)``                              |         |                                      |
-| ``OUTCOME_DETAILS``, ``BONUS_UNIT``, ``CARD_POINT_UNITS``  | facts   | the CLI, replay, docs                |
+| ``OUTCOME_DETAILS``, ``BONUS_UNIT``, ``CARD_POINT_UNITS``, | facts   | the CLI, replay, docs                |
+| ``DECLARER_ROLE``                                          |         |                                      |
 
 A ``VariantSpec`` gathers, per variant, the family module, the options (name -> (type, default, bounds)), sizes,
 deal order, observation layout and these facts. A sixth variant is one family module (or a new entry of an
@@ -65,6 +66,11 @@ class VariantSpec:
     def payoff_scale(self) -> float:
         """Payoff units per unit of reward: rewards of order 1 are payoffs / this (the family's PAYOFF_SCALE)."""
         return float(self.rules.PAYOFF_SCALE)
+
+    @property
+    def declarer_role(self) -> str:
+        """What the outcome's ``declarer`` is called in this game: declarer, taker or dealer."""
+        return self.rules.DECLARER_ROLE
 
     @property
     def special_actions(self) -> tuple:

@@ -128,6 +128,7 @@ LONG_NAMES = {"french3": "French Tarot (3 players)", "french4": "French Tarot (4
 # -- facts, read by the adapters, ISMCTS, the trainer and the CLI (variants/__init__.py: the contract) ---------
 PAYOFF_SCALE = 100.0  # payoffs are FFT marks (the taker (N-1) T): / 100 gives rewards of order 1
 BONUS_UNIT = "score points (T)"
+DECLARER_ROLE = "taker"  # what the outcome's "declarer" is called in this game
 CARD_POINT_UNITS = 2  # card points are counted in half points
 OUTCOME_DETAILS = {
     "multiplier": "the contract's multiplier (prise 1, garde 2, garde sans 4, garde contre 6)",

@@ -144,6 +144,7 @@ TOTAL_THIRDS = 327
 PAYOFF_SCALE = 10.0  # payoffs are jochi (x3 for the soloist): / 10 gives rewards of order 1
 MAX_JOCHI_PER_SIDE = 12  # rimatura 1 + rivanto 2 + arie con Giove 2 + 5 pigliate + re 1 + scommessa 1
 BONUS_UNIT = "jochi"
+DECLARER_ROLE = "declarer"  # what the outcome's "declarer" is called in this game
 CARD_POINT_UNITS = 3  # card points are counted in thirds
 OUTCOME_DETAILS = {
     "called": "the called trump (null: solo)",

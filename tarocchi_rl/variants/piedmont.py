@@ -111,6 +111,7 @@ LONG_NAMES = {"piedmont3": "Piedmontese tarocchi (3 players)", "piedmont4": "Pie
 # -- facts, read by the adapters, ISMCTS, the trainer and the CLI (variants/__init__.py: the contract) ---------
 PAYOFF_SCALE = 10.0  # payoffs are thirds of a card point: / 10 gives rewards of order 1
 BONUS_UNIT = "thirds"
+DECLARER_ROLE = "dealer"  # what the outcome's "declarer" is called in this game
 CARD_POINT_UNITS = 3  # card points are counted in thirds
 OUTCOME_DETAILS = {
     "excuse": "who played the Excuse, who won its trick, whether it went to the last trick's winner",

@@ -79,7 +79,11 @@ def test_piedmont_matches_oracle(variant, options):
     for seed in range(n):
         state, oracle = play_both(variant, seed, _piedmont(variant, **options), Policy(seed, ("accuso",)),
                                   **options)
-        assert state.outcome()["card_points_thirds"] == oracle.points_thirds(), f"seed {seed}: thirds"
+        out = state.outcome()
+        with_bonus = [u + sum(b["points"] for b in out["bonuses"] if b["side"] == k)
+                      for k, u in enumerate(out["card_point_units"])]
+        assert with_bonus == oracle.points_thirds(), f"seed {seed}: thirds"
+        assert sum(out["card_point_units"]) == (231 if variant == "piedmont3" else 243), f"seed {seed}: deck total"
 
 
 @pytest.mark.nojit
@@ -89,8 +93,8 @@ def test_french_matches_oracle(variant, n):
         state, oracle = play_both(variant, seed, _french(n), Policy(seed, french_preferences(seed)))
         out = state.outcome()
         if oracle.score()["taker"] >= 0:
-            assert out["card_points_half"][0] == oracle.taker_half_points(), f"seed {seed}: half points"
-            assert out["score"] == oracle.score()["T"], f"seed {seed}: score"
+            assert out["card_point_units"][0] == oracle.taker_half_points(), f"seed {seed}: half points"
+            assert out["details"]["score"] == oracle.score()["T"], f"seed {seed}: score"
 
 
 @pytest.mark.slow

@@ -12,6 +12,7 @@ from conftest import JIT_DISABLED
 
 import tarocchi_rl
 from tarocchi_rl.records import FORMAT, RecordError, load, replay
+from tarocchi_rl.variants import mineo
 
 
 def random_game(seed, **options):
@@ -154,11 +155,12 @@ def test_cli_replay_prints_payoffs_points_jochi(record, tmp_path):
     r = _cli("replay", str(f))
     assert r.returncode == 0, r.stderr
     assert f"payoffs: {record['result']['payoffs']}" in r.stdout
-    assert "thirds" in r.stdout and "jochi" in r.stdout
+    assert "card points" in r.stdout and "jochi" in r.stdout
     r = _cli("replay", str(f), "--json")
     out = json.loads(r.stdout)
     assert out["payoffs"] == record["result"]["payoffs"]
-    assert sum(out["card_points_thirds"]) == 327
+    assert sum(out["card_point_units"]) == 327
+    assert {b["name"] for b in out["bonuses"]} <= set(mineo.BONUS_NAMES)
 
 
 def test_cli_replay_rejects_an_illegal_record_with_nonzero_exit(record, tmp_path):

@@ -16,9 +16,10 @@ French card points are in HALF points (deck 182): oudler (T1, T21, EX) 9, K 9, Q
 Targets by oudlers: 0: 112 (56 pts), 1: 102 (51), 2: 82 (41), 3: 72 (36).
 Score: T = s*(25 + d)*mult + pab + s*poignee + chelem, d = |points - target| in whole points, a half point
 rounded in favour of the side that scores (d = ceil(|half_points - target_half| / 2)).
-Engine outcome() fields: ``base`` = 25 + d (unsigned, before the multiplier), ``poignee`` = the poignees'
-total (unsigned; the score adds s*poignee), ``petit_au_bout`` and ``chelem`` signed, ``score`` = T,
-``target`` in points. Payoffs: 3 players taker +2T, defenders -T; 4 players taker +3T, defenders -T.
+Score parts checked (:func:`french_score_parts` of the outcome): ``base`` = 25 + d (unsigned, before the
+multiplier), ``poignee`` = the poignees' total (unsigned; the score adds s*poignee), ``petit_au_bout`` and
+``chelem`` signed, ``score`` = T, ``target`` in points. Payoffs: 3 players taker +2T, defenders -T; 4 players
+taker +3T, defenders -T.
 
 Every test here runs in well under a second, so the whole module is also run with NUMBA_DISABLE_JIT=1.
 """
@@ -310,8 +311,8 @@ def test_piedmont_ex_led_next_card_sets_the_suit_and_exchange():
     assert with_ex.current_player() == 1  # 3C beats 9C in Coppe
     play_first(both)
     out, base = with_ex.outcome(), without.outcome()
-    assert out["excuse"] == {"played_by": 0, "trick_won_by": 1, "to_last_trick_winner": False}
-    a, b = out["card_points_thirds"], base["card_points_thirds"]
+    assert out["details"]["excuse"] == {"played_by": 0, "trick_won_by": 1, "to_last_trick_winner": False}
+    a, b = out["card_point_units"], base["card_point_units"]
     # the owner keeps EX; with the exchange one third passes from seat 0 to seat 1, the trick's winner
     assert [x - y for x, y in zip(a, b, strict=True)] == [-1, 1, 0]
     assert sum(a) == sum(b) == 231
@@ -342,7 +343,7 @@ def test_piedmont_ex_played_instead_of_following_suit():
         s.apply("play:9C")
     assert with_ex.current_player() == 0
     play_first(both)
-    a, b = with_ex.outcome()["card_points_thirds"], without.outcome()["card_points_thirds"]
+    a, b = with_ex.outcome()["card_point_units"], without.outcome()["card_point_units"]
     assert [x - y for x, y in zip(a, b, strict=True)] == [1, -1, 0]
 
 
@@ -370,8 +371,8 @@ def test_piedmont4_ex_won_by_partner_no_exchange():
         s.apply("play:1D")
     assert both[0].current_player() == 2  # seat 0's partner wins: no exchange
     play_first(both)
-    assert both[0].outcome()["card_points_thirds"] == both[1].outcome()["card_points_thirds"]
-    assert sum(both[0].outcome()["card_points_thirds"]) == 243
+    assert both[0].outcome()["card_point_units"] == both[1].outcome()["card_point_units"]
+    assert sum(both[0].outcome()["card_point_units"]) == 243
     assert both[0].outcome()["sides"] == [[0, 2], [1, 3]]
 
 
@@ -385,7 +386,7 @@ def test_piedmont4_ex_won_by_opponent_one_third_between_sides():
         s.apply("play:T21")
     assert both[0].current_player() == 3
     play_first(both)
-    a, b = both[0].outcome()["card_points_thirds"], both[1].outcome()["card_points_thirds"]
+    a, b = both[0].outcome()["card_point_units"], both[1].outcome()["card_point_units"]
     assert a == [b[0] - 1, b[1] + 1]
     d = a[0] - a[1]
     assert both[0].returns() == [d, -d, d, -d]
@@ -422,14 +423,14 @@ def test_piedmont3_ex_led_to_last_trick_goes_to_winner(options):
     act(state, [f"discard:{c}" for c in dropped])
     play_tricks(state, 3, tricks)
     out = state.outcome()
-    assert out["excuse"] == {"played_by": 0, "trick_won_by": 1, "to_last_trick_winner": True}
+    assert out["details"]["excuse"] == {"played_by": 0, "trick_won_by": 1, "to_last_trick_winner": True}
     # Seat 1 wins only the last trick: EX 10 + 2D 1 + 1B 1 = 12 thirds (EX goes to the winner, no exchange).
     # Seat 2 (dealer): his discard 1S 2S 3S = 3 thirds. Seat 0: 231 - 12 - 3 = 216 (T20/T21 both his, so
     # honour_5 changes nothing). Payoffs: thirds - 77 = 139, -65, -74.
-    assert out["card_points_thirds"] == [216, 12, 3]
-    assert out["card_points"] == ["72", "4", "1"]
+    assert out["card_point_units"] == [216, 12, 3]
+    assert out["card_points"] == [72, 4, 1]
     assert out["payoffs"] == state.returns() == [139, -65, -74]
-    assert out["dealer"] == 2
+    assert out["declarer"] == 2
 
 
 def _piedmont4_tricks(ex_trick: int):
@@ -466,11 +467,11 @@ def test_piedmont4_complete_deal_team_payoffs(ex_trick, exchange, thirds, excuse
     assert state.phase == "play" and state.current_player() == 0  # no accuso round by default
     play_tricks(state, 4, tricks)
     out = state.outcome()
-    assert out["excuse"] == {"played_by": 1, "trick_won_by": 0, "to_last_trick_winner": excuse_last}
-    assert out["card_points_thirds"] == thirds
+    assert out["details"]["excuse"] == {"played_by": 1, "trick_won_by": 0, "to_last_trick_winner": excuse_last}
+    assert out["card_point_units"] == thirds
     d = thirds[0] - thirds[1]
     assert state.returns() == out["payoffs"] == [d, -d, d, -d]
-    assert out["accuso"] == [0, 0, 0, 0]
+    assert out["details"]["accuso"] == [0, 0, 0, 0]
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -589,8 +590,8 @@ def test_piedmont4_accuso_legality_bonus_and_shown_cards():
     assert plane(on, "shown_by", 3, rel=3) == set()
     assert list(section(on, "accuso", 3)) == [0, 1, 1, 0]  # relative seats 0..3 = seats 3, 0, 1, 2
     play_first([on, off])
-    a, b = on.outcome()["card_points_thirds"], off.outcome()["card_points_thirds"]
-    assert on.outcome()["accuso"] == [1, 2, 0, 0]
+    a, b = thirds_with_accuso(on.outcome()), thirds_with_accuso(off.outcome())
+    assert on.outcome()["details"]["accuso"] == [1, 2, 0, 0]
     assert a == [b[0] + 15, b[1] + 30]  # 1 x 5 points for side 0+2, 2 x 5 points for side 1+3
     assert sum(a) == 243 + 45
     d = a[0] - a[1]
@@ -606,8 +607,8 @@ def test_piedmont4_accuso_points_option_and_passing():
     act(on, "pass accuso pass pass")  # seat 0 qualifies but passes
     assert plane(on, "shown_by", 1, rel=3) == set()  # seat 0 (relative 3 for seat 1) shows nothing
     play_first([on, off])
-    assert on.outcome()["accuso"] == [0, 2, 0, 0]
-    a, b = on.outcome()["card_points_thirds"], off.outcome()["card_points_thirds"]
+    assert on.outcome()["details"]["accuso"] == [0, 2, 0, 0]
+    a, b = thirds_with_accuso(on.outcome()), thirds_with_accuso(off.outcome())
     assert a == [b[0], b[1] + 12]  # 2 conditions x 2 points x 3 thirds
     assert sum(a) == 243 + 12
 
@@ -631,8 +632,8 @@ def test_piedmont4_dealer_accuso_after_his_discard():
     on.apply("accuso")
     assert on.current_player() == 0 and on.phase == "play"
     play_first([on, off])
-    assert on.outcome()["accuso"] == [0, 0, 0, 1]
-    a, b = on.outcome()["card_points_thirds"], off.outcome()["card_points_thirds"]
+    assert on.outcome()["details"]["accuso"] == [0, 0, 0, 1]
+    a, b = thirds_with_accuso(on.outcome()), thirds_with_accuso(off.outcome())
     assert a == [b[0], b[1] + 15]
 
 
@@ -960,9 +961,24 @@ def run_french(n, chien, tricks, bids, dropped=(), chelem="pass", poignees=None)
     return state
 
 
+def french_score_parts(out: dict) -> dict:
+    """The FFT score's parts from an outcome: the details plus taker, card_points_half, and the bonuses as the
+    score adds them (petit_au_bout and chelem signed for the taker, poignee unsigned)."""
+    signed = {b["name"]: b["points"] if b["side"] == 0 else -b["points"] for b in out["bonuses"]}
+    return {**out["details"], "taker": out["declarer"], "contract": out["contract"], "payoffs": out["payoffs"],
+            "card_points_half": out["card_point_units"], "petit_au_bout": signed.get("petit au bout", 0),
+            "poignee": abs(signed.get("poignee", 0)), "chelem": signed.get("chelem", 0)}
+
+
+def thirds_with_accuso(out: dict) -> list[int]:
+    """Piedmontese thirds per side, card points plus the accuso bonus (what the payoffs are made of)."""
+    bonus = [sum(b["points"] for b in out["bonuses"] if b["side"] == k) for k in range(len(out["sides"]))]
+    return [u + bonus[k] for k, u in enumerate(out["card_point_units"])]
+
+
 def expect(state, **fields):
-    """Check outcome() fields, the score formula and the payoffs."""
-    out = state.outcome()
+    """Check outcome() fields (FFT names, :func:`french_score_parts`), the score formula and the payoffs."""
+    out = french_score_parts(state.outcome())
     for key, value in fields.items():
         assert out[key] == value, (key, out[key], value)
     s = 1 if out["made"] else -1
@@ -1138,7 +1154,7 @@ def test_french_same_deal_garde_sans_chien_counts_for_taker():
     state = run_french(3, chien, tricks, ["pass", "pass", "garde_sans"])
     contre = run_french(3, chien, tricks, ["pass", "pass", "garde_contre"])
     # the same play: the chien's 48 half points move from the defence to the taker
-    assert state.outcome()["card_points_half"][0] == contre.outcome()["card_points_half"][0] + 48
+    assert state.outcome()["card_point_units"][0] == contre.outcome()["card_point_units"][0] + 48
     # Taker: 111 + chien 48 = 159 (79.5 pts); diff 87 = 43.5 -> 44; base (25 + 44) * 4 = 276; pab +40.
     # T = 316 (less than the garde contre's 330, but with the taker's points 159 instead of 111).
     expect(

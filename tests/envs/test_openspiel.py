@@ -1,5 +1,8 @@
 """OpenSpiel adapter (tarocchi_rl.envs.openspiel): registration, metadata, OpenSpiel's own conformance test,
-observations, determinization, ISMCTS, PPO through rl_environment, illegal actions, the README example."""
+observations, determinization, ISMCTS, PPO through rl_environment, illegal actions, the README example.
+
+The information-state strings and the resampled states are cross-checked by the replay oracle
+(tests/oracles/oracle_determinize.py): same views, and every resampled deal accepted."""
 
 import pickle
 
@@ -7,6 +10,8 @@ import numpy as np
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
+
+from oracle_determinize import Proposal, tracker_of  # noqa: E402
 
 import tarocchi_rl  # noqa: E402
 from tarocchi_rl.envs import openspiel as tos  # noqa: E402
@@ -156,7 +161,7 @@ def test_the_deal_is_one_chance_node_per_card():
         assert len(outcomes) == 78 - k and abs(sum(p for _, p in outcomes) - 1) < 1e-9
         state.apply_action(outcomes[-1][0])
     assert not state.is_chance_node()
-    hands = state._tracker.state.deal()["hands"]
+    hands = state._views.state.deal()["hands"]
     assert hands[0][0] == "KC" and hands[2][-1] == "T7"  # slot k got the highest card left: id 77 - k
 
 
@@ -190,7 +195,7 @@ def test_tensors_and_strings():
     deal(state, rng)
     assert state.information_state_string(1).startswith("p1 hand:")
     assert len(state.information_state_string(1).split("hand:")[1].split(",")) == 5  # the early round
-    core = state._tracker.state
+    core = state._views.state
     for p in range(4):
         assert np.array_equal(np.array(state.observation_tensor(p), np.float32), core.observation(p))
         assert state.observation_string(p).startswith(f"p{p} hand:")
@@ -217,6 +222,16 @@ def test_info_strings_hide_face_down_discards():
     state.apply_action(a)
     assert state.information_state_string(0).endswith("2:discard:?")
     assert state.information_state_string(2).endswith("2:" + state.action_to_string(a))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_info_strings_are_the_oracle_views(variant):
+    """Every seat's information-state string is the oracle's view of the same game (written apart)."""
+    game = pyspiel.load_game(f"python_tarocchi_{variant}")
+    for state in random_states(game, np.random.default_rng(12), n_games=2):
+        oracle = tracker_of(state._views.state)
+        for p in range(game.num_players()):
+            assert state.information_state_string(p) == oracle.info_string(p)
 
 
 def test_info_strings_tell_apart_what_the_player_can_tell_apart():
@@ -252,8 +267,15 @@ def test_resample_from_infostate(variant):
     for k, state in enumerate(states):
         if k % 4:
             continue
+        core = state._views.state
         for p in range(game.num_players()):
             other = state.resample_from_infostate(p, sampler)
+            deal_and_history = (list(other._dealt), other._views.state.history)
+            assert other.history() == deal_and_history[0] + deal_and_history[1]
+            tr, why = Proposal(core.game, list(state._dealt), core.history, p).accept(*deal_and_history)
+            assert tr is not None, (variant, k, p, why)  # the oracle: legal, and looks the same to p throughout
+            for q in range(game.num_players()):  # every seat's view of the new deal is right
+                assert other.information_state_string(q) == tr.info_string(q)
             assert other.information_state_string(p) == state.information_state_string(p)
             assert other.information_state_tensor(p) == state.information_state_tensor(p)
             assert other.observation_tensor(p) == state.observation_tensor(p)
@@ -263,6 +285,59 @@ def test_resample_from_infostate(variant):
                 assert other.legal_actions() == state.legal_actions()
             if not other.is_terminal():  # the resampled state plays on
                 other.apply_action(other.legal_actions()[0])
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_resample_varies(variant):
+    """Mid-game the cards the player cannot locate are really redistributed, and the sampler's floats seed it:
+    the same floats, the same state."""
+    game = pyspiel.load_game(f"python_tarocchi_{variant}")
+    rng = np.random.default_rng(13)
+    state = None
+    for _ in range(20):
+        state = deal(game.new_initial_state(), rng)
+        while not state.is_terminal() and len(state.history()) < game.max_chance_outcomes() + 12:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        if not state.is_terminal():
+            break
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    p = state.current_player()
+    deals = {tuple(state.resample_from_infostate(p, sampler).history()) for _ in range(10)}
+    assert len(deals) > 1
+
+    def floats(seed):
+        r = np.random.default_rng(seed)
+        return lambda: float(r.random())
+
+    a = state.resample_from_infostate(p, floats(1))
+    b = state.resample_from_infostate(p, floats(1))
+    assert a.history() == b.history()
+
+
+def test_resample_a_deal_ended_at_once():
+    """French4, a petit sec dealt: the deal ends at once and the player knows only his hand and that some
+    seat was dealt a petit sec; every resampled deal ends at once too."""
+    game = pyspiel.load_game("python_tarocchi_french4")
+    core = tarocchi_rl.make("french4")
+    seed = next(k for k in range(10_000) if core.new_state(k).is_terminal())
+    ids = core.new_state(seed)._env.state.deck[0, :78].tolist()
+    state = game.new_initial_state()
+    for c in ids:
+        state.apply_action(c)
+    assert state.is_terminal() and len(state.history()) == 78
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    for p in range(4):
+        deals = set()
+        for _ in range(3):
+            other = state.resample_from_infostate(p, sampler)
+            assert other.is_terminal() and other.returns() == [0.0] * 4
+            assert other.information_state_string(p) == state.information_state_string(p)
+            assert other.information_state_string(p).endswith(";void")
+            assert other.observation_tensor(p) == state.observation_tensor(p)
+            tr, why = Proposal(core, ids, [], p).accept(list(other._dealt), [])
+            assert tr is not None, why
+            deals.add(other._dealt)
+        assert len(deals) > 1
 
 
 @pytest.mark.nojit

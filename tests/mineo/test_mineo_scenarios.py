@@ -13,6 +13,7 @@ Every test here runs in well under a second, so the whole module is also run wit
 
 import pytest
 from conftest import MINEO_OBS as O
+from conftest import bonus_totals, bonuses_by_side
 
 import tarocchi_rl
 from tarocchi_rl.variants.mineo import thirds_of
@@ -92,11 +93,10 @@ def play_to_end(state, script=None) -> list:
 def assert_settlement(out) -> None:
     """Payoffs follow RULES.md settlement from the itemised jochi: D = own - theirs (x2 if doubled);
     solo: soloist +3D, each opponent -D; pairs: +D each, -D each."""
-    assert out["jochi_total"] == [sum(j.values()) for j in out["jochi"]]
-    d = out["jochi_total"][0] - out["jochi_total"][1]
-    if out["doubled"]:
+    d = bonus_totals(out)[0] - bonus_totals(out)[1]
+    if out["details"]["doubled"]:
         d *= 2
-    solo = out["partner"] is None
+    solo = out["details"]["partner"] is None
     expected = [0] * 4
     for s in range(4):
         if s in out["sides"][0]:
@@ -105,7 +105,7 @@ def assert_settlement(out) -> None:
             expected[s] = -d
     assert out["payoffs"] == expected
     assert sum(out["payoffs"]) == 0
-    assert sum(out["card_points_thirds"]) == 327
+    assert sum(out["card_point_units"]) == 327
 
 
 EARLY_ALL_PASS = "bid:pass bid:pass bid:pass bid:pass"
@@ -164,7 +164,7 @@ def test_seed_example_1_solo_after_a_call_ends_the_auction():
     play_to_end(s)
     out = s.outcome()
     assert out["contract"] == "solo" and out["declarer"] == 2
-    assert out["partner"] is None and out["called"] is None and out["doubled"] is False
+    assert out["details"]["partner"] is None and out["details"]["called"] is None and out["details"]["doubled"] is False
     assert out["sides"] == [[2], [0, 1, 3]]
     assert_settlement(out)
     assert s.returns() == out["payoffs"]
@@ -209,10 +209,10 @@ def test_seed_example_2_called_trump_in_the_monte_is_a_forced_solo():
     play_to_end(s)
     out = s.outcome()
     assert out["contract"] == "forced solo" and out["declarer"] == 0
-    assert out["partner"] is None and out["called"] == "T20" and out["doubled"] is False
+    assert out["details"] == {"partner": None, "called": "T20", "doubled": False}
     assert out["sides"] == [[0], [1, 2, 3]]
     # scored as an ordinary undoubled solo: soloist +3D, each opponent -D
-    d = out["jochi_total"][0] - out["jochi_total"][1]
+    d = bonus_totals(out)[0] - bonus_totals(out)[1]
     assert s.returns() == [3 * d, -d, -d, -d]
     assert_settlement(out)
 
@@ -275,9 +275,9 @@ def test_seed_example_3_call_partner_is_the_holder_of_the_called_trump():
         assert s.observation(v)[O.OBS_PARTNER + (0 - v) % 4] == 1
     play_to_end(s)
     out = s.outcome()
-    assert out["contract"] == "call" and out["declarer"] == 1 and out["partner"] == 0
-    assert out["called"] == "T18" and out["sides"] == [[0, 1], [2, 3]]
-    d = out["jochi_total"][0] - out["jochi_total"][1]
+    assert out["contract"] == "call" and out["declarer"] == 1 and out["details"]["partner"] == 0
+    assert out["details"]["called"] == "T18" and out["sides"] == [[0, 1], [2, 3]]
+    d = bonus_totals(out)[0] - bonus_totals(out)[1]
     assert s.returns() == [d, d, -d, -d]
     assert_settlement(out)
 
@@ -446,11 +446,11 @@ def test_fuggitivo_led_at_the_last_trick_goes_to_the_winner():
     out = s.outcome()
     # Seat 1 wins the last trick with KB and takes EX: opponents hold {EX KB QB NB} = 28+13+10+7 = 58 thirds
     # + 15 for the last trick = 73; the soloist holds the other 59 cards: 312 - 58 = 254.
-    assert out["card_points_thirds"] == [254, 73]
+    assert out["card_point_units"] == [254, 73]
     # Soloist: rimatura 1, T16..T20 all won -> arie 2, T1 played by seat 1 and won -> pigliata 1. = 4
     # Opponents: vanto 1 (last trick), failed scommessa (no EX) 1. = 2
     # D = 2, solo: [+6, -2, -2, -2]
-    assert out["jochi"] == [{"rimatura": 1, "arie": 2, "pigliata": 1}, {"vanto": 1, "scommessa": 1}]
+    assert bonuses_by_side(out) == [{"rimatura": 1, "arie": 2, "pigliata": 1}, {"vanto": 1, "scommessa": 1}]
     assert out["payoffs"] == [6, -2, -2, -2]
     assert s.returns() == [6, -2, -2, -2]
     assert_settlement(out)
@@ -479,10 +479,10 @@ def _slam_with_fuggitivo(s):
     out = s.outcome()
     # EX's side (the opponents) won no trick: EX goes to the winner of trick 1, the soloist. He holds the
     # whole deck: 312 + 15 (last trick) = 327 thirds.
-    assert out["card_points_thirds"] == [327, 0]
+    assert out["card_point_units"] == [327, 0]
     # rimatura 1, vanto 1, arie + Giove 2, pigliata 1 (T1 from seat 1), all four Kings 1 -> 6; opponents 0
-    assert out["jochi"] == [{"rimatura": 1, "vanto": 1, "arie": 2, "pigliata": 1, "re": 1}, {}]
-    assert out["jochi_total"] == [6, 0]
+    assert bonuses_by_side(out) == [{"rimatura": 1, "vanto": 1, "arie": 2, "pigliata": 1, "re": 1}, {}]
+    assert bonus_totals(out) == [6, 0]
     return out
 
 
@@ -491,7 +491,7 @@ def test_fuggitivo_of_a_side_without_tricks_goes_to_the_trick_winner():
     act(s, EARLY_ALL_PASS)
     act(s, "bid:solo")
     out = _slam_with_fuggitivo(s)
-    assert out["doubled"] is False
+    assert out["details"]["doubled"] is False
     # D = 6, solo: soloist +18, each opponent -6
     assert s.returns() == [18, -6, -6, -6]
     assert_settlement(out)
@@ -509,7 +509,7 @@ def test_early_solo_doubles_the_stakes():
     assert s.observation(2)[O.OBS_DOUBLED] == 1
     assert s.observation(2)[O.OBS_EARLY + 2 * ((0 - 2) % 4) + 1] == 1  # seat 0's early solo, seen by seat 2
     out = _slam_with_fuggitivo(s)
-    assert out["doubled"] is True and out["contract"] == "solo"
+    assert out["details"]["doubled"] is True and out["contract"] == "solo"
     # D = 6, doubled 12: soloist +36, each opponent -12
     assert s.returns() == [36, -12, -12, -12]
     assert_settlement(out)
@@ -566,10 +566,10 @@ def test_discarding_trumps_when_too_few_other_cards():
     assert tricks[14][1] == [(0, "EX"), (1, "NC"), (2, "8S"), (3, "KB")]
     out = s.outcome()
     # Opponents: {EX NC 8S KB} = 28 + 7 + 1 + 13 = 49 + 15 (last trick) = 64; soloist 312 - 49 = 263
-    assert out["card_points_thirds"] == [263, 64]
+    assert out["card_point_units"] == [263, 64]
     # Soloist: rimatura 1, arie 2, pigliata 1 (T1) = 4 (KB went to the opponents: no re); opponents: vanto 1
     # D = 3, solo: [+9, -3, -3, -3]
-    assert out["jochi"] == [{"rimatura": 1, "arie": 2, "pigliata": 1}, {"vanto": 1}]
+    assert bonuses_by_side(out) == [{"rimatura": 1, "arie": 2, "pigliata": 1}, {"vanto": 1}]
     assert s.returns() == [9, -3, -3, -3]
     assert_settlement(out)
 
@@ -600,9 +600,9 @@ def test_fuggitivo_played_to_the_last_trick_stays_with_its_side():
     out = s.outcome()
     # Opponents: {5B 6B 8B 10B KB 7B 9B} = 6 scartine + 13 = 19, + 15 (last trick) = 34.
     # Soloist: everything else, EX included: 312 - 19 = 293 (it would be 265 / 62 had EX gone to seat 3).
-    assert out["card_points_thirds"] == [293, 34]
+    assert out["card_point_units"] == [293, 34]
     # Soloist: rimatura 1, arie 2, pigliata 1 (T1) = 4; opponents: vanto 1. D = 3: [+9, -3, -3, -3]
-    assert out["jochi"] == [{"rimatura": 1, "arie": 2, "pigliata": 1}, {"vanto": 1}]
+    assert bonuses_by_side(out) == [{"rimatura": 1, "arie": 2, "pigliata": 1}, {"vanto": 1}]
     assert s.returns() == [9, -3, -3, -3]
     assert_settlement(out)
 
@@ -621,7 +621,7 @@ def test_all_pass_is_a_void_deal():
     assert s.legal_actions() == []
     assert s.returns() == [0, 0, 0, 0]
     out = s.outcome()
-    assert out["payoffs"] == [0, 0, 0, 0] and out["contract"] == "none (all passed)"
+    assert out["payoffs"] == [0, 0, 0, 0] and out["contract"] == "none"
 
 
 def test_all_pass_without_early_round():
@@ -637,7 +637,7 @@ def test_without_early_round_a_solo_is_not_doubled():
     s = deal(**NO_TRICK_SIDE, early_solo=False)
     act(s, "bid:solo")
     out = _slam_with_fuggitivo(s)
-    assert out["doubled"] is False and s.returns() == [18, -6, -6, -6]
+    assert out["details"]["doubled"] is False and s.returns() == [18, -6, -6, -6]
 
 
 # (f) Rivanto. Seat 0 calls: his highest missing trump is T18, held by seat 2 (his partner) as her only
@@ -669,13 +669,13 @@ def test_rivanto_failed_gives_two_jochi_to_the_declarer_side():
     assert tricks[0][1] == [(0, "T20"), (1, "T0"), (2, "T18"), (3, "EX")]
     assert all(t[0] == 0 for t in tricks)
     out = s.outcome()
-    assert out["contract"] == "call" and out["partner"] == 2 and out["sides"] == [[0, 2], [1, 3]]
+    assert out["contract"] == "call" and out["details"]["partner"] == 2 and out["sides"] == [[0, 2], [1, 3]]
     # EX's side won no trick: EX to the trick-1 winner. Side 0 has every card: 327 thirds.
-    assert out["card_points_thirds"] == [327, 0]
+    assert out["card_point_units"] == [327, 0]
     # Side 0: rimatura 1, rivanto 2 (failed by the opponents; replaces the vanto), arie + Giove 2,
     # pigliata 1 (T1 from seat 1; T18 came from the partner: none), re 1 = 7. Opponents 0.
     # D = 7, pairs: seats 0 and 2 +7, seats 1 and 3 -7
-    assert out["jochi"] == [{"rimatura": 1, "rivanto": 2, "arie": 2, "pigliata": 1, "re": 1}, {}]
+    assert bonuses_by_side(out) == [{"rimatura": 1, "rivanto": 2, "arie": 2, "pigliata": 1, "re": 1}, {}]
     assert s.returns() == [7, -7, 7, -7]
     assert_settlement(out)
 
@@ -710,11 +710,11 @@ def test_rivanto_made_gives_two_jochi_to_the_opponents():
     # last trick: EX led; seat 1's KB sets Bastoni; seat 2 has only QS; seat 3 QB: seat 1 wins and takes EX
     assert tricks[-1][1] == [(0, "EX"), (1, "KB"), (2, "QS"), (3, "QB")]
     out = s.outcome()
-    assert out["partner"] == 2
+    assert out["details"]["partner"] == 2
     # Opponents: {EX KB QS QB} = 28 + 13 + 10 + 10 = 61 + 15 = 76; side 0: 312 - 61 = 251
-    assert out["card_points_thirds"] == [251, 76]
+    assert out["card_point_units"] == [251, 76]
     # Side 0: rimatura 1, arie 2, pigliata 1 (T1) = 4; opponents: rivanto 2 (no vanto). D = 2
-    assert out["jochi"] == [{"rimatura": 1, "arie": 2, "pigliata": 1}, {"rivanto": 2}]
+    assert bonuses_by_side(out) == [{"rimatura": 1, "arie": 2, "pigliata": 1}, {"rivanto": 2}]
     assert s.returns() == [2, -2, 2, -2]
     assert_settlement(out)
 

@@ -8,10 +8,11 @@ import pytest
 import torch
 
 from tarocchi_rl.rl.checkpoint import CheckpointError, load_checkpoint
-from tarocchi_rl.rl.config import ConfigError, TrainConfig, load_config
+from tarocchi_rl.rl.config import ConfigError, TrainConfig, config_from_dict, dump_config, load_config
 from tarocchi_rl.rl.losses import explained_variance, gae, ppo_loss
 from tarocchi_rl.rl.network import MASKED_LOGIT, PolicyValueNet
 from tarocchi_rl.rl.rollout import HEURISTIC, LEARNER, RolloutWorker
+from tarocchi_rl.variants import get_variant
 
 TINY = [
     "num_envs=8", "rollout_steps=6", "num_workers=0", "async_rollouts=false", "torch_threads=1",
@@ -90,6 +91,25 @@ def test_config_files_load():
     for v in ("mineo", "piedmont3", "piedmont4", "french3", "french4"):
         cfg = load_config(f"configs/ppo_{v}.yaml")
         assert cfg.variant == v and cfg.num_workers >= 1
+        assert cfg.payoff_scale == get_variant(v).payoff_scale  # the variant's: 10, or 100 for French Tarot
+
+
+def test_payoff_scale_defaults_to_the_variant_and_old_keys_still_load():
+    assert load_config(None, ["variant=mineo"]).payoff_scale == 10.0
+    assert load_config(None, ["variant=french3"]).payoff_scale == 100.0
+    assert load_config(None, ["variant=french3", "payoff_scale=50"]).payoff_scale == 50.0
+    assert load_config(None, ["payoff_scale=null"]).payoff_scale == 10.0
+    assert "payoff_scale: 100.0" in dump_config(load_config(None, ["variant=french4"]))  # resolved in config.yaml
+    # a config dict from before the renames (checkpoints of older runs): reward_scale divided the payoffs too,
+    # total_decisions counted learner samples
+    old = {k: v for k, v in TrainConfig().to_dict().items() if k not in ("payoff_scale", "total_samples")}
+    cfg = config_from_dict({**old, "variant": "french3", "reward_scale": 10.0, "total_decisions": 1234})
+    assert cfg.payoff_scale == 10.0 and cfg.total_samples == 1234
+    with pytest.raises(ConfigError, match="reward_scale: the old name of payoff_scale"):
+        config_from_dict({"reward_scale": 10.0, "payoff_scale": 10.0})
+    assert load_config(None, ["reward_scale=5", "total_decisions=99"]).payoff_scale == 5.0
+    with pytest.raises(ConfigError, match="payoff_scale: must be > 0"):
+        load_config(None, ["payoff_scale=0"])
 
 
 def test_config_overrides_and_errors(tmp_path):
@@ -136,15 +156,15 @@ def test_seatings_follow_the_league_shares():
 
 @pytest.mark.parametrize("variant", ["mineo", "piedmont3", "french3", "french4"])
 def test_rollout_chains_end_with_the_payoffs(variant):
-    cfg = _cfg("league.self_play_share=1.0", "league.heuristic_share=0", "reward_scale=1", variant=variant)
+    cfg = _cfg("league.self_play_share=1.0", "league.heuristic_share=0", "payoff_scale=1", variant=variant)
     w = RolloutWorker(cfg.to_dict())
     out = w.collect()
-    n = out["stats"]["samples"]
+    n = out["stats"]["learner_samples"]
     assert out["obs"].shape[0] == n == len(out["advantage"]) and n > 0
     assert out["mask"][np.arange(n), out["action"]].all()  # every sampled action was legal
     # gamma = 1, self-play: the returns of a deal's seats are its payoffs, which sum to zero per deal
     assert np.isfinite(out["ret"]).all()
-    assert out["stats"]["decisions"] == n  # self-play: the learner makes every decision
+    assert out["stats"]["all_decisions"] == n  # self-play: the learner makes every decision
     sums = out["stats"]["sums"]
     assert sums["payoff/self_play"][1] == cfg.num_envs  # one deal per game with rollout_steps < a deal
     assert abs(sums["payoff/self_play"][0]) < 1e-9  # zero-sum payoffs: the seats' mean is 0
@@ -200,6 +220,23 @@ def test_same_seed_same_run_and_exact_resume(tmp_path):
     _train(tmp_path, "d", "max_updates=1", "seed=7", "eval.every=0", "eval.final_deals=0")
     d = load_checkpoint(tmp_path / "d")
     assert not all(torch.equal(a["model"][k], d["model"][k]) for k in a["model"])
+
+
+def test_resume_of_a_checkpoint_with_the_old_key_names(tmp_path):
+    from tarocchi_rl.rl.trainer import resume
+
+    _train(tmp_path, "a", "max_updates=2", "eval.every=0", "eval.final_deals=0")
+    _train(tmp_path, "old", "max_updates=1", "eval.every=0", "eval.final_deals=0")
+    ck = tmp_path / "old/checkpoints/latest.pt"
+    data = torch.load(ck, weights_only=False)
+    cfg = data["config"]
+    cfg["reward_scale"], cfg["total_decisions"] = cfg.pop("payoff_scale"), cfg.pop("total_samples")
+    torch.save(data, ck)
+    r = resume(tmp_path / "old", {"max_updates": "2"}, progress=False)
+    assert r["updates"] == 2
+    a, old = load_checkpoint(tmp_path / "a"), load_checkpoint(tmp_path / "old")
+    assert old["config"]["payoff_scale"] == 10.0 and "reward_scale" not in old["config"]
+    assert all(torch.equal(a["model"][k], old["model"][k]) for k in a["model"])
 
 
 def test_resume_errors(tmp_path):

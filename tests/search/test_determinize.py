@@ -1,6 +1,12 @@
-"""The determinization sampler (tarocchi_rl.determinize): samples are consistent with all a player has seen.
+"""Determinization against the replay oracle (tests/oracles/oracle_determinize.py).
 
-Checks, over random positions of every variant and every seat:
+The cross-check of the library's exact sampler (tarocchi_rl.search.determinize), over random positions of every
+registered variant (default options, and every boolean option flipped) and every seat: the oracle accepts the
+true deal, and it accepts every deal the exact sampler draws (the history replayed on it, others' face-down
+discards rewritten to the sampled ones, is legal and looks the same to the player after every step); the
+replayed game is the sampler's row, hidden meta included.
+
+The oracle itself (its own sampler), over random positions of every variant and every seat:
 - the true deal is in the support (it satisfies every constraint of the proposal);
 - every sample replays legally through the public API (State.apply), and the player's observation is the
   same as in the real game after every step (an independent check of "he cannot tell them apart");
@@ -9,12 +15,16 @@ Then scenarios written with card names: voids, the called trump, a trump discard
 accuso of the honours.
 """
 
+import zlib
+
 import numpy as np
 import pytest
+from oracle_determinize import Proposal, sample_deal, tracker_of
 
 import tarocchi_rl
-from tarocchi_rl.core.state import TRICK, TRICK_LEADER
-from tarocchi_rl.determinize import Proposal, sample_deal, tracker_of
+from tarocchi_rl.core.state import DISCARDED, SHOWN, TRICK, TRICK_LEADER
+from tarocchi_rl.search import determinize as D
+from tarocchi_rl.variants import VARIANTS, get_variant
 
 CONFIGS = [
     ("mineo", {}),
@@ -24,6 +34,11 @@ CONFIGS = [
     ("french3", {}),
     ("french4", {}),
 ]
+
+
+def stable_seed(variant, options):
+    """A seed per configuration that does not depend on PYTHONHASHSEED."""
+    return zlib.crc32(f"{variant} {sorted(options.items())}".encode())
 
 
 def deck_of(state):
@@ -83,7 +98,7 @@ def assert_consistent(orig, sample, p, deep=True):
 @pytest.mark.parametrize(("variant", "options"), CONFIGS)
 def test_samples_are_consistent(variant, options):
     game = tarocchi_rl.make(variant, **options)
-    rng = np.random.default_rng(hash(variant + str(options)) % 2**32)
+    rng = np.random.default_rng(stable_seed(variant, options))
     positions = random_positions(game, n_games=10, per_game=9, rng=rng)
     assert len(positions) >= 100
     n = game.num_players
@@ -159,29 +174,26 @@ def mineo_deal(first, monte, others=()):
     return hands, list(monte)
 
 
-@pytest.mark.nojit
-def test_trump_discarded_face_up_bounds_the_declarer_hand():
+def trump_discarded_face_up():
     """Soloist with 13 trumps, 2 Kings and the monte 5C 6C EX: he may (and does) discard T5 face up, which
-    proves he kept no discardable card: every sample gives him none, and 5C, 6C in the face-down discard."""
+    proves he kept no discardable card."""
     game = tarocchi_rl.make("mineo")
     hands, stock = mineo_deal([f"T{k}" for k in range(13)] + ["KC", "KD"], ["5C", "6C", "EX"])
     s = game.state_from_deal(hands, stock)
     for a in ("bid:solo", "discard:T5", "discard:5C", "discard:6C"):
         s.apply(a)
-    rng = np.random.default_rng(1)
-    for p in (1, 2, 3):
-        assert Proposal(game, deck_of(s), s.history, p).violations(s) == []
-        for _ in range(10):
-            t = sample_deal(s, p, rng)
-            assert_consistent(s, t, p, deep=False)
-            assert all(c.startswith("T") or c in ("EX", "KC", "KD", "KS", "KB") for c in t.hand(0))
-            assert {t.action_to_string(a) for a in t.history[2:4]} <= {"discard:5C", "discard:6C"}
+    return s
 
 
-@pytest.mark.nojit
-def test_called_trump_and_rivanto():
+def check_trump_discarded_face_up(t):
+    """He holds no discardable card; 5C, 6C are in the face-down discard."""
+    assert all(c.startswith("T") or c in ("EX", "KC", "KD", "KS", "KB") for c in t.hand(0))
+    assert {t.action_to_string(a) for a in t.history[2:4]} <= {"discard:5C", "discard:6C"}
+
+
+def called_trump_and_rivanto():
     """Seat 0 calls holding T20..T18 (T17 is called, seat 2 holds it); seat 1 says rivanto, so seat 1 is not
-    the partner: from seat 3's view, T20..T18 are seat 0's and T17 is seat 2's in every sample."""
+    the partner."""
     game = tarocchi_rl.make("mineo", early_solo=False)
     first = ["T20", "T19", "T18", "T1", "T2", "KC", "QC", "NC", "JC", "10C", "9C", "8C", "7C", "6C", "5C"]
     hands, stock = mineo_deal(first, ["5D", "6D", "7D"], others=[["T3"], ["T17"], ["T4"]])
@@ -190,14 +202,116 @@ def test_called_trump_and_rivanto():
               "rivanto"):
         s.apply(a)
     assert s.phase == "play"
+    return s
+
+
+def check_called_trump_and_rivanto(t):
+    """From seat 3's view, T20..T18 are seat 0's and T17 is seat 2's."""
+    assert {"T20", "T19", "T18"} <= set(t.hand(0))
+    assert "T17" in t.hand(2)  # not the caller's, not the rivanto seat's, not seat 3's
+
+
+POIGNEE_SHOWN = ["T3", "T4", "T6", "T8", "T9", "T11", "T12", "T14", "T15", "T17"]
+
+
+def poignee():
+    """French4: seat 1 holds eleven trumps and shows a simple poignée (his ten lowest)."""
+    game = tarocchi_rl.make("french4")
+    names = game.deck.names
+    s1 = ["T3", "T4", "T6", "T8", "T9", "T11", "T12", "T14", "T15", "T17", "T20"] + ["1S", "2S", "3S", "4S", "5S",
+                                                                                   "6S", "7S"]
+    s0 = ["T1", "T2", "EX"] + [f"{r}H" for r in ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "N", "Q",
+                                                 "K", )] + ["8S"]
+    rest = [c for c in names if c not in s0 + s1]
+    hands = [s0, s1, rest[:18], rest[18:36]]
+    s = game.state_from_deal(hands, rest[36:])
+    assert not s.is_terminal()
+    for a in ("bid:prise", "bid:pass", "bid:pass", "bid:pass"):
+        s.apply(a)
+    while s.phase == "discard":
+        s.apply(s.legal_actions()[0])
+    s.apply("pass")  # no chelem
+    s.apply("pass")  # seat 0's poignee
+    s.apply(s.legal_actions()[0])  # seat 0 leads
+    s.apply("poignee:simple")
+    return s
+
+
+def check_poignee(t):
+    """He holds the ten shown trumps, and no lower trump that was not shown."""
+    held = set(t.hand(1))
+    assert set(POIGNEE_SHOWN) <= held
+    assert not held & {"T1", "T2", "T5", "T7", "T10", "T13", "T16"}
+
+
+def accuso_of_the_honours():
+    """Piedmont4 with accuso: seat 1 shows T1 T20 T21 (fewer than ten trumps)."""
+    game = tarocchi_rl.make("piedmont4", accuso=True)
+    names = game.deck.names
+    s1 = ["T1", "T20", "T21", "T2", "T3", "1B"] + [c for c in names if c.endswith("S") and c != "KS"]
+    assert len(s1) == 19
+    rest = [c for c in names if c not in s1]
+    hands = [rest[:19], s1, rest[19:38], rest[38:57]]
+    s = game.state_from_deal(hands, rest[57:])
+    while s.phase == "discard":
+        s.apply(s.legal_actions()[0])
+    s.apply("pass")
+    s.apply("accuso")
+    return s
+
+
+def check_accuso_of_the_honours(t):
+    """He holds the honours and at most nine trumps."""
+    held = set(t.hand(1))
+    assert {"T1", "T20", "T21"} <= held
+    assert len([c for c in held if c.startswith("T")]) <= 9
+
+
+def face_down_discards():
+    """Piedmont3: the dealer (seat 2) discards three cards face down."""
+    game = tarocchi_rl.make("piedmont3")
+    s = game.new_state(21)
+    for _ in range(3):
+        assert s.phase == "discard"
+        s.apply(s.legal_actions()[-1])
+    return s
+
+
+# name: (position, seats whose view is sampled, property of every sample)
+SCENARIOS = {
+    "trump discarded face up": (trump_discarded_face_up, (1, 2, 3), check_trump_discarded_face_up),
+    "called trump and rivanto": (called_trump_and_rivanto, (3,), check_called_trump_and_rivanto),
+    "poignee": (poignee, (0, 2, 3), check_poignee),
+    "accuso of the honours": (accuso_of_the_honours, (0, 2, 3), check_accuso_of_the_honours),
+    "face-down discards": (face_down_discards, (0, 1), lambda t: None),
+}
+
+
+@pytest.mark.nojit
+def test_trump_discarded_face_up_bounds_the_declarer_hand():
+    """Every sample gives the soloist no discardable card, and 5C, 6C in the face-down discard."""
+    s = trump_discarded_face_up()
+    game = s.game
+    rng = np.random.default_rng(1)
+    for p in (1, 2, 3):
+        assert Proposal(game, deck_of(s), s.history, p).violations(s) == []
+        for _ in range(10):
+            t = sample_deal(s, p, rng)
+            assert_consistent(s, t, p, deep=False)
+            check_trump_discarded_face_up(t)
+
+
+@pytest.mark.nojit
+def test_called_trump_and_rivanto():
+    """From seat 3's view, T20..T18 are seat 0's and T17 is seat 2's in every sample."""
+    s = called_trump_and_rivanto()
     rng = np.random.default_rng(2)
-    prop = Proposal(game, deck_of(s), s.history, 3)
+    prop = Proposal(s.game, deck_of(s), s.history, 3)
     assert prop.violations(s) == []
     for _ in range(20):
         t = sample_deal(s, 3, rng)
         assert_consistent(s, t, 3, deep=False)
-        assert {"T20", "T19", "T18"} <= set(t.hand(0))
-        assert "T17" in t.hand(2)  # not the caller's, not the rivanto seat's, not seat 3's
+        check_called_trump_and_rivanto(t)
 
 
 def test_voids_shown_in_play():
@@ -230,72 +344,35 @@ def test_voids_shown_in_play():
 
 @pytest.mark.nojit
 def test_poignee_pins_the_shown_trumps():
-    """French4: seat 1 holds eleven trumps and shows a simple poignée (his ten lowest); in every sample from
-    seat 0's view he holds those ten, and no lower trump that was not shown."""
-    game = tarocchi_rl.make("french4")
-    names = game.deck.names
-    s1 = ["T3", "T4", "T6", "T8", "T9", "T11", "T12", "T14", "T15", "T17", "T20"] + ["1S", "2S", "3S", "4S", "5S",
-                                                                                   "6S", "7S"]
-    s0 = ["T1", "T2", "EX"] + [f"{r}H" for r in ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "N", "Q",
-                                                 "K", )] + ["8S"]
-    rest = [c for c in names if c not in s0 + s1]
-    hands = [s0, s1, rest[:18], rest[18:36]]
-    s = game.state_from_deal(hands, rest[36:])
-    assert not s.is_terminal()
-    for a in ("bid:prise", "bid:pass", "bid:pass", "bid:pass"):
-        s.apply(a)
-    while s.phase == "discard":
-        s.apply(s.legal_actions()[0])
-    s.apply("pass")  # no chelem
-    s.apply("pass")  # seat 0's poignee
-    s.apply(s.legal_actions()[0])  # seat 0 leads
-    s.apply("poignee:simple")
-    shown = ["T3", "T4", "T6", "T8", "T9", "T11", "T12", "T14", "T15", "T17"]
+    """In every sample from seat 0's view seat 1 holds the ten trumps he showed, and no lower trump that was
+    not shown."""
+    s = poignee()
     rng = np.random.default_rng(4)
     for p in (0, 2, 3):
-        assert Proposal(game, deck_of(s), s.history, p).violations(s) == []
+        assert Proposal(s.game, deck_of(s), s.history, p).violations(s) == []
         for _ in range(10):
             t = sample_deal(s, p, rng)
             assert_consistent(s, t, p, deep=False)
-            held = set(t.hand(1))
-            assert set(shown) <= held
-            assert not held & {"T1", "T2", "T5", "T7", "T10", "T13", "T16"}
+            check_poignee(t)
 
 
 @pytest.mark.nojit
 def test_accuso_of_the_honours():
-    """Piedmont4 with accuso: seat 1 shows T1 T20 T21 (fewer than ten trumps); every sample gives him the
-    honours and at most nine trumps."""
-    game = tarocchi_rl.make("piedmont4", accuso=True)
-    names = game.deck.names
-    s1 = ["T1", "T20", "T21", "T2", "T3", "1B"] + [c for c in names if c.endswith("S") and c != "KS"]
-    assert len(s1) == 19
-    rest = [c for c in names if c not in s1]
-    hands = [rest[:19], s1, rest[19:38], rest[38:57]]
-    s = game.state_from_deal(hands, rest[57:])
-    while s.phase == "discard":
-        s.apply(s.legal_actions()[0])
-    s.apply("pass")
-    s.apply("accuso")
+    """Every sample gives seat 1 the honours and at most nine trumps."""
+    s = accuso_of_the_honours()
     rng = np.random.default_rng(5)
     for p in (0, 2, 3):
-        assert Proposal(game, deck_of(s), s.history, p).violations(s) == []
+        assert Proposal(s.game, deck_of(s), s.history, p).violations(s) == []
         for _ in range(10):
             t = sample_deal(s, p, rng)
             assert_consistent(s, t, p, deep=False)
-            held = set(t.hand(1))
-            assert {"T1", "T20", "T21"} <= held
-            assert len([c for c in held if c.startswith("T")]) <= 9
+            check_accuso_of_the_honours(t)
 
 
 def test_face_down_discards_are_resampled():
     """Piedmont3: the dealer's face-down discards are hidden from the others; the samples' histories
     discard other cards, which are legal and keep the other players' views."""
-    game = tarocchi_rl.make("piedmont3")
-    s = game.new_state(21)
-    for _ in range(3):
-        assert s.phase == "discard"
-        s.apply(s.legal_actions()[-1])
+    s = face_down_discards()
     rng = np.random.default_rng(6)
     discards = set()
     for _ in range(10):
@@ -303,3 +380,93 @@ def test_face_down_discards_are_resampled():
         assert_consistent(s, t, 0, deep=True)
         discards.add(tuple(t.history[:3]))
     assert len(discards) > 1
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the exact sampler, cross-checked by the oracle
+
+
+def variant_configs():
+    """Every registered variant with its default options, and with every boolean option flipped."""
+    out = []
+    for v in VARIANTS:
+        out.append((v, {}))
+        flipped = {name: not spec[1] for name, spec in get_variant(v).options.items() if spec[0] is bool}
+        if flipped:
+            out.append((v, flipped))
+    return out
+
+
+def ended_at_once(state):
+    """A deal that ended before any action (a French petit sec)."""
+    return state.is_terminal() and not state.history
+
+
+def exact_sample(game, state, prop, dst, j, rng):
+    """The deal of game j of ``dst`` (an exact sample of ``state`` for ``prop.player``) and the history on it:
+    the face-down discards the player did not see discard the sampled face-down cards, in random order."""
+    n = game.deck.n_cards
+    deck = [int(c) for c in dst.deck[j, :n]]
+    history = list(state.history)
+    if prop.hidden_steps:
+        cards = game.deck.cards_of(dst.cards[j, DISCARDED] & ~dst.cards[j, SHOWN])
+        rng.shuffle(cards)
+        for k, c in zip(prop.hidden_steps, cards, strict=True):
+            history[k] = n + int(c)
+    return deck, history
+
+
+@pytest.mark.parametrize(("variant", "options"), variant_configs())
+def test_exact_samples_are_accepted_by_the_oracle(variant, options):
+    game = tarocchi_rl.make(variant, **options)
+    rng = np.random.default_rng(stable_seed(variant, options))
+    positions = random_positions(game, n_games=16, per_game=10, rng=rng)
+    assert len(positions) >= 150
+    samples = 4
+    checked = 0
+    for i, state in enumerate(positions):
+        st, tb = state._env.state, state._env.tables
+        for p in range(game.num_players):
+            prop = Proposal(game, deck_of(state), state.history, p)
+            tr, why = prop.accept(deck_of(state), state.history)
+            assert tr is not None, (variant, i, p, "the true deal", why)
+            if ended_at_once(state):  # the sampler does not condition on the petit sec (OpenSpiel rejects)
+                continue
+            dst = D.determinize(st, 0, p, tb, n=samples, seed=int(rng.integers(1 << 62)))
+            for j in range(samples):
+                deck, history = exact_sample(game, state, prop, dst, j, rng)
+                tr, why = prop.accept(deck, history)
+                assert tr is not None, (variant, options, i, p, j, why)
+                row = tr.state._env.state
+                wrong = np.flatnonzero(row.meta[0] != dst.meta[j])
+                assert not wrong.size, (variant, i, p, "meta fields", wrong)
+                assert np.array_equal(row.cards[0], dst.cards[j]), (variant, i, p)
+                checked += 1
+    assert checked >= 150 * game.num_players * samples * 0.9
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_exact_samples_of_the_scenarios(name):
+    """The scenarios above, sampled by the exact sampler: every deal is accepted by the oracle, looks the same
+    to the player (replayed through the public API), has the scenario's property, and the deals vary."""
+    build, seats, check = SCENARIOS[name]
+    state = build()
+    game = state.game
+    st, tb = state._env.state, state._env.tables
+    rng = np.random.default_rng(8)
+    for p in seats:
+        prop = Proposal(game, deck_of(state), state.history, p)
+        dst = D.determinize(st, 0, p, tb, n=12, seed=p)
+        deals, histories = set(), set()
+        for j in range(12):
+            deck, history = exact_sample(game, state, prop, dst, j, rng)
+            tr, why = prop.accept(deck, history)
+            assert tr is not None, (name, p, j, why)
+            assert_consistent(state, tr.state, p, deep=j < 2)
+            check(tr.state)
+            deals.add(tuple(deck))
+            histories.add(tuple(history))
+        assert len(deals) > 1, (name, p)
+        if prop.hidden_steps:
+            assert len(histories) > 1, (name, p)  # the face-down discards are resampled too

@@ -1,0 +1,140 @@
+"""The rollout workers behind one interface: in the learner's process, or Ray actors.
+
+::
+
+    workers = make_worker_pool(cfg, ray_address)       # num_workers: 0 -> LocalPool, else RayPool
+    batches = workers.sample(weights, league, version)  # one rollout per worker (rollout.RolloutWorker.collect)
+    states  = workers.state_dicts()                      # their random states (checkpoints: exact resume)
+    workers.load_state_dicts(states)
+    workers.close()
+
+``weights`` is the learner network's ``state_dict`` (CPU tensors), sent with every rollout; ``league`` the
+snapshot pool, a list of (snapshot id, state_dict), sent only when ``version`` differs from the last one sent
+(the workers keep the networks they already hold).
+
+With ``prefetch`` (``async_rollouts``, Ray only) one rollout stays in flight: ``sample`` returns the rollout
+started at the previous call (played with the weights of then: one update old, the PPO ratio uses the
+behaviour log-probabilities it was sampled with) and, before returning, starts the next with the weights it
+was given, so the workers play while the learner trains. The first call starts one and waits for it.
+"""
+
+from __future__ import annotations
+
+from .config import TrainConfig
+from .rollout import RolloutWorker
+
+
+class WorkerPool:
+    """Rollout workers (module docstring). Subclasses implement ``_start``, ``_wait`` and the state calls."""
+
+    prefetch = False
+
+    def __init__(self) -> None:
+        self._in_flight = None  # the handle of a started rollout not yet returned
+        self._league_sent = -1  # the league version the workers hold
+
+    def __len__(self) -> int:
+        return len(self.workers)
+
+    def sample(self, weights: dict, league: list, league_version: int) -> list[dict]:
+        """One rollout batch per worker (the arrays and ``stats`` of :meth:`RolloutWorker.collect`)."""
+        if self._in_flight is None:
+            self._in_flight = self._start_rollout(weights, league, league_version)
+        batches = self._wait(self._in_flight)
+        self._in_flight = None
+        if self.prefetch:  # the next rollout plays while the learner trains on these
+            self._in_flight = self._start_rollout(weights, league, league_version)
+        return batches
+
+    def _start_rollout(self, weights: dict, league: list, league_version: int):
+        snapshots = list(league) if league_version != self._league_sent else None
+        self._league_sent = league_version
+        return self._start(weights, snapshots)
+
+    def _start(self, weights: dict, snapshots: list | None):
+        raise NotImplementedError
+
+    def _wait(self, handle) -> list[dict]:
+        raise NotImplementedError
+
+    def state_dicts(self) -> list[dict]:
+        """Every worker's random state (:meth:`RolloutWorker.get_state`)."""
+        raise NotImplementedError
+
+    def load_state_dicts(self, states: list[dict]) -> None:
+        """Restore :meth:`state_dicts` (one per worker: a ValueError when the count differs)."""
+        raise NotImplementedError
+
+    def _check_count(self, states: list[dict]) -> None:
+        if len(states) != len(self.workers):
+            raise ValueError(f"{len(states)} worker states for {len(self.workers)} workers")
+
+    def close(self) -> None:
+        """Stop the workers (a rollout in flight is dropped)."""
+
+
+class LocalPool(WorkerPool):
+    """One worker in the learner's process (``num_workers: 0``): debugging, exact reproducibility tests. Its
+    rollout is played when it is started; ``async_rollouts`` has no effect."""
+
+    def __init__(self, cfg: TrainConfig) -> None:
+        super().__init__()
+        self.workers = [RolloutWorker(cfg.to_dict(), 0, threads=cfg.torch_threads)]
+
+    def _start(self, weights, snapshots):
+        return [w.collect(weights, snapshots) for w in self.workers]
+
+    def _wait(self, handle):
+        return handle
+
+    def state_dicts(self):
+        return [w.get_state() for w in self.workers]
+
+    def load_state_dicts(self, states):
+        self._check_count(states)
+        for w, s in zip(self.workers, states, strict=True):
+            w.set_state(s)
+
+
+class RayPool(WorkerPool):
+    """``cfg.num_workers`` Ray actors (1 CPU each), worker k seeded by (seed, k). Starts a local Ray
+    (``num_cpus = max(2, num_workers)``) unless one is running or ``ray_address`` names a cluster."""
+
+    def __init__(self, cfg: TrainConfig, ray_address: str | None = None) -> None:
+        super().__init__()
+        import ray
+
+        if not ray.is_initialized():
+            if ray_address:
+                ray.init(address=ray_address, log_to_driver=False)
+            else:
+                ray.init(num_cpus=max(2, cfg.num_workers), log_to_driver=False, include_dashboard=False)
+        self._ray = ray
+        self.prefetch = cfg.async_rollouts
+        actor = ray.remote(num_cpus=1)(RolloutWorker)
+        cfg_dict = cfg.to_dict()
+        self.workers = [actor.remote(cfg_dict, k, 1) for k in range(cfg.num_workers)]
+
+    def _start(self, weights, snapshots):
+        wref, sref = self._ray.put(weights), self._ray.put(snapshots)  # one copy in the object store for all
+        return [w.collect.remote(wref, sref) for w in self.workers]
+
+    def _wait(self, handle):
+        return self._ray.get(handle)
+
+    def state_dicts(self):
+        return self._ray.get([w.get_state.remote() for w in self.workers])
+
+    def load_state_dicts(self, states):
+        self._check_count(states)
+        self._ray.get([w.set_state.remote(s) for w, s in zip(self.workers, states, strict=True)])
+
+    def close(self):
+        for w in self.workers:
+            self._ray.kill(w)
+        self.workers, self._in_flight = [], None
+
+
+def make_worker_pool(cfg: TrainConfig, ray_address: str | None = None) -> WorkerPool:
+    """The pool the config asks for: ``num_workers: 0`` -> :class:`LocalPool`, else :class:`RayPool`."""
+    return LocalPool(cfg) if cfg.num_workers == 0 else RayPool(cfg, ray_address)
