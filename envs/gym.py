@@ -15,7 +15,8 @@ Single-agent env (:class:`TarocchiEnv`)
     learner's action, then the opponents' until the learner's next decision or the deal's end.
 
     Reward: 0 until the end, then the learner's payoff in the game's own units (``returns()``: Mineo jochi,
-    Piedmontese card points, French FFT marks) times ``reward_scale`` (default 1.0; no other normalisation).
+    Piedmontese card points, French FFT marks) divided by ``payoff_scale`` (default 1.0: raw payoffs; the
+    variant's own scale, ``get_variant(v).payoff_scale``, gives rewards of order 1, as the trainer uses).
     ``terminated`` is True at the deal's end; ``truncated`` is always False. ``info`` holds ``seat``,
     ``legal_actions`` (the ids, a list) and, at the end, ``payoffs`` (int32, every seat, raw units).
 
@@ -27,7 +28,7 @@ Single-agent env (:class:`TarocchiEnv`)
 
     Illegal learner actions (``illegal_action``):
       * ``"terminate"`` (default): the convention of PettingZoo's classic games (``TerminateIllegalWrapper``):
-        the deal ends at once, the learner gets ``illegal_reward`` (default -1.0, not scaled by ``reward_scale``),
+        the deal ends at once, the learner gets ``illegal_reward`` (default -1.0, not scaled by ``payoff_scale``),
         ``info["illegal_action"]`` holds the action, and a warning names it and the legal ones.
         This is the default because ``gymnasium.utils.env_checker.check_env`` steps unmasked
         ``action_space.sample()`` actions, and it must pass.
@@ -46,7 +47,7 @@ Vector env (:class:`TarocchiVectorEnv`)
     is re-dealt inside that same step, so the returned observation is already the new deal's first one;
     ``terminations[i]`` is True and ``infos["final_info"]`` (with ``infos["_final_info"]``, the mask of the games
     that ended) holds ``payoffs`` (int32[num_envs, n_players], every seat, raw units) and ``player`` (the seat
-    that made the deal's last move). ``rewards[i]`` is ``payoffs[i, player] * reward_scale`` for a game that
+    that made the deal's last move). ``rewards[i]`` is ``payoffs[i, player] / payoff_scale`` for a game that
     ended, else 0: the payoff of the seat that made the last move; credit the other seats from ``payoffs``.
     ``final_obs`` is not given: deals always terminate (never truncate), so nothing needs to bootstrap from
     it. Illegal actions are a ValueError naming the game, the action and the legal ones.
@@ -135,6 +136,14 @@ def _policy_table(opponents, n_players: int, seat: int) -> dict:
     return table
 
 
+
+def _positive_finite(x) -> float:
+    """``payoff_scale``: a finite number > 0 (ValueError otherwise)."""
+    v = float(x)
+    if not np.isfinite(v) or v <= 0:
+        raise ValueError(f"payoff_scale must be a finite number > 0, got {x!r}")
+    return v
+
 class TarocchiEnv(gymnasium.Env):
     """One deal of ``variant`` from the seat ``seat``, the other seats played by ``opponents`` (see the module
     docstring for rewards, seeding, re-deals and illegal actions). Variant options go in ``**options``.
@@ -149,7 +158,7 @@ class TarocchiEnv(gymnasium.Env):
         variant: str = "mineo",
         seat: int = 0,
         opponents: str | Policy | Sequence | Mapping = "random",
-        reward_scale: float = 1.0,
+        payoff_scale: float = 1.0,
         illegal_action: str = "terminate",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
@@ -166,7 +175,7 @@ class TarocchiEnv(gymnasium.Env):
         self.variant = variant
         self.seat = int(seat)
         self.opponents = _policy_table(opponents, n, self.seat)
-        self.reward_scale = float(reward_scale)
+        self.payoff_scale = _positive_finite(payoff_scale)
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
@@ -218,7 +227,7 @@ class TarocchiEnv(gymnasium.Env):
             self._over = True
             payoffs = self._core.returns()[0]
             info["payoffs"] = payoffs
-            return self._observation(), float(payoffs[self.seat]) * self.reward_scale, True, False, info
+            return self._observation(), float(payoffs[self.seat]) / self.payoff_scale, True, False, info
         return self._observation(), 0.0, False, False, info
 
     def render(self):
@@ -279,13 +288,13 @@ class TarocchiVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, variant: str = "mineo", num_envs: int = 1, seed: int | None = None,
-                 reward_scale: float = 1.0, **options):
+                 payoff_scale: float = 1.0, **options):
         self.core = BatchEnv(variant, num_envs, seed=_os_seed() if seed is None else int(seed), auto_reset=True,
                              **options)
         self.variant = variant
         self.num_envs = self.core.batch_size
         self.num_players = self.core.num_players
-        self.reward_scale = float(reward_scale)
+        self.payoff_scale = _positive_finite(payoff_scale)
         self.single_observation_space = observation_space(self.core.obs_dim, self.core.num_actions)
         self.single_action_space = spaces.Discrete(self.core.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -303,7 +312,7 @@ class TarocchiVectorEnv(VectorEnv):
         """One action per game (int[num_envs]) for its player to act; see the module docstring."""
         acting = self.core.current_player().astype(np.int64)
         payoffs, done = self.core.step(np.asarray(actions))
-        rewards = np.where(done, payoffs[self._rows, acting], 0).astype(np.float64) * self.reward_scale
+        rewards = np.where(done, payoffs[self._rows, acting], 0).astype(np.float64) / self.payoff_scale
         infos: dict[str, Any] = {"player": self.core.current_player().astype(np.int64)}
         if done.any():
             infos["final_info"] = {"payoffs": payoffs, "_payoffs": done.copy(), "player": acting,

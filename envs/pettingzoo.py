@@ -12,7 +12,7 @@
 One episode is one deal. Observations: ``{"observation": float32[obs_dim] in [0, 1], "action_mask":
 int8[n_actions]}``, the deal as that seat sees it (layout: ``docs/observations.md``); the mask is the legal
 actions for the agent to act and all zeros for the others and once the deal is over. Rewards: 0 until the
-end, then every seat's payoff in the game's own units (``returns()``) times ``reward_scale`` (default 1.0);
+end, then every seat's payoff in the game's own units (``returns()``) divided by ``payoff_scale`` (default 1.0: raw payoffs);
 all agents terminate together at the deal's end; nothing truncates. A deal that ends before any decision
 (French petit sec, annulled at the deal) is re-dealt at ``reset``; one where everybody passes ends with
 payoffs 0.
@@ -64,9 +64,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
 
     metadata = {"render_modes": ["ansi"], "name": "tarocchi_v0", "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, variant: str = "mineo", render_mode: str | None = None, reward_scale: float = 1.0,
+    def __init__(self, variant: str = "mineo", render_mode: str | None = None, payoff_scale: float = 1.0,
                  **options):
-        EzPickle.__init__(self, variant, render_mode, reward_scale, **options)
+        EzPickle.__init__(self, variant, render_mode, payoff_scale, **options)
         super().__init__()
         self.game = make(variant, **options)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -74,7 +74,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
         self.metadata = {**self.metadata, "name": f"tarocchi_{variant}_v0"}
         self.variant = variant
         self.render_mode = render_mode
-        self.reward_scale = float(reward_scale)
+        self.payoff_scale = float(payoff_scale)
+        if not np.isfinite(self.payoff_scale) or self.payoff_scale <= 0:
+            raise ValueError(f"payoff_scale must be a finite number > 0, got {payoff_scale!r}")
         n = self.game.num_players
         self.possible_agents = [f"player_{s}" for s in range(n)]
         self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
@@ -136,7 +138,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
         if self.state.is_terminal():
             payoffs = self.state.returns()
             for s, other in enumerate(self.possible_agents):
-                self.rewards[other] = float(payoffs[s]) * self.reward_scale
+                self.rewards[other] = float(payoffs[s]) / self.payoff_scale
             self.terminations = dict.fromkeys(self.agents, True)
             self._accumulate_rewards()
             self._deads_step_first()
@@ -156,7 +158,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
 
 def env(variant: str = "mineo", illegal_action: str = "raise", illegal_reward: float = -1.0, **kwargs):
     """The AEC env of ``variant`` wrapped as PettingZoo does its games (order enforcing; see the module
-    docstring for ``illegal_action``). ``kwargs``: ``render_mode``, ``reward_scale`` and variant options."""
+    docstring for ``illegal_action``). ``kwargs``: ``render_mode``, ``payoff_scale`` and variant options."""
     if illegal_action not in ("raise", "terminate"):
         raise ValueError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
     e = raw_env(variant, **kwargs)

@@ -84,13 +84,15 @@ def test_full_episode_against_given_opponents(variant):
         env.step(0)
 
 
-def test_reward_scale_and_dict_opponents():
-    env = TarocchiEnv("piedmont3", seat=1, opponents={0: first_legal, 2: "random"}, reward_scale=0.01)
+def test_payoff_scale_and_dict_opponents():
+    env = TarocchiEnv("piedmont3", seat=1, opponents={0: first_legal, 2: "random"}, payoff_scale=100)
     obs, _ = env.reset(seed=5)
     terminated = False
     while not terminated:
         obs, reward, terminated, _, info = env.step(first_legal(obs))
-    assert reward == pytest.approx(info["payoffs"][1] * 0.01)
+    assert reward == pytest.approx(info["payoffs"][1] / 100)
+    with pytest.raises(ValueError, match="payoff_scale"):
+        TarocchiEnv("piedmont3", payoff_scale=0)
 
 
 def test_seeded_resets_are_reproducible():
@@ -215,7 +217,7 @@ def test_vector_env_spaces_and_metadata():
 def test_vector_env_same_step_autoreset(variant):
     """A deal that ends in step() is re-dealt in that step: the returned observation is the new deal's first,
     terminations mark it, final_info holds every seat's payoffs, the reward is the last mover's payoff."""
-    envs = TarocchiVectorEnv(variant, num_envs=16, seed=1, reward_scale=0.5)
+    envs = TarocchiVectorEnv(variant, num_envs=16, seed=1, payoff_scale=2)
     obs, infos = envs.reset(seed=1)
     fresh = TarocchiVectorEnv(variant, num_envs=1, seed=99)  # what the first observation of any deal looks like
     fresh_obs, fresh_infos = fresh.reset()
