@@ -12,7 +12,8 @@
 One episode is one deal. Observations: ``{"observation": float32[obs_dim] in [0, 1], "action_mask":
 int8[n_actions]}``, the deal as that seat sees it (layout: ``docs/observations.md``); the mask is the legal
 actions for the agent to act and all zeros for the others and once the deal is over. Rewards: 0 until the
-end, then every seat's payoff in the game's own units (``returns()``) divided by ``payoff_scale`` (default 1.0: raw payoffs);
+end, then every seat's payoff in the game's own units (``returns()``) divided by ``payoff_scale`` (default 1.0:
+raw payoffs);
 all agents terminate together at the deal's end; nothing truncates. A deal that ends before any decision
 (French petit sec, annulled at the deal) is re-dealt at ``reset``; one where everybody passes ends with
 payoffs 0.
