@@ -6,6 +6,9 @@
 | network      | the shared policy/value MLP with masked logits                                         |
 | losses       | GAE over each seat's decision chain and the clipped PPO objective (unit-tested)        |
 | rollout      | a rollout worker: a batched core, the league of opponents, trajectories per seat       |
+| workers      | the rollout workers behind one interface: in process (LocalPool) or Ray (RayPool)      |
+| imitation    | the warm start: imitate the heuristic before PPO                                       |
 | checkpoint   | checkpoints: save / load / validate (clear errors for missing or corrupt files)        |
-| trainer      | the learner loop: Ray workers, PPO updates, TensorBoard, evaluations, checkpoints      |
+| policy       | a trained network as an arena agent (PPOAgent)                                         |
+| trainer      | the learner loop: rollouts, PPO updates, TensorBoard, evaluations, checkpoints         |
 """

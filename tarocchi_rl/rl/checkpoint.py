@@ -27,7 +27,7 @@ class CheckpointError(ValueError):
     """A missing, unreadable or foreign checkpoint."""
 
 
-def save_checkpoint(path, data: dict) -> None:
+def save_checkpoint(path: str | Path, data: dict) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
@@ -35,7 +35,7 @@ def save_checkpoint(path, data: dict) -> None:
     os.replace(tmp, path)
 
 
-def resolve_checkpoint(path) -> Path:
+def resolve_checkpoint(path: str | Path) -> Path:
     """A checkpoint file from a file or run-directory path (``final.pt``, else ``latest.pt``)."""
     p = Path(path)
     if p.is_dir():
@@ -48,7 +48,7 @@ def resolve_checkpoint(path) -> Path:
     return p
 
 
-def load_checkpoint(path, latest: bool = False) -> dict:
+def load_checkpoint(path: str | Path, latest: bool = False) -> dict:
     """Load and check a checkpoint (``latest``: prefer ``latest.pt`` over ``final.pt`` in a run directory)."""
     p = Path(path)
     if latest and p.is_dir() and (p / "checkpoints/latest.pt").is_file():

@@ -12,6 +12,8 @@ final policy makes are its own, and they can (and do) move away from the heurist
 trains from a random network (pure self-play RL).
 """
 
+from collections.abc import Callable, Iterator
+
 import numpy as np
 import torch
 
@@ -19,9 +21,12 @@ from ..batch import BatchEnv
 from ..core.phases import DONE
 from ..core.state import PHASE
 from ..policies import HeuristicAgent
+from .config import TrainConfig
+from .network import PolicyValueNet
 
 
-def heuristic_chunks(variant: str, options: dict, num_envs: int, seed: int, payoff_scale: float, total: int):
+def heuristic_chunks(variant: str, options: dict, num_envs: int, seed: int, payoff_scale: float,
+                     total: int) -> Iterator[dict]:
     """Yield dicts of complete heuristic deals until ``total`` decisions: obs float32[N, D], mask bool[N, A],
     action int64[N] (the heuristic's), ret float32[N] (the deciding seat's payoff / payoff_scale)."""
     bot = HeuristicAgent()
@@ -61,7 +66,8 @@ def heuristic_chunks(variant: str, options: dict, num_envs: int, seed: int, payo
         yield chunk
 
 
-def imitate(net, cfg, gen, log=None, progress=None) -> dict:
+def imitate(net: PolicyValueNet, cfg: TrainConfig, gen: torch.Generator, log: Callable | None = None,
+            progress: Callable | None = None) -> dict:
     """Train ``net`` to imitate the heuristic (module docstring); returns final statistics.
 
     gen: the learner's torch.Generator (minibatch shuffles); log(step, dict) receives per-chunk statistics.

@@ -35,8 +35,9 @@ def gae(reward, done, value, next_idx, gamma, lam):
     return adv
 
 
-def ppo_loss(logits, values, actions, old_logp, advantages, returns, clip, value_coef, entropy_coef,
-             normalize_advantages=True):
+def ppo_loss(logits: torch.Tensor, values: torch.Tensor, actions: torch.Tensor, old_logp: torch.Tensor,
+             advantages: torch.Tensor, returns: torch.Tensor, clip: float, value_coef: float, entropy_coef: float,
+             normalize_advantages: bool = True) -> tuple[torch.Tensor, dict]:
     """The clipped PPO objective on one minibatch (CleanRL's ppo.py, without value clipping).
 
     logits float[M, A] (already masked), values float[M], actions int64[M], old_logp float[M],

@@ -19,7 +19,8 @@ class PPOAgent(Agent):
     needs_mask = True
     legal_by_construction = False  # masked logits make illegal actions impossible, but the arena checks anyway
 
-    def __init__(self, path=None, net=None, variant=None, greedy=True, seed=0, label=None):
+    def __init__(self, path: str | None = None, net: torch.nn.Module | None = None, variant: str | None = None,
+                 greedy: bool = True, seed: int = 0, label: str | None = None):
         if (path is None) == (net is None):
             raise ValueError("PPOAgent needs a checkpoint path or a network (exactly one)")
         if path is not None:

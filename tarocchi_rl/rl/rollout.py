@@ -82,10 +82,10 @@ class RolloutWorker:
         self.n_players = self.env.num_players
 
     # -- weights and league -------------------------------------------------------------------------------
-    def set_weights(self, state_dict) -> None:
+    def set_weights(self, state_dict: dict) -> None:
         self.net.load_state_dict(state_dict)
 
-    def set_pool(self, snapshots) -> None:
+    def set_pool(self, snapshots: list) -> None:
         """snapshots: list of (id, state_dict); nets already held are kept."""
         have = dict(self.pool)
         new = []
@@ -97,7 +97,7 @@ class RolloutWorker:
             new.append((sid, net))
         self.pool = new
 
-    def pool_ids(self) -> list:
+    def pool_ids(self) -> list[int]:
         return [sid for sid, _ in self.pool]
 
     def get_state(self) -> dict:
@@ -293,7 +293,7 @@ class _Stats:
                 "learner_samples": learner_samples}
 
 
-def merge_stats(parts) -> dict:
+def merge_stats(parts: list[dict]) -> dict:
     """Sum the statistics of several rollouts: ``sums`` {key: [total, count]} of payoffs (``payoff/KIND``,
     ``payoff_seat/S``, ``payoff_role/ROLE``, ``deals``), ``bids`` {auction word: count}, ``all_decisions``
     (every seat's decisions) and ``learner_samples`` (the learner's decisions, the samples trained on)."""
