@@ -1,46 +1,221 @@
-"""Scenario tests of the Piedmontese tarocchi (``piedmont3``, ``piedmont4``; docs/rules.md) on the engine,
-with card names; deals written with :mod:`cards78`.
+"""Hand-worked deals of the Piedmontese tarocchi (``piedmont3``, ``piedmont4``; docs/rules.md), each written
+once as data (deals with :mod:`cards78`) and run on both the engine and the independent oracle
+(tests/oracles/oracle_piedmont.py).
+
+A Scenario (tests/conftest.py) is a deal, options, a script and the expected figures. The script checks, on both
+implementations, the seat to act (so every trick's winner), the exact legal sets, the phase and hands;
+``engine=`` / ``oracle=`` hooks check what only one of them has (the engine's observations, the oracle's won
+piles and Excuse exchange). The figures at the end are the payoffs, the card points in thirds per seat
+(piedmont3) or side (piedmont4, seats 0+2 and 1+3) without the accuso, the accuso bonus per side, the accuso
+conditions per seat, the Excuse (who played it, who won its trick, whether it went to the last trick's winner)
+and the sides; every finished deal is also checked against the settlement (``settled``). ``versus`` replays a
+deal with other options (the Excuse exchange, the accuso) and checks the differences. The oracle's own
+random-game properties are in test_piedmont_oracle.py.
 
 Piedmontese card points are in thirds: a special card of value v counts 3v - 2 thirds (K, T1 and the 5-point
 honour(s) 13, Q 10, EX 10, N 7, J 4), any other card (scartina) 1 third. Deck: 231 thirds (piedmont3, one
 5-point honour) or 243 (piedmont4, T20 and T21 both 5). piedmont3 payoff: thirds - 77; piedmont4: the side's
 thirds minus the other side's.
 
+"Lowest legal" (LOWEST, and Finish without cards) is the legal action with the lowest engine action id: for
+cards, the lowest dense card id (T1..T19, T21, T20, EX, then Coppe, Denari, Spade, Bastoni, each low to high).
+
 Every test here runs in well under a second, so the whole module is also run with NUMBA_DISABLE_JIT=1.
 """
+
+from typing import NamedTuple
 
 import pytest
 from cards78 import (
     SHAPE,
-    act,
     discards,
     fill,
     full_deck,
     hands_from_tricks,
-    legal,
     new,
     pips,
     plane,
-    play_first,
-    play_tricks,
     plays,
     section,
     suit,
     trumps,
 )
+from conftest import ANY_CARD, IMPLS, At, Finish, Illegal, Scenario, ScenarioGame, slug
+from conftest import play_scenario as play
+from oracle_piedmont import PiedmontOracle
 
 import tarocchi_rl
+from tarocchi_rl.variants import piedmont
 
 pytestmark = pytest.mark.nojit
 
+
 # ----------------------------------------------------------------------------------------------------------
-# Piedmontese: trick winners
+# the two implementations behind one interface
 
 
-def trick_state(variant: str, cards: list):
-    """A piedmont deal where seat k plays cards[k] to the first trick (seat 0 leads), after the dealer's
-    discard. The other cards are dealt so that each of those plays is legal: a seat playing off the suit led is
-    void in it (and without trumps for a plain card); a seat playing a plain card on a trump lead has none."""
+class Deal(NamedTuple):
+    variant: str
+    hands: list
+    stock: list
+
+
+def settled(f: dict, variant: str) -> dict:
+    """The deck's thirds are all counted (the Excuse exchange only moves one between seats); piedmont3 pays
+    thirds - 77 to each seat, piedmont4 the difference of the sides' thirds with their accuso bonus."""
+    assert sum(f["thirds"]) == (231 if variant == "piedmont3" else 243)
+    assert f["card_points"] == [t / 3 for t in f["thirds"]]
+    if variant == "piedmont3":
+        assert f["accuso"] == [0, 0, 0] and f["payoffs"] == [t - 77 for t in f["thirds"]]
+    else:
+        d = f["thirds"][0] + f["accuso"][0] - f["thirds"][1] - f["accuso"][1]
+        assert f["payoffs"] == [d, -d, d, -d]
+    return f
+
+
+class Engine(ScenarioGame):
+    impl = "engine"
+
+    def __init__(self, deal: Deal, **options):
+        super().__init__()
+        self.variant, self.n_players = deal.variant, len(deal.hands)
+        self.raw = new(deal.variant, deal.hands, deal.stock, **options)
+
+    def _apply(self, action):
+        self.raw.apply(action)
+
+    def current_player(self):
+        return self.raw.current_player()
+
+    def legal(self):
+        return {self.raw.action_to_string(a) for a in self.raw.legal_actions()}
+
+    @property
+    def phase(self):
+        return self.raw.phase
+
+    def hand(self, seat):
+        return self.raw.hand(seat)
+
+    def is_terminal(self):
+        return self.raw.is_terminal()
+
+    def action_key(self, action):
+        return self.raw.string_to_action(action)
+
+    def figures(self):
+        out = self.raw.outcome()
+        assert out["payoffs"] == self.raw.returns()
+        accuso = [0] * len(out["sides"])
+        for b in out["bonuses"]:
+            assert b["name"] == "accuso"
+            accuso[b["side"]] += b["points"]
+        return settled({
+            "payoffs": out["payoffs"], "declarer": out["declarer"], "sides": out["sides"],
+            "thirds": out["card_point_units"], "card_points": out["card_points"], "accuso": accuso,
+            "accuso_conditions": out["details"].get("accuso"), "excuse": out["details"]["excuse"],
+        }, self.variant)
+
+
+class Oracle(ScenarioGame):
+    impl = "oracle"
+
+    def __init__(self, deal: Deal, **options):
+        super().__init__()
+        self.variant, self.n_players = deal.variant, len(deal.hands)
+        self.raw = PiedmontOracle(deal.hands, deal.stock, variant=deal.variant, **options)
+
+    def _apply(self, action):
+        self.raw.apply(action)
+
+    def current_player(self):
+        return self.raw.current_player()
+
+    def legal(self):
+        return self.raw.legal_actions()
+
+    @property
+    def phase(self):
+        return self.raw.phase
+
+    def hand(self, seat):
+        return self.raw.hands[seat]
+
+    def is_terminal(self):
+        return self.raw.is_terminal()
+
+    def action_key(self, action):
+        return piedmont.string_to_action(action)
+
+    def figures(self):
+        o = self.raw
+        per_seat = o.seat_card_thirds()
+        (k, trick), = [(k, t) for k, t in enumerate(o.tricks) if any(c == "EX" for _, c in t["plays"])]
+        excuse = {"played_by": next(s for s, c in trick["plays"] if c == "EX"), "trick_won_by": trick["winner"],
+                  "to_last_trick_winner": k == len(o.tricks) - 1}
+        if self.variant == "piedmont3":
+            thirds, sides, conditions = per_seat, [[0], [1], [2]], None
+        else:
+            thirds, sides = [per_seat[0] + per_seat[2], per_seat[1] + per_seat[3]], [[0, 2], [1, 3]]
+            conditions = list(o.accuso_conditions)
+        accuso = o.accuso_bonus_thirds() if self.variant == "piedmont4" else [0, 0, 0]
+        assert [t + a for t, a in zip(thirds, accuso, strict=True)] == o.points_thirds()
+        return settled({
+            "payoffs": o.returns(), "declarer": o.dealer, "sides": sides, "thirds": thirds,
+            "card_points": [t / 3 for t in thirds], "accuso": accuso, "accuso_conditions": conditions,
+            "excuse": excuse,
+        }, self.variant)
+
+
+GAMES = {"engine": Engine, "oracle": Oracle}
+SCENARIOS = []
+
+
+def scenario(*args, **kwargs) -> Scenario:
+    sc = Scenario(*args, **kwargs)
+    SCENARIOS.append(sc)
+    return sc
+
+
+def trick_steps(n: int, tricks) -> list:
+    """The scripted tricks as steps: each card played by the seat whose turn it is."""
+    return [x for leader, cards in tricks for i, c in enumerate(cards) for x in (At((leader + i) % n), f"play:{c}")]
+
+
+def minus(cards, gone) -> list:
+    return [c for c in cards if c not in gone]
+
+
+def exchange_is(exchange):
+    def check(oracle):
+        assert oracle.exchange == exchange
+
+    return check
+
+
+def ex_won_by(seat: int):
+    def check(oracle):
+        assert "EX" in oracle.won_cards()[seat]
+
+    return check
+
+
+def shown_to(viewers, cards):
+    def check(state):
+        for viewer in viewers:
+            assert plane(state, "shown", viewer) == set(cards)
+
+    return check
+
+
+# ----------------------------------------------------------------------------------------------------------
+# trick winners
+
+
+def trick_deal(variant: str, cards: list) -> Deal:
+    """A deal where seat k can play cards[k] to the first trick (seat 0 leads), after the dealer's discard. The
+    other cards are dealt so that each of those plays is legal: a seat playing off the suit led is void in it
+    (and without trumps for a plain card); a seat playing a plain card on a trump lead has none."""
     n, size, stock_size = SHAPE[variant]
     dealer = n - 1
 
@@ -67,14 +242,26 @@ def trick_state(variant: str, cards: list):
         s = max(allowed, key=lambda x: room[x])
         pools[s].append(c)
         room[s] -= 1
-    hands = [pools[s][:size] for s in range(n)]
-    state = new(variant, hands, pools[dealer][size:])
-    keep = cards[dealer]
-    while state.phase == "discard":
-        a = next(x for x in state.legal_actions() if state.action_to_string(x) != "discard:" + keep)
-        state.apply(a)
-    assert state.phase == "play" and state.current_player() == 0
-    return state
+    return Deal(variant, [pools[s][:size] for s in range(n)], pools[dealer][size:])
+
+
+def discard_all_but(keep: str):
+    """A step: the dealer discards his lowest legal cards, never ``keep``."""
+
+    def step(game):
+        while game.phase == "discard":
+            game.apply(min((a for a in game.legal() if a != "discard:" + keep), key=game.action_key))
+
+    return step
+
+
+def one_trick_won_by(winner: int, variant: str):
+    def check(state):
+        n, size, _ = SHAPE[variant]
+        assert section(state, "tricks_won", winner)[0] == pytest.approx(1 / size)
+        assert [section(state, "tricks_won", s)[0] for s in range(n)].count(0) == n - 1
+
+    return check
 
 
 PIEDMONT_TRICKS = [
@@ -105,32 +292,34 @@ PIEDMONT_TRICKS = [
     ("piedmont4", ["2C", "1S", "EX", "3S"], 0),
 ]
 
+for _variant, _cards, _winner in PIEDMONT_TRICKS:
+    scenario(
+        f"trick {_variant} {' '.join(_cards)}",
+        trick_deal(_variant, _cards),
+        (
+            discard_all_but(_cards[-1]),
+            At(0, phase="play"),
+            *[x for k, c in enumerate(_cards) for x in (At(k, has=plays([c])), f"play:{c}")],
+            At(_winner, engine=one_trick_won_by(_winner, _variant)),  # the winner leads the next trick
+        ),
+    )
 
-@pytest.mark.parametrize("variant, cards, winner", PIEDMONT_TRICKS, ids=lambda x: str(x))
-def test_piedmont_trick_winner(variant, cards, winner):
-    n, size, _ = SHAPE[variant]
-    state = trick_state(variant, cards)
-    for k, card in enumerate(cards):
-        assert state.current_player() == k
-        assert "play:" + card in legal(state)
-        state.apply("play:" + card)
-    assert state.current_player() == winner  # the winner leads the next trick
-    assert section(state, "tricks_won", winner)[0] == pytest.approx(1 / size)
-    assert [section(state, "tricks_won", s)[0] for s in range(n)].count(0) == n - 1
 
-
-def test_piedmont_no_duty_to_overtrump():
-    state = trick_state("piedmont3", ["KC", "T10", "T2"])
-    act(state, "play:KC play:T10")
-    held = [c for c in state.hand(2) if c.startswith("T") or c == "EX"]
+def any_lower_trump(game):
+    held = [c for c in game.hand(2) if c.startswith("T") or c == "EX"]
     assert "T2" in held and any(int(c[1:]) > 10 for c in held if c != "EX")
-    assert legal(state) == plays(held)  # void in Coppe: any trump, a lower one too
-    state.apply("play:T2")
-    assert state.current_player() == 1
+    assert game.legal() == plays(held)  # void in Coppe: any trump, a lower one too
+
+
+scenario(
+    "no duty to overtrump",
+    trick_deal("piedmont3", ["KC", "T10", "T2"]),
+    (discard_all_but("T2"), "play:KC play:T10", any_lower_trump, "play:T2", At(1)),
+)
 
 
 # ----------------------------------------------------------------------------------------------------------
-# Piedmontese: follow rules and the Excuse exchange (deals of test_oracle_piedmont.py)
+# follow rules and the Excuse exchange
 
 COPPE = suit("C")
 DENARI = suit("D")
@@ -138,7 +327,7 @@ SPADE = suit("S")
 BASTONI = suit("B")
 
 
-def ex_deal_3(ex_seat: int):
+def ex_deal_3(ex_seat: int) -> Deal:
     """piedmont3: seat 0 EX, 12 Coppe, KD..3D; seat 1 3C, Spade, 2D, 1D, T1..T8; seat 2 (dealer) 9C,
     Bastoni, T9..T18; stock T19 T20 T21. With ex_seat 1, EX and 1D swap places."""
     seat0 = ["EX"] + [c for c in COPPE if c not in ("3C", "9C")] + DENARI[:12]
@@ -147,126 +336,119 @@ def ex_deal_3(ex_seat: int):
     if ex_seat == 1:
         seat0[0] = "1D"
         seat1[seat1.index("1D")] = "EX"
-    return [seat0, seat1, seat2], ["T19", "T20", "T21"]
+    return Deal("piedmont3", [seat0, seat1, seat2], ["T19", "T20", "T21"])
 
 
-def test_piedmont_follow_suit_then_trump_then_anything():
-    state = new("piedmont3", *ex_deal_3(ex_seat=0))
-    assert state.phase == "discard" and state.current_player() == 2 and len(state.hand(2)) == 28
-    act(state, "discard:1B discard:2B discard:3B play:KD")
-    assert legal(state) == plays("2D 1D")  # follow suit
-    state.apply("play:1D")
-    assert legal(state) == plays(trumps(9, 21))  # void in Denari: trump (any trump)
-    state.apply("play:T9")
-    assert state.current_player() == 2  # T9 wins
-    state.apply("play:KB")  # seat 0 has neither Bastoni nor trumps: anything
-    assert legal(state) == plays(state.hand(0))
+EX_AT_0 = ex_deal_3(ex_seat=0)
+
+scenario(
+    "follow suit, then trump, then anything",
+    EX_AT_0,
+    (
+        At(2, phase="discard", hands={2: EX_AT_0.hands[2] + EX_AT_0.stock}),  # the dealer holds 28 cards
+        "discard:1B discard:2B discard:3B play:KD",
+        At(1, plays("2D 1D")),  # follow suit
+        "play:1D",
+        At(2, plays(trumps(9, 21))),  # void in Denari: trump (any trump)
+        "play:T9",
+        At(2),  # T9 wins
+        "play:KB",
+        At(0, ANY_CARD),  # seat 0 has neither Bastoni nor trumps: anything
+    ),
+)
+
+scenario(
+    "EX led: the next card sets the suit; the exchange",
+    EX_AT_0,
+    (
+        "discard:1B discard:2B discard:3B",
+        At(0, has="play:EX"),  # EX may be led
+        "play:EX",
+        At(1, ANY_CARD),  # after a led EX: anything
+        "play:3C",
+        At(2, "play:9C"),  # must follow the second card's suit
+        "play:9C",
+        At(1, oracle=exchange_is([-1, 1, 0])),  # 3C beats 9C in Coppe
+        Finish(),
+        At(-1, oracle=ex_won_by(0)),  # the owner keeps EX
+    ),
+    expect=dict(excuse={"played_by": 0, "trick_won_by": 1, "to_last_trick_winner": False}, declarer=2),
+    # with the exchange one third passes from seat 0 to seat 1, the trick's winner
+    versus=({"excuse_exchange": False}, {"thirds": [-1, 1, 0]}),
+)
+
+scenario(
+    "EX led, then a trump: trumps must follow",
+    EX_AT_0,
+    (
+        "discard:1B discard:2B discard:3B play:EX play:T1",
+        At(2, plays(trumps(9, 21))),  # no duty to overtrump: any trump
+        "play:T21",
+        At(2),
+    ),
+)
+
+scenario(
+    "EX played instead of following suit",
+    ex_deal_3(ex_seat=1),
+    (
+        "discard:1B discard:2B discard:3B play:KC",
+        At(1, plays("3C EX")),
+        "play:EX",
+        At(2, "play:9C"),
+        "play:9C",
+        At(0, oracle=exchange_is([1, -1, 0])),
+        Finish(),
+        At(-1, oracle=ex_won_by(1)),
+    ),
+    expect=dict(excuse={"played_by": 1, "trick_won_by": 0, "to_last_trick_winner": False}),
+    versus=({"excuse_exchange": False}, {"thirds": [1, -1, 0]}),
+)
 
 
-def test_piedmont_ex_led_next_card_sets_the_suit_and_exchange():
-    hands, stock = ex_deal_3(ex_seat=0)
-    with_ex = new("piedmont3", hands, stock, excuse_exchange=True)
-    without = new("piedmont3", hands, stock, excuse_exchange=False)
-    both = [with_ex, without]
-    for s in both:
-        act(s, "discard:1B discard:2B discard:3B")
-    assert with_ex.current_player() == 0 and "play:EX" in legal(with_ex)  # EX may be led
-    for s in both:
-        s.apply("play:EX")
-    assert with_ex.current_player() == 1
-    assert legal(with_ex) == plays(with_ex.hand(1))  # after a led EX: anything
-    for s in both:
-        s.apply("play:3C")
-    assert legal(with_ex) == {"play:9C"}  # must follow the second card's suit
-    for s in both:
-        s.apply("play:9C")
-    assert with_ex.current_player() == 1  # 3C beats 9C in Coppe
-    play_first(both)
-    out, base = with_ex.outcome(), without.outcome()
-    assert out["details"]["excuse"] == {"played_by": 0, "trick_won_by": 1, "to_last_trick_winner": False}
-    a, b = out["card_point_units"], base["card_point_units"]
-    # the owner keeps EX; with the exchange one third passes from seat 0 to seat 1, the trick's winner
-    assert [x - y for x, y in zip(a, b, strict=True)] == [-1, 1, 0]
-    assert sum(a) == sum(b) == 231
-    assert with_ex.returns() == out["payoffs"] == [t - 77 for t in a]
-    assert without.returns() == [t - 77 for t in b]
-
-
-def test_piedmont_ex_led_then_trump_forces_trumps():
-    state = new("piedmont3", *ex_deal_3(ex_seat=0))
-    act(state, "discard:1B discard:2B discard:3B play:EX play:T1")
-    assert legal(state) == plays(trumps(9, 21))
-    state.apply("play:T21")
-    assert state.current_player() == 2
-
-
-def test_piedmont_ex_played_instead_of_following_suit():
-    hands, stock = ex_deal_3(ex_seat=1)
-    with_ex = new("piedmont3", hands, stock)
-    without = new("piedmont3", hands, stock, excuse_exchange=False)
-    both = [with_ex, without]
-    for s in both:
-        act(s, "discard:1B discard:2B discard:3B play:KC")
-    assert legal(with_ex) == plays("3C EX")
-    for s in both:
-        s.apply("play:EX")
-    assert legal(with_ex) == {"play:9C"}
-    for s in both:
-        s.apply("play:9C")
-    assert with_ex.current_player() == 0
-    play_first(both)
-    a, b = with_ex.outcome()["card_point_units"], without.outcome()["card_point_units"]
-    assert [x - y for x, y in zip(a, b, strict=True)] == [1, -1, 0]
-
-
-def ex_deal_4():
+def ex_deal_4() -> Deal:
     seat0 = ["EX"] + COPPE + ["KD", "QD", "ND", "JD"]
     seat1 = SPADE + ["10D", "9D", "8D", "7D", "6D"]
     seat2 = trumps(1, 19)
     seat3 = BASTONI + ["5D", "4D", "3D", "2D", "1D"]
-    return [seat0, seat1, seat2, seat3], ["T20", "T21"]
+    return Deal("piedmont4", [seat0, seat1, seat2, seat3], ["T20", "T21"])
 
 
-def test_piedmont4_ex_won_by_partner_no_exchange():
-    hands, stock = ex_deal_4()
-    both = [new("piedmont4", hands, stock, excuse_exchange=flag) for flag in (True, False)]
-    for s in both:
-        act(s, "discard:1B discard:2B play:EX")
-    assert legal(both[0]) == plays(both[0].hand(1))
-    for s in both:
-        s.apply("play:10D")
-    assert legal(both[0]) == plays(trumps(1, 19))
-    for s in both:
-        s.apply("play:T1")
-    assert legal(both[0]) == plays("5D 4D 3D 2D 1D")
-    for s in both:
-        s.apply("play:1D")
-    assert both[0].current_player() == 2  # seat 0's partner wins: no exchange
-    play_first(both)
-    assert both[0].outcome()["card_point_units"] == both[1].outcome()["card_point_units"]
-    assert sum(both[0].outcome()["card_point_units"]) == 243
-    assert both[0].outcome()["sides"] == [[0, 2], [1, 3]]
+scenario(
+    "piedmont4: EX won by the partner, no exchange",
+    ex_deal_4(),
+    (
+        "discard:1B discard:2B play:EX",
+        At(1, ANY_CARD),
+        "play:10D",
+        At(2, plays(trumps(1, 19))),
+        "play:T1",
+        At(3, plays("5D 4D 3D 2D 1D")),
+        "play:1D",
+        At(2, oracle=exchange_is([0, 0, 0, 0])),  # seat 0's partner wins: no exchange
+        Finish(),
+    ),
+    expect=dict(sides=[[0, 2], [1, 3]], excuse={"played_by": 0, "trick_won_by": 2, "to_last_trick_winner": False}),
+    versus=({"excuse_exchange": False}, {"thirds": [0, 0]}),
+)
 
-
-def test_piedmont4_ex_won_by_opponent_one_third_between_sides():
-    hands, stock = ex_deal_4()
-    both = [new("piedmont4", hands, stock, excuse_exchange=flag) for flag in (True, False)]
-    for s in both:
-        act(s, "discard:1B discard:2B play:EX play:1S play:T1")
-    assert legal(both[0]) == plays("T20 T21")  # void in Spade: must trump
-    for s in both:
-        s.apply("play:T21")
-    assert both[0].current_player() == 3
-    play_first(both)
-    a, b = both[0].outcome()["card_point_units"], both[1].outcome()["card_point_units"]
-    assert a == [b[0] - 1, b[1] + 1]
-    d = a[0] - a[1]
-    assert both[0].returns() == [d, -d, d, -d]
-    assert both[1].returns() == [b[0] - b[1], b[1] - b[0], b[0] - b[1], b[1] - b[0]]
+scenario(
+    "piedmont4: EX won by an opponent, one third between the sides",
+    ex_deal_4(),
+    (
+        "discard:1B discard:2B play:EX play:1S play:T1",
+        At(3, plays("T20 T21")),  # void in Spade: must trump
+        "play:T21",
+        At(3, oracle=exchange_is([-1, 0, 0, 1])),
+        Finish(),
+    ),
+    expect=dict(excuse={"played_by": 0, "trick_won_by": 3, "to_last_trick_winner": False}),
+    versus=({"excuse_exchange": False}, {"thirds": [-1, 1]}),
+)
 
 
 # ----------------------------------------------------------------------------------------------------------
-# Piedmontese: complete deals worked by hand
+# complete deals worked by hand
 
 
 def _piedmont3_ex_last_tricks():
@@ -285,24 +467,31 @@ def _piedmont3_ex_last_tricks():
     return tricks
 
 
-@pytest.mark.parametrize("options", [{}, {"excuse_exchange": False}, {"honour_5": "angelo"}], ids=str)
-def test_piedmont3_ex_led_to_last_trick_goes_to_winner(options):
-    tricks = _piedmont3_ex_last_tricks()
-    stock, dropped = ["1S", "2S", "KB"], ["1S", "2S", "3S"]
-    hands = hands_from_tricks(3, 25, tricks, 2, stock, dropped)
-    state = new("piedmont3", hands, stock, **options)
-    assert state.current_player() == 2 and len(state.hand(2)) == 28
-    act(state, [f"discard:{c}" for c in dropped])
-    play_tricks(state, 3, tricks)
-    out = state.outcome()
-    assert out["details"]["excuse"] == {"played_by": 0, "trick_won_by": 1, "to_last_trick_winner": True}
-    # Seat 1 wins only the last trick: EX 10 + 2D 1 + 1B 1 = 12 thirds (EX goes to the winner, no exchange).
-    # Seat 2 (dealer): his discard 1S 2S 3S = 3 thirds. Seat 0: 231 - 12 - 3 = 216 (T20/T21 both his, so
-    # honour_5 changes nothing). Payoffs: thirds - 77 = 139, -65, -74.
-    assert out["card_point_units"] == [216, 12, 3]
-    assert out["card_points"] == [72, 4, 1]
-    assert out["payoffs"] == state.returns() == [139, -65, -74]
-    assert out["declarer"] == 2
+P3_TRICKS = _piedmont3_ex_last_tricks()
+P3_STOCK, P3_DROPPED = ["1S", "2S", "KB"], ["1S", "2S", "3S"]
+P3_HANDS = hands_from_tricks(3, 25, P3_TRICKS, 2, P3_STOCK, P3_DROPPED)
+
+for _options in ({}, {"excuse_exchange": False}, {"honour_5": "angelo"}):
+    scenario(
+        f"piedmont3: EX led to the last trick goes to the winner {_options}",
+        Deal("piedmont3", P3_HANDS, P3_STOCK),
+        (
+            At(2, phase="discard", hands={2: P3_HANDS[2] + P3_STOCK}),
+            " ".join(f"discard:{c}" for c in P3_DROPPED),
+            *trick_steps(3, P3_TRICKS),
+        ),
+        options=_options,
+        expect=dict(
+            excuse={"played_by": 0, "trick_won_by": 1, "to_last_trick_winner": True},
+            # Seat 1 wins only the last trick: EX 10 + 2D 1 + 1B 1 = 12 thirds (EX goes to the winner, no
+            # exchange). Seat 2 (dealer): his discard 1S 2S 3S = 3 thirds. Seat 0: 231 - 12 - 3 = 216 (T20/T21
+            # both his, so honour_5 changes nothing). Payoffs: thirds - 77 = 139, -65, -74.
+            thirds=[216, 12, 3],
+            card_points=[72, 4, 1],
+            payoffs=[139, -65, -74],
+            declarer=2,
+        ),
+    )
 
 
 def _piedmont4_tricks(ex_trick: int):
@@ -316,92 +505,241 @@ def _piedmont4_tricks(ex_trick: int):
     return [(0, [t, seat1[k], seat2[k], seat3[k]]) for k, t in enumerate(trumps(21, 3))]
 
 
-@pytest.mark.parametrize(
-    "ex_trick, exchange, thirds, excuse_last",
-    [
-        # EX in trick 3, won by seat 0: side 1+3 keeps EX and gives one third. Side 1+3: discards 1S 2S 2 +
-        # EX 10 - 1 = 11; side 0+2: 243 - 12 + 1 = 232. d = 221.
-        (2, True, [232, 11], False),
-        # without the exchange: 243 - 12 = 231 and 12, d = 219
-        (2, False, [231, 12], False),
-        # EX played (not led) to the last trick: it goes to the winner, seat 0: side 1+3 only 2, side 0+2 241
-        (18, True, [241, 2], True),
-        (18, False, [241, 2], True),
-    ],
-)
-def test_piedmont4_complete_deal_team_payoffs(ex_trick, exchange, thirds, excuse_last):
-    tricks = _piedmont4_tricks(ex_trick)
-    stock, dropped = ["KB", "1S"], ["1S", "2S"]
-    hands = hands_from_tricks(4, 19, tricks, 3, stock, dropped)
-    state = new("piedmont4", hands, stock, excuse_exchange=exchange)
-    assert state.current_player() == 3 and len(state.hand(3)) == 21
-    act(state, [f"discard:{c}" for c in dropped])
-    assert state.phase == "play" and state.current_player() == 0  # no accuso round by default
-    play_tricks(state, 4, tricks)
-    out = state.outcome()
-    assert out["details"]["excuse"] == {"played_by": 1, "trick_won_by": 0, "to_last_trick_winner": excuse_last}
-    assert out["card_point_units"] == thirds
-    d = thirds[0] - thirds[1]
-    assert state.returns() == out["payoffs"] == [d, -d, d, -d]
-    assert out["details"]["accuso"] == [0, 0, 0, 0]
+for _ex_trick, _exchange, _thirds, _excuse_last in [
+    # EX in trick 3, won by seat 0: side 1+3 keeps EX and gives one third. Side 1+3: discards 1S 2S 2 +
+    # EX 10 - 1 = 11; side 0+2: 243 - 12 + 1 = 232. d = 221.
+    (2, True, [232, 11], False),
+    # without the exchange: 243 - 12 = 231 and 12, d = 219
+    (2, False, [231, 12], False),
+    # EX played (not led) to the last trick: it goes to the winner, seat 0: side 1+3 only 2, side 0+2 241
+    (18, True, [241, 2], True),
+    (18, False, [241, 2], True),
+]:
+    _tricks = _piedmont4_tricks(_ex_trick)
+    _hands = hands_from_tricks(4, 19, _tricks, 3, ["KB", "1S"], ["1S", "2S"])
+    _d = _thirds[0] - _thirds[1]
+    scenario(
+        f"piedmont4: a complete deal, team payoffs, EX in trick {_ex_trick + 1}, exchange {_exchange}",
+        Deal("piedmont4", _hands, ["KB", "1S"]),
+        (
+            At(3, phase="discard", hands={3: _hands[3] + ["KB", "1S"]}),
+            "discard:1S discard:2S",
+            At(0, phase="play"),  # no accuso round by default
+            *trick_steps(4, _tricks),
+        ),
+        options={"excuse_exchange": _exchange},
+        expect=dict(
+            excuse={"played_by": 1, "trick_won_by": 0, "to_last_trick_winner": _excuse_last},
+            thirds=_thirds,
+            payoffs=[_d, -_d, _d, -_d],
+            accuso_conditions=[0, 0, 0, 0],
+        ),
+    )
 
 
 # ----------------------------------------------------------------------------------------------------------
-# Piedmontese: the dealer's discard
+# the dealer's discard
+
+NORMAL_DEALER = ["KC", "QC", "NC", "JC", "1C", "T1", "T21", "T20", "T5", "EX"]
+NORMAL = Deal("piedmont3", *fill("piedmont3", {2: NORMAL_DEALER[:7]}, stock=NORMAL_DEALER[7:]))
+# the fill gives the dealer also 1B and T2..T4, T6..T19
+NORMAL_DEALER_HAND = NORMAL_DEALER + ["1B"] + trumps(2, 4) + trumps(6, 19)
+assert sorted(NORMAL.hands[2] + NORMAL.stock) == sorted(NORMAL_DEALER_HAND)
 
 
-def test_piedmont3_discard_normal_case():
-    dealer = ["KC", "QC", "NC", "JC", "1C", "T1", "T21", "T20", "T5", "EX"]
-    hands, stock = fill("piedmont3", {2: dealer[:7]}, stock=dealer[7:])
-    # the fill gives the dealer also 1B and T2..T4, T6..T19
-    assert sorted(hands[2]) == sorted(dealer[:7] + ["1B"] + trumps(2, 4) + trumps(6, 19))
-    state = new("piedmont3", hands, stock)
-    assert state.phase == "discard" and state.current_player() == 2
-    # 5 cards other than Kings, trumps, EX for 3 discards: no trump (not even T20 nor T5), no King, no EX
-    assert legal(state) == discards("QC NC JC 1C 1B")
-    for bad in ("KC", "T1", "T21", "T20", "T5", "EX"):
-        with pytest.raises(ValueError):
-            state.clone().apply("discard:" + bad)
-    act(state, "discard:QC discard:NC discard:1C")
-    assert len(state.hand(2)) == 25 and state.phase == "play" and state.current_player() == 0
+def discard_seen_by_dealer_only(state):
     assert plane(state, "discard", 2) == {"QC", "NC", "1C"}  # the dealer sees his discard
     assert plane(state, "discard", 0) == set()  # nobody else does
     assert plane(state, "shown", 0) == set()  # no trump discarded: nothing shown
 
 
-@pytest.mark.parametrize("honour_5", ["mondo", "angelo"])
-def test_piedmont3_discard_fallback_to_trumps(honour_5):
+scenario(
+    "piedmont3: the dealer's discard, normal case",
+    NORMAL,
+    (
+        # 5 cards other than Kings, trumps, EX for 3 discards: no trump (not even T20 nor T5), no King, no EX
+        At(2, discards("QC NC JC 1C 1B"), phase="discard", hands={2: NORMAL_DEALER_HAND}),
+        *[Illegal("discard:" + bad) for bad in ("KC", "T1", "T21", "T20", "T5", "EX")],
+        "discard:QC discard:NC discard:1C",
+        At(0, phase="play", hands={2: minus(NORMAL_DEALER_HAND, "QC NC 1C".split())},
+           engine=discard_seen_by_dealer_only),
+    ),
+)
+
+
+def discards_won_by_dealer(oracle):
+    assert set(oracle.discards) <= set(oracle.won_cards()[2])
+
+
+def t5_shown_2c_1c_face_down(state):
+    assert plane(state, "shown", 1) == {"T5"}
+    assert plane(state, "discard", 2) == {"T5", "2C", "1C"}
+
+
+def fallback_scenarios(honour_5: str) -> None:
     dealer = trumps(1, 21) + ["EX", "KC", "KD", "KS", "KB", "1C", "2C"]  # 28 cards
-    hands, stock = fill("piedmont3", {2: dealer[:25]}, stock=dealer[25:])
+    deal = Deal("piedmont3", *fill("piedmont3", {2: dealer[:25]}, stock=dealer[25:]))
     protected_top = "T21" if honour_5 == "mondo" else "T20"
     other_top = "T20" if honour_5 == "mondo" else "T21"
     allowed_trumps = discards([t for t in trumps(2, 21) if t != protected_top])
     assert "discard:" + other_top in allowed_trumps
     base = discards("1C 2C")
+    scenario(
+        f"piedmont3: the discard falls back to trumps, honour_5 {honour_5}, a trump first",
+        deal,
+        (
+            At(2, base | allowed_trumps, hands={2: dealer}),  # 2 other cards < 3 discards to make
+            "discard:T5",
+            At(2, base, engine=shown_to((0, 1, 2), ["T5"])),  # 2 other cards, 2 to make: no trump any more
+            Illegal("discard:T6"),  # (a discarded trump is shown to all)
+            "discard:2C",
+            At(2, "discard:1C"),
+            "discard:1C",
+            At(0, phase="play", hands={2: minus(dealer, ["T5", "2C", "1C"])}, engine=t5_shown_2c_1c_face_down),
+            Finish(),
+            At(-1, oracle=discards_won_by_dealer),
+        ),
+        options={"honour_5": honour_5},
+    )
+    scenario(
+        f"piedmont3: the discard falls back to trumps, honour_5 {honour_5}, the other top honour",
+        deal,
+        (
+            "discard:1C",
+            At(2, {"discard:2C"} | allowed_trumps),  # 1 other card < 2 to make: trumps still allowed
+            "discard:" + other_top,
+            At(2, "discard:2C"),  # 1 other card, 1 to make
+            "discard:2C",
+            At(0, phase="play", hands={2: minus(dealer, ["1C", other_top, "2C"])}, engine=shown_to((0,), [other_top])),
+            Finish(),
+            At(-1, oracle=discards_won_by_dealer),
+        ),
+        options={"honour_5": honour_5},
+    )
 
-    state = new("piedmont3", hands, stock, honour_5=honour_5)
-    assert legal(state) == base | allowed_trumps  # 2 other cards < 3 discards to make
-    state.apply("discard:T5")
-    assert legal(state) == base  # 2 other cards, 2 to make: trumps no longer allowed
-    with pytest.raises(ValueError):
-        state.clone().apply("discard:T6")
-    for viewer in (0, 1, 2):
-        assert plane(state, "shown", viewer) == {"T5"}  # a discarded trump is shown to all
-    act(state, "discard:2C")
-    assert legal(state) == {"discard:1C"}
-    act(state, "discard:1C")
-    assert state.current_player() == 0 and state.phase == "play"
-    assert plane(state, "shown", 1) == {"T5"}  # 2C, 1C face down
-    assert plane(state, "discard", 2) == {"T5", "2C", "1C"}
 
-    state = new("piedmont3", hands, stock, honour_5=honour_5)
-    state.apply("discard:1C")  # 1 other card < 2 to make: trumps still allowed
-    assert legal(state) == {"discard:2C"} | allowed_trumps
-    state.apply("discard:" + other_top)
-    assert legal(state) == {"discard:2C"}
-    state.apply("discard:2C")
-    assert plane(state, "shown", 0) == {other_top}
-    assert sorted(state.hand(2)) == sorted(c for c in dealer if c not in ("1C", other_top, "2C"))
+fallback_scenarios("mondo")
+fallback_scenarios("angelo")
+
+P4_DEALER = trumps(1, 15) + ["T20", "T21", "EX", "KC", "KD", "1S"]  # 21 cards
+
+scenario(
+    "piedmont4: the discard falls back to trumps, never T1, T20, T21",
+    Deal("piedmont4", *fill("piedmont4", {3: P4_DEALER[:19]}, stock=P4_DEALER[19:])),
+    (
+        At(3, discards(["1S"] + trumps(2, 15)), phase="discard", hands={3: P4_DEALER}),
+        "discard:1S",
+        At(3, discards(trumps(2, 15))),  # T1, T20, T21, Kings, EX never
+        "discard:T15",
+        At(0, phase="play", engine=shown_to((0, 2), ["T15"])),  # no accuso round by default
+        Illegal("accuso"),
+    ),
+)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# accuso (piedmont4)
+
+ACCUSO_DEAL = Deal("piedmont4", *fill("piedmont4", {
+    0: trumps(2, 11),  # 10 trumps
+    1: ["T1", "T20", "T21"] + trumps(12, 18),  # 10 trumps and the three honours: both conditions
+    2: ["T19", "EX"],  # one trump (EX not counted)
+}))
+assert not any(c.startswith("T") for c in ACCUSO_DEAL.hands[3] + ACCUSO_DEAL.stock)
+
+
+def accuso_shown(state):
+    # the qualifying cards are shown: seat 0 his 10 trumps, seat 1 his trumps (the three honours among them)
+    assert plane(state, "shown_by", 3, rel=1) == set(trumps(2, 11))
+    assert plane(state, "shown_by", 3, rel=2) == set(["T1", "T20", "T21"] + trumps(12, 18))
+    assert plane(state, "shown_by", 3, rel=3) == set()
+    assert list(section(state, "accuso", 3)) == [0, 1, 1, 0]  # relative seats 0..3 = seats 3, 0, 1, 2
+
+
+scenario(
+    "piedmont4: accuso, who may declare it, its bonus and the shown cards",
+    ACCUSO_DEAL,
+    (
+        Illegal("accuso"),
+        "discard:1B discard:2B",
+        At(0, "pass accuso", phase="accuso"), "accuso",
+        At(1, "pass accuso"), "accuso",
+        At(2, "pass"), "pass",
+        At(3, "pass"), "pass",
+        At(0, phase="play", engine=accuso_shown),
+        Finish(),
+    ),
+    options={"accuso": True},
+    # 1 x 5 points for side 0+2, 2 x 5 points for side 1+3 (in thirds); settled: 243 + 45 in all
+    expect=dict(accuso_conditions=[1, 2, 0, 0], accuso=[15, 30]),
+    versus=({"accuso": False}, {"thirds": [0, 0]}),
+)
+
+
+def seat0_shows_nothing(state):
+    assert plane(state, "shown_by", 1, rel=3) == set()  # seat 0 (relative 3 for seat 1) shows nothing
+
+
+scenario(
+    "piedmont4: accuso points option, a qualifying seat passes",
+    ACCUSO_DEAL,
+    (
+        "discard:1B discard:2B",
+        At(0, "pass accuso"), "pass",  # seat 0 qualifies but passes
+        At(1, "pass accuso"), "accuso",
+        "pass pass",
+        At(0, phase="play", engine=seat0_shows_nothing),
+        Finish(),
+    ),
+    options={"accuso": True, "accuso_points": 2},
+    expect=dict(accuso_conditions=[0, 2, 0, 0], accuso=[0, 12]),  # 2 conditions x 2 points x 3 thirds
+    versus=({"accuso": False}, {"thirds": [0, 0]}),
+)
+
+ACCUSO_DEALER = trumps(2, 12) + ["KC", "KD", "KS", "KB", "EX", "1C", "QB", "NB", "JB", "10B"]  # 11 trumps
+ACCUSO_DEALER_DEAL = Deal("piedmont4", *fill("piedmont4", {3: ACCUSO_DEALER[:19]}, stock=ACCUSO_DEALER[19:]))
+assert sorted(c for c in ACCUSO_DEALER_DEAL.hands[2] if c.startswith("T")) == sorted(["T1"] + trumps(13, 21))
+
+scenario(
+    "piedmont4: the dealer declares accuso after his discard",
+    ACCUSO_DEALER_DEAL,
+    (
+        At(3, discards("1C QB NB JB 10B")),
+        "discard:1C discard:QB",
+        At(0, "pass"), "pass",
+        At(1, "pass"), "pass",
+        At(2, "pass accuso"), "pass",  # 10 trumps, passes
+        At(3, "pass accuso"), "accuso",
+        At(0, phase="play"),
+        Finish(),
+    ),
+    options={"accuso": True},
+    expect=dict(accuso_conditions=[0, 0, 0, 1], accuso=[0, 15]),
+    versus=({"accuso": False}, {"thirds": [0, 0]}),
+)
+
+scenario(
+    "piedmont4: accuso needs ten trumps, EX not counted",
+    Deal("piedmont4", *fill("piedmont4", {0: trumps(2, 10) + ["EX"], 1: ["T1", "T20"]})),  # 9 trumps + EX
+    (
+        "discard:1B discard:2B",
+        At(0, "pass", phase="accuso"),
+        Illegal("accuso"),
+        "pass",
+        At(1, "pass"),  # two of the three honours only
+    ),
+    options={"accuso": True},
+)
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("sc", SCENARIOS, ids=[slug(sc.id) for sc in SCENARIOS])
+def test_scenario(sc, impl):
+    play(sc, GAMES[impl])
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the engine's option checks
 
 
 def test_piedmont3_honour_5_option_is_checked():
@@ -411,117 +749,3 @@ def test_piedmont3_honour_5_option_is_checked():
         tarocchi_rl.make("piedmont4", honour_5="mondo")  # does not apply to piedmont4
     with pytest.raises(ValueError):
         tarocchi_rl.make("piedmont3", accuso=True)  # accuso is a piedmont4 option
-
-
-def test_piedmont4_discard_fallback_protects_t20_and_t21():
-    dealer = trumps(1, 15) + ["T20", "T21", "EX", "KC", "KD", "1S"]  # 21 cards
-    hands, stock = fill("piedmont4", {3: dealer[:19]}, stock=dealer[19:])
-    state = new("piedmont4", hands, stock)
-    assert state.current_player() == 3 and len(state.hand(3)) == 21
-    allowed_trumps = discards(trumps(2, 15))
-    assert legal(state) == {"discard:1S"} | allowed_trumps
-    state.apply("discard:1S")
-    assert legal(state) == allowed_trumps  # T1, T20, T21, Kings, EX never
-    state.apply("discard:T15")
-    assert state.current_player() == 0 and state.phase == "play"  # no accuso round by default
-    assert plane(state, "shown", 0) == {"T15"}
-    assert plane(state, "shown", 2) == {"T15"}
-    with pytest.raises(ValueError):
-        state.clone().apply("accuso")
-
-
-def thirds_with_accuso(out: dict) -> list[int]:
-    """Piedmontese thirds per side, card points plus the accuso bonus (what the payoffs are made of)."""
-    bonus = [sum(b["points"] for b in out["bonuses"] if b["side"] == k) for k in range(len(out["sides"]))]
-    return [u + bonus[k] for k, u in enumerate(out["card_point_units"])]
-
-
-# ----------------------------------------------------------------------------------------------------------
-# Piedmontese: accuso (piedmont4)
-
-
-def accuso_deal():
-    seat0 = trumps(2, 11)  # 10 trumps
-    seat1 = ["T1", "T20", "T21"] + trumps(12, 18)  # 10 trumps and the three honours: both conditions
-    seat2 = ["T19", "EX"]  # one trump (EX not counted)
-    return fill("piedmont4", {0: seat0, 1: seat1, 2: seat2})
-
-
-def test_piedmont4_accuso_legality_bonus_and_showncard_set():
-    hands, stock = accuso_deal()
-    assert not any(c.startswith("T") for c in hands[3] + stock)
-    on = new("piedmont4", hands, stock, accuso=True)
-    off = new("piedmont4", hands, stock)
-    for s in (on, off):
-        act(s, "discard:1B discard:2B")
-    assert off.phase == "play" and off.current_player() == 0
-    assert on.phase == "accuso"
-    expected = [{"pass", "accuso"}, {"pass", "accuso"}, {"pass"}, {"pass"}]
-    for seat in range(4):
-        assert on.current_player() == seat
-        assert legal(on) == expected[seat]
-        on.apply("accuso" if "accuso" in expected[seat] else "pass")
-    assert on.phase == "play" and on.current_player() == 0
-    # the qualifying cards are shown: seat 0 his 10 trumps, seat 1 his trumps (the three honours among them)
-    assert plane(on, "shown_by", 3, rel=1) == set(trumps(2, 11))
-    assert plane(on, "shown_by", 3, rel=2) == set(["T1", "T20", "T21"] + trumps(12, 18))
-    assert plane(on, "shown_by", 3, rel=3) == set()
-    assert list(section(on, "accuso", 3)) == [0, 1, 1, 0]  # relative seats 0..3 = seats 3, 0, 1, 2
-    play_first([on, off])
-    a, b = thirds_with_accuso(on.outcome()), thirds_with_accuso(off.outcome())
-    assert on.outcome()["details"]["accuso"] == [1, 2, 0, 0]
-    assert a == [b[0] + 15, b[1] + 30]  # 1 x 5 points for side 0+2, 2 x 5 points for side 1+3
-    assert sum(a) == 243 + 45
-    d = a[0] - a[1]
-    assert on.returns() == [d, -d, d, -d]
-
-
-def test_piedmont4_accuso_points_option_and_passing():
-    hands, stock = accuso_deal()
-    on = new("piedmont4", hands, stock, accuso=True, accuso_points=2)
-    off = new("piedmont4", hands, stock)
-    for s in (on, off):
-        act(s, "discard:1B discard:2B")
-    act(on, "pass accuso pass pass")  # seat 0 qualifies but passes
-    assert plane(on, "shown_by", 1, rel=3) == set()  # seat 0 (relative 3 for seat 1) shows nothing
-    play_first([on, off])
-    assert on.outcome()["details"]["accuso"] == [0, 2, 0, 0]
-    a, b = thirds_with_accuso(on.outcome()), thirds_with_accuso(off.outcome())
-    assert a == [b[0], b[1] + 12]  # 2 conditions x 2 points x 3 thirds
-    assert sum(a) == 243 + 12
-
-
-def test_piedmont4_dealer_accuso_after_his_discard():
-    dealer = trumps(2, 12) + ["KC", "KD", "KS", "KB", "EX", "1C", "QB", "NB", "JB", "10B"]  # 11 trumps
-    hands, stock = fill("piedmont4", {3: dealer[:19]}, stock=dealer[19:])
-    assert sorted(c for c in hands[2] if c.startswith("T")) == sorted(["T1"] + trumps(13, 21))  # 10 trumps
-    on = new("piedmont4", hands, stock, accuso=True)
-    off = new("piedmont4", hands, stock)
-    assert legal(on) == discards("1C QB NB JB 10B")
-    for s in (on, off):
-        act(s, "discard:1C discard:QB")
-    assert legal(on) == {"pass"}
-    on.apply("pass")
-    assert legal(on) == {"pass"}
-    on.apply("pass")
-    assert on.current_player() == 2 and legal(on) == {"pass", "accuso"}
-    on.apply("pass")
-    assert on.current_player() == 3 and legal(on) == {"pass", "accuso"}
-    on.apply("accuso")
-    assert on.current_player() == 0 and on.phase == "play"
-    play_first([on, off])
-    assert on.outcome()["details"]["accuso"] == [0, 0, 0, 1]
-    a, b = thirds_with_accuso(on.outcome()), thirds_with_accuso(off.outcome())
-    assert a == [b[0], b[1] + 15]
-
-
-def test_piedmont4_accuso_needs_ten_trumps_not_counting_ex():
-    hands, stock = fill("piedmont4", {0: trumps(2, 10) + ["EX"], 1: ["T1", "T20"]})  # 9 trumps + EX; 2 honours
-    state = new("piedmont4", hands, stock, accuso=True)
-    act(state, "discard:1B discard:2B")
-    assert state.phase == "accuso" and state.current_player() == 0
-    assert legal(state) == {"pass"}
-    with pytest.raises(ValueError):
-        state.clone().apply("accuso")
-    state.apply("pass")
-    assert legal(state) == {"pass"}
