@@ -1,0 +1,76 @@
+"""Core throughput of two versions side by side: ``tarocchi-rl bench`` of an old commit and of this tree, same run.
+
+    python experiments/bench_compare.py --old 4b332bb [--variants mineo,french3] [--rounds 5] [--seconds 2]
+
+The old commit is checked out in a temporary git worktree; each measurement runs in a fresh subprocess with
+``PYTHONPATH`` set to one tree (so ``import tarocchi_rl`` loads that tree), and old and new alternate round by
+round so that the machine's noise falls on both. One round per variant and version = one run of each benchmark
+of ``tarocchi_rl.bench`` (fused random rollout, BatchEnv step loop) of ``--seconds``; medians over rounds are
+reported with the ratio new / old. Each tree's Numba cache is warmed by a first unrecorded run.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+METRICS = ("rollout_deals_per_s", "step_decisions_per_s")
+CODE = (
+    "import json, sys; from tarocchi_rl.bench import run; "
+    "assert sys.modules['tarocchi_rl'].__file__.startswith(sys.argv[1]), sys.modules['tarocchi_rl'].__file__; "
+    "print(json.dumps(run(sys.argv[2], int(sys.argv[3]), 1, float(sys.argv[4]), 1)))"
+)
+
+
+def measure(tree: Path, variant: str, batch: int, seconds: float) -> dict:
+    """One run of both benchmarks with ``tree``'s tarocchi_rl (a subprocess)."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    out = subprocess.run([sys.executable, "-c", CODE, str(tree), variant, str(batch), str(seconds)], cwd=tree,
+                         env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--old", required=True, help="git ref of the old version")
+    p.add_argument("--variants", default="mineo,piedmont3,piedmont4,french3,french4")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--seconds", type=float, default=2.0)
+    p.add_argument("--batch", type=int, default=4096)
+    a = p.parse_args()
+    variants = [v.strip() for v in a.variants.split(",") if v.strip()]
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp) / "old"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old), a.old], check=True,
+                       capture_output=True)
+        try:
+            trees = {"old": old, "new": ROOT}
+            for v in variants:  # warm both Numba caches
+                for tree in trees.values():
+                    measure(tree, v, a.batch, 0.2)
+            runs = {(v, k): [] for v in variants for k in trees}
+            for r in range(a.rounds):
+                order = ("old", "new") if r % 2 == 0 else ("new", "old")
+                for v in variants:
+                    for k in order:
+                        runs[v, k].append(measure(trees[k], v, a.batch, a.seconds))
+                print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False)
+    print(f"old = {a.old}, new = this tree; batch {a.batch}, 1 thread, medians of {a.rounds} alternating runs "
+          f"of {a.seconds:g} s")
+    print("| variant | metric | old | new | new / old |\n|---|---|---|---|---|")
+    for v in variants:
+        for m in METRICS:
+            o = statistics.median(x[m] for x in runs[v, "old"])
+            n = statistics.median(x[m] for x in runs[v, "new"])
+            print(f"| {v} | {m} | {o:,.0f} | {n:,.0f} | {n / o:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
