@@ -29,7 +29,7 @@ For the 78-card decks (``piedmont*``: suits C D S B, ``french*``: suits S H D C)
 trumps by strength (Piedmontese: T1..T19, T21, T20; French: T1..T21), 21 EX, then 14 cards per suit from
 lowest to highest (Piedmontese Coppe and Denari: 10 9 .. 2 1 J N Q K; otherwise 1 2 .. 10 J N Q K).
 
-Card names follow RULES.md: ``T0``..``T21``, ``EX``, rank + suit (``KC``, ``10D``, ``NS``).
+Card names follow docs/rules.md: ``T0``..``T21``, ``EX``, rank + suit (``KC``, ``10D``, ``NS``).
 """
 
 from dataclasses import dataclass

@@ -1,4 +1,4 @@
-"""Tarocchi Siciliani di Mineo (RULES.md §1): tables, actions, its own phases and the settlement.
+"""Tarocchi Siciliani di Mineo (docs/rules.md §2): tables, actions, its own phases and the settlement.
 
 The shared engine (:mod:`tarocchi_rl.engine`) deals, discards and plays tricks; this module adds the
 early round, the auction with the automatic call, the scommessa and rivanto rounds, and the jochi.
@@ -178,7 +178,7 @@ _EXB = np.uint64(1) << np.uint64(EX_BIT)
 
 
 def card_values():
-    """Card-point value of each dense card: specials as RULES.md §1, 0 for scartine."""
+    """Card-point value of each dense card: specials as docs/rules.md §2, 0 for scartine."""
     v = np.zeros(N_CARDS, np.int8)
     for c, name in enumerate(DECK.names):
         if name in ("T1", "T20", "EX"):
@@ -382,7 +382,7 @@ def after_discard(st, i, tb):
 
 @njit(cache=True)
 def side_cards(st, i, side):
-    """The two-word set of cards a side holds at the end: won tricks, the discard, and EX as RULES.md §1."""
+    """The two-word set of cards a side holds at the end: won tricks, the discard, and EX as docs/rules.md §2."""
     m = st.meta[i]
     s0 = U0
     s1 = U0
@@ -408,7 +408,7 @@ def side_cards(st, i, side):
 
 @njit(cache=True)
 def settle(st, i, tb):
-    """Count card points (thirds) and jochi, then set the payoffs (RULES.md §1 settlement)."""
+    """Count card points (thirds) and jochi, then set the payoffs (docs/rules.md §2 settlement)."""
     m = st.meta[i]
     last_side = m[SIDE + m[LAST_WINNER]]
     for side in range(2):
@@ -532,7 +532,7 @@ def outcome(st, i: int, tb=None) -> dict:
 
 
 def thirds_of(names) -> int:
-    """Card points, in thirds, of a list of card names (the triplet count of RULES.md §1, no last trick)."""
+    """Card points, in thirds, of a list of card names (the triplet count of docs/rules.md §2, no last trick)."""
     if len(set(names)) != len(names):
         raise ValueError("thirds_of: duplicated card")
     mask = DECK.mask_of(names)

@@ -1,4 +1,4 @@
-"""Piedmontese tarocchi, "tre e venticinque" (RULES.md §2): ``piedmont3`` and ``piedmont4``.
+"""Piedmontese tarocchi, "tre e venticinque" (docs/rules.md §3): ``piedmont3`` and ``piedmont4``.
 
 The engine deals; the dealer takes the stock (3 cards in piedmont3, 2 in piedmont4) and discards as many
 (Kings, T1, EX and the 5-point honour(s) never; other trumps only when unavoidable, and then shown); with
