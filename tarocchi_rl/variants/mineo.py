@@ -466,7 +466,7 @@ def partner_known(st, i, viewer, tb):
 
 
 # ----------------------------------------------------------------------------------------------------------
-# Python side: action strings (RULES.md card notation), outcome
+# Python side: action strings (docs/rules.md card notation), outcome
 
 
 def action_to_string(a: int, phase: int) -> str:
