@@ -10,6 +10,7 @@ import pytest
 from tarocchi_rl.arena import bootstrap_ci, bradley_terry, read_deals_file, run_arena, seatings, write_deals_file
 from tarocchi_rl.policies.base import RandomAgent
 from tarocchi_rl.records import replay
+from tarocchi_rl.variants import VARIANTS, get_variant
 
 
 def test_seatings_rotate_every_seat_both_ways():
@@ -44,15 +45,15 @@ def test_random_agent_is_legal_and_seeded():
     assert (RandomAgent(1).act(None, mask) == a).all()
 
 
-@pytest.mark.parametrize("variant", ["mineo", "piedmont3", "piedmont4", "french3", "french4"])
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_arena_outputs_and_replayable_records(variant, tmp_path):
     r = run_arena(variant, ["random", "random"], deals=12, seed=3, out_dir=str(tmp_path), progress=False)
-    per_pair = 6 if variant in ("piedmont3", "french3") else 14
+    per_pair = 2 ** get_variant(variant).n_players - 2  # every split of the seats between the two agents
     assert r["games"] == 12 * per_pair and r["games_per_deal_per_pair"] == per_pair
     assert len(r["table"]) == 2
     for t in r["table"]:
         assert t["ci95"][0] <= t["mean_payoff_per_deal"] <= t["ci95"][1]
-        if variant in ("mineo", "french3", "french4"):  # every seat speaks once in the auction
+        if variant in ("mineo", "french3", "french4"):  # the variants with an auction: every seat speaks once
             assert sum(c for w, c in t["bids"].items() if not w.startswith("early ")) > 0
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["table"] == r["table"]

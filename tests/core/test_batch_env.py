@@ -13,7 +13,7 @@ from conftest import MINEO_OBS as mineo_obs
 import tarocchi_rl
 from tarocchi_rl import BatchEnv
 from tarocchi_rl.core.state import DECLARER, HAND, PHASE
-from tarocchi_rl.variants import mineo
+from tarocchi_rl.variants import VARIANTS, mineo
 
 pytestmark = pytest.mark.nojit
 
@@ -182,7 +182,7 @@ def test_observation_layout_doc_is_current():
     assert doc.read_text() == observation_layouts_markdown(), "regenerate: python -m tarocchi_rl.variants"
 
 
-@pytest.mark.parametrize("variant", ["piedmont3", "piedmont4", "french3", "french4"])
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_observation_of_every_variant_hides_other_hands(variant):
     env = BatchEnv(variant, 4, seed=1)
     for _ in range(10):

@@ -43,6 +43,8 @@ def test_round_trip_gives_the_same_payoffs():
 @pytest.mark.nojit
 @pytest.mark.parametrize(
     "variant,options",
+    # a pick: the 78-card variants, the Piedmontese with a non-default option (Mineo: the test above; every
+    # variant at its defaults and with non-default options: tests/core/test_variant_contract.py)
     [("piedmont3", {"honour_5": "angelo"}), ("piedmont4", {"accuso": True}), ("french3", {}), ("french4", {})],
 )
 def test_round_trip_every_variant(variant, options, tmp_path):

@@ -127,7 +127,7 @@ def test_a_deal_annulled_before_the_learner_acts_is_redealt():
     assert obs["action_mask"].any() and not env.unwrapped.state.is_terminal()
 
 
-@pytest.mark.parametrize("variant", ["mineo", "french4"])
+@pytest.mark.parametrize("variant", ["mineo", "french4"])  # a pick of the variants with an auction
 def test_a_deal_where_everybody_passes_ends_with_reward_zero(variant):
     game = tarocchi_rl.make(variant)
     bid_pass = game.string_to_action("bid:pass")
@@ -213,7 +213,7 @@ def test_vector_env_spaces_and_metadata():
     assert infos["player"].tolist() == [3] * 6  # the dealer discards first
 
 
-@pytest.mark.parametrize("variant", ["mineo", "french4"])
+@pytest.mark.parametrize("variant", ["mineo", "french4"])  # a pick: a 63-card and a 78-card game
 def test_vector_env_same_step_autoreset(variant):
     """A deal that ends in step() is re-dealt in that step: the returned observation is the new deal's first,
     terminations mark it, final_info holds every seat's payoffs, the reward is the last mover's payoff."""

@@ -33,9 +33,8 @@ def test_seed_test(variant):
 
 
 def test_module_level_constructors():
-    for variant, name in zip(VARIANTS, ("mineo_v0", "piedmont3_v0", "piedmont4_v0", "french3_v0", "french4_v0"),
-                             strict=True):
-        module = getattr(pz, name)
+    for variant in VARIANTS:
+        module = getattr(pz, f"{variant}_v0")
         env = module.env()
         assert env.unwrapped.variant == variant and env.metadata["name"] == f"tarocchi_{variant}_v0"
         assert isinstance(module.raw_env(), pz.raw_env)
