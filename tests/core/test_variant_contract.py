@@ -1,0 +1,276 @@
+"""The contract every registered variant keeps, in the spirit of Pgx's api_test: run over
+``tarocchi_rl.variants.VARIANTS``, each with its options at their defaults and, where it has options, with one
+non-default combination (every option changed). A new variant gets these checks by its registry line alone.
+
+- metadata: the spec's sizes, deck, action vocabulary, observation layout and facts agree with one another and
+  with the Game and BatchEnv built from it;
+- deal: ``make(v).new_state(seed)`` and ``BatchEnv`` deal every card once, reproducibly from the seed;
+- legal masks: shape (B, n_actions), non-empty for a live game, empty when it is done; observations
+  float32[obs_dim], finite, within [0, 1], for every seat at every step of random games played to the end;
+- 10,000 random deals on the batched core (``auto_reset``, ``random_actions``): payoffs zero-sum and within
+  ``utility_bounds(options)``, decisions per deal at most ``max_game_length(options)``;
+- single games: ``outcome()`` has exactly the keys of OUTCOME_FIELDS with their documented types (card points
+  numbers summing to the deck total / CARD_POINT_UNITS, bonuses [{name, side, points}], details keys among the
+  family's OUTCOME_DETAILS), and ``to_record()`` then ``records.replay`` gives the same returns and outcome.
+
+Run time: a few seconds per variant and options (the 10,000 deals take well under a second each with the JIT).
+With NUMBA_DISABLE_JIT=1 the same checks run on fewer deals.
+"""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from conftest import JIT_DISABLED
+
+import tarocchi_rl
+from tarocchi_rl import BatchEnv
+from tarocchi_rl.core.tables import P_TOTAL_POINTS
+from tarocchi_rl.records import replay
+from tarocchi_rl.variants import OUTCOME_FIELDS, VARIANTS, get_variant
+
+pytestmark = pytest.mark.nojit
+
+N_DEALS = 60 if JIT_DISABLED else 10_000  # random deals on the batched core, per variant and options
+N_GAMES = 4 if JIT_DISABLED else 30  # single games played to the end and replayed from their records
+BATCH = 8 if JIT_DISABLED else 64  # games stepped to the end with every check at every step
+
+# A non-default value of each string option (bool options are flipped, int options moved by one).
+OTHER_STRING_VALUE = {"honour_5": "angelo", "excuse_last_trick": "trick_winner"}
+
+
+def non_default(variant: str) -> dict:
+    out = {}
+    for name, (typ, default) in get_variant(variant).options.items():
+        if typ is bool:
+            out[name] = not default
+        elif typ is int:
+            out[name] = default + 1
+        else:
+            assert name in OTHER_STRING_VALUE, f"give string option {name!r} a non-default value above"
+            out[name] = OTHER_STRING_VALUE[name]
+            assert out[name] != default
+    return out
+
+
+CONFIGS = [(v, {}) for v in VARIANTS] + [(v, non_default(v)) for v in VARIANTS if get_variant(v).options]
+IDS = [v + "".join(f"-{k}={x}" for k, x in o.items()) for v, o in CONFIGS]
+
+
+def test_every_variant_is_covered():
+    assert {v for v, _ in CONFIGS} == set(VARIANTS)
+    for v in VARIANTS:
+        assert sum(cv == v for cv, _ in CONFIGS) == (2 if get_variant(v).options else 1)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# metadata
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_metadata(variant):
+    spec = get_variant(variant)
+    rules = spec.rules
+    assert spec.name == variant and get_variant(variant) is spec
+    assert isinstance(spec.long_name, str) and spec.long_name
+    assert spec.n_players in (3, 4) and len(spec.hand_sizes) == spec.n_players
+    deck = spec.deck
+    assert len(deck.names) == len(set(deck.names)) == deck.n_cards == sum(spec.hand_sizes) + spec.stock_size
+    assert all(deck.card_id(name) == c for c, name in enumerate(deck.names))
+    # the action vocabulary: card actions, then the special actions; strings round-trip
+    assert spec.special_actions and all(isinstance(a, str) for a in spec.special_actions)
+    assert spec.n_actions == 2 * deck.n_cards + len(spec.special_actions) == rules.N_ACTIONS
+    for a in range(2 * deck.n_cards):
+        assert rules.string_to_action(rules.action_to_string(a, -1)) == a
+    for k, name in enumerate(spec.special_actions):
+        assert rules.string_to_action(name) == 2 * deck.n_cards + k
+    # the observation layout: contiguous sections from 0 to obs_dim
+    end = 0
+    for off, size, name in spec.obs_rows:
+        assert off == end and size > 0 and isinstance(name, str)
+        end = off + size
+    assert end == spec.obs_dim
+    # facts
+    assert math.isfinite(spec.payoff_scale) and spec.payoff_scale > 0
+    assert isinstance(spec.declarer_role, str) and spec.declarer_role
+    assert isinstance(rules.BONUS_UNIT, str) and rules.BONUS_UNIT
+    assert isinstance(rules.CARD_POINT_UNITS, int) and rules.CARD_POINT_UNITS >= 1
+    assert isinstance(rules.OUTCOME_DETAILS, dict) and all(isinstance(k, str) for k in rules.OUTCOME_DETAILS)
+    for options in ({}, non_default(variant)):
+        lo, hi = spec.utility_bounds(options)
+        assert isinstance(lo, int) and isinstance(hi, int) and lo < 0 < hi
+        longest = spec.max_game_length(options)
+        assert isinstance(longest, int) and longest >= spec.n_players * spec.hand_sizes[0]
+        game = tarocchi_rl.make(variant, **options)
+        env = BatchEnv(variant, 2, seed=0, **options)
+        assert game.options == env.options == spec.resolve_options(options)
+        assert (game.num_players, game.num_actions, game.obs_dim) == (spec.n_players, spec.n_actions, spec.obs_dim)
+        assert (env.num_players, env.num_actions, env.obs_dim) == (spec.n_players, spec.n_actions, spec.obs_dim)
+        assert game.deck is deck
+
+
+# ----------------------------------------------------------------------------------------------------------
+# deals, masks and observations
+
+
+def check_deal(deal: dict, spec) -> None:
+    assert [len(h) for h in deal["hands"]] == list(spec.hand_sizes) and len(deal["stock"]) == spec.stock_size
+    cards = [c for h in deal["hands"] for c in h] + deal["stock"]
+    assert sorted(cards) == sorted(spec.deck.names)
+
+
+@pytest.mark.parametrize("variant, options", CONFIGS, ids=IDS)
+def test_deal_is_every_card_once_and_reproducible(variant, options):
+    spec = get_variant(variant)
+    game = tarocchi_rl.make(variant, **options)
+    deals = [game.new_state(seed).deal() for seed in range(5)]
+    for d in deals:
+        check_deal(d, spec)
+    assert game.new_state(3).deal() == deals[3]
+    assert len({json.dumps(d) for d in deals}) == len(deals)
+    env, again = BatchEnv(variant, 6, seed=11, **options), BatchEnv(variant, 6, seed=11, **options)
+    assert (env.state.deck == again.state.deck).all()
+    n = spec.deck.n_cards
+    for i in range(6):
+        assert sorted(env.state.deck[i, :n].tolist()) == list(range(n))
+    assert len({tuple(env.state.deck[i, :n]) for i in range(6)}) == 6
+
+
+def check_observations(env, spec, live) -> None:
+    for seat in range(spec.n_players):
+        obs = env.observe(np.full(env.batch_size, seat))
+        assert obs.shape == (env.batch_size, spec.obs_dim) and obs.dtype == np.float32
+        assert np.isfinite(obs).all() and obs.min() >= 0.0 and obs.max() <= 1.0
+    obs = env.observe()  # each game seen by its player to act; finished games give zero rows
+    assert obs.shape == (env.batch_size, spec.obs_dim) and obs.dtype == np.float32
+    assert not obs[~live].any()
+
+
+@pytest.mark.parametrize("variant, options", CONFIGS, ids=IDS)
+def test_masks_and_observations_through_random_games(variant, options):
+    spec = get_variant(variant)
+    env = BatchEnv(variant, BATCH, seed=5, **options)
+    lo, hi = spec.utility_bounds(options)
+    steps = 0
+    while True:
+        live = ~env.done()
+        mask = env.legal_mask()
+        assert mask.shape == (BATCH, spec.n_actions) and mask.dtype == bool
+        assert mask[live].any(axis=1).all() and not mask[~live].any()
+        player = env.current_player()
+        assert (player[~live] == -1).all() and ((player[live] >= 0) & (player[live] < spec.n_players)).all()
+        check_observations(env, spec, live)
+        if not live.any():
+            break
+        actions = env.random_actions()
+        assert mask[np.nonzero(live)[0], actions[live]].all() and (actions[~live] == -1).all()
+        env.step(actions)
+        steps += 1
+        assert steps <= spec.max_game_length(options)
+    returns = env.returns()
+    assert returns.shape == (BATCH, spec.n_players)
+    assert (returns.sum(axis=1) == 0).all() and lo <= returns.min() and returns.max() <= hi
+    # a finished game ignores further actions
+    payoffs, done = env.step(np.zeros(BATCH, np.int64))
+    assert not done.any() and not payoffs.any() and (env.returns() == returns).all()
+
+
+@pytest.mark.parametrize("variant, options", CONFIGS, ids=IDS)
+def test_random_deals_within_bounds_and_longest_game(variant, options):
+    """N_DEALS random deals on the batched core: zero-sum payoffs within the utility bounds, and no deal with
+    more decisions than max_game_length (decisions counted per game between re-deals)."""
+    spec = get_variant(variant)
+    lo, hi = spec.utility_bounds(options)
+    longest = spec.max_game_length(options)
+    batch = min(N_DEALS, 1024)
+    env = BatchEnv(variant, batch_size=batch, seed=2024, auto_reset=True, **options)
+    decisions = np.zeros(batch, np.int64)
+    finished, lengths, low, high = 0, [], 0, 0
+    while finished < N_DEALS:
+        payoffs, done = env.step(env.random_actions())
+        decisions += 1
+        assert not env.done().any()  # auto-reset: every game is live
+        if done.any():
+            p = payoffs[done]
+            assert (p.sum(axis=1) == 0).all()
+            low, high = min(low, int(p.min())), max(high, int(p.max()))
+            lengths.append(decisions[done].copy())
+            finished += int(done.sum())
+            decisions[done] = 0
+    lengths = np.concatenate(lengths)
+    assert lo <= low and high <= hi, f"payoffs in [{low}, {high}], bounds [{lo}, {hi}]"
+    assert lengths.min() >= 1 and lengths.max() <= longest, f"{lengths.max()} decisions, longest {longest}"
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the single-game API: outcome schema and records
+
+
+def is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def check_outcome(out: dict, state, spec) -> None:
+    assert set(out) == set(OUTCOME_FIELDS)
+    n = spec.n_players
+    assert out["payoffs"] == state.returns() and len(out["payoffs"]) == n
+    assert all(type(x) is int for x in out["payoffs"])
+    assert out["contract"] is None or isinstance(out["contract"], str)
+    assert out["declarer"] is None or (type(out["declarer"]) is int and 0 <= out["declarer"] < n)
+    sides = out["sides"]
+    assert isinstance(sides, list) and all(isinstance(s, list) for s in sides)
+    units, points = out["card_point_units"], out["card_points"]
+    assert isinstance(units, list) and isinstance(points, list) and len(units) == len(points) == len(sides)
+    if sides:  # a deal played out (no contract: no sides, no card points, no bonuses)
+        assert sorted(s for side in sides for s in side) == list(range(n))
+        if out["contract"] is not None:  # side 0 is the declarer's (Piedmontese: no contract, fixed sides)
+            assert out["declarer"] in sides[0]
+        assert all(type(u) is int for u in units) and all(is_number(p) for p in points)
+        unit = spec.rules.CARD_POINT_UNITS
+        assert [p * unit for p in points] == pytest.approx(units)
+        total = int(state.game.spec.tables(state.game.options).params[P_TOTAL_POINTS])
+        assert sum(units) == total and sum(points) == pytest.approx(total / unit)
+    else:
+        assert out["declarer"] is None and out["bonuses"] == [] and not any(out["payoffs"])
+    assert isinstance(out["bonuses"], list)
+    for b in out["bonuses"]:
+        assert set(b) == {"name", "side", "points"}
+        assert isinstance(b["name"], str) and type(b["side"]) is int and 0 <= b["side"] < len(sides)
+        assert type(b["points"]) is int
+    assert isinstance(out["details"], dict) and set(out["details"]) <= set(spec.rules.OUTCOME_DETAILS)
+    assert json.loads(json.dumps(out)) == out
+
+
+@pytest.mark.parametrize("variant, options", CONFIGS, ids=IDS)
+def test_single_games_outcome_schema_and_record_round_trip(variant, options):
+    spec = get_variant(variant)
+    game = tarocchi_rl.make(variant, **options)
+    played = 0
+    for seed in range(N_GAMES):
+        state = game.new_state(seed)
+        check_deal(state.deal(), spec)
+        rng = np.random.default_rng(seed)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            assert legal and state.legal_mask().shape == (spec.n_actions,)
+            assert 0 <= state.current_player() < spec.n_players
+            for a in legal:
+                assert state.string_to_action(state.action_to_string(a)) == a
+            obs = state.observation()
+            assert obs.shape == (spec.obs_dim,) and obs.dtype == np.float32
+            assert np.isfinite(obs).all() and obs.min() >= 0.0 and obs.max() <= 1.0
+            state.apply(int(rng.choice(legal)))
+        assert state.legal_actions() == [] and state.current_player() == -1
+        with pytest.raises(ValueError):
+            state.apply(0)
+        out = state.outcome()
+        check_outcome(out, state, spec)
+        played += bool(out["sides"])
+        rec = json.loads(json.dumps(state.to_record()))
+        assert rec["variant"] == variant and rec["options"] == game.options
+        again = replay(rec)
+        assert again.returns() == state.returns() == rec["result"]["payoffs"]
+        assert again.history == state.history
+        assert again.outcome() == out
+    assert played > 0
