@@ -427,11 +427,11 @@ def settle(st, i, tb):
     tricks = tb.params[P_TRICKS]
     taker_slam = taker_tricks == tricks
     defence_slam = taker_tricks == 0
-    au_bout = tricks - 1
-    if taker_slam and m[EX_LAST] == 1 and m[EX_PLAYER] == taker:
-        au_bout = tricks - 2  # chelem with EX played last: T1 in the second-to-last trick is au bout
+    au_bout = m[COMMIT + 2] == tricks - 1  # T1 in the last trick
+    if taker_slam and m[EX_LAST] == 1 and m[EX_PLAYER] == taker and m[COMMIT + 2] == tricks - 2:
+        au_bout = True  # chelem with the taker's EX led last: T1 in the second-to-last trick is au bout too
     petit = 0
-    if m[COMMIT + 2] == au_bout:
+    if au_bout:
         petit = 10 * mult if m[SIDE + m[COMMIT + 3]] == 0 else -10 * mult
     poignee = 0
     for s in range(n):
