@@ -133,7 +133,8 @@ def _piedmont(name):
 def _french(name):
     n, hand, _, _ = french.SHAPES[name]
     _, dim, rows = french.layout(name)
-    return VariantSpec(name, french, {}, n, french.N_ACTIONS, (hand,) * n, 6, dim, tuple(rows),
+    options = {"excuse_last_trick": (str, french.EXCUSE_LAST_TRICK[0])}  # "other_side" | "trick_winner"
+    return VariantSpec(name, french, options, n, french.N_ACTIONS, (hand,) * n, 6, dim, tuple(rows),
                        {"variant": name}, french.LONG_NAMES[name])
 
 

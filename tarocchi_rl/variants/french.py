@@ -17,7 +17,9 @@ Actions (C = 78 cards; dense ids in :mod:`tarocchi_rl.cards`)
 
 Contracts (``meta[CONTRACT]``): 1 prise (x1), 2 garde (x2), 3 garde sans (x4), 4 garde contre (x6).
 ``meta[COMMIT]``: chelem announced (0/1); ``COMMIT + 2``: trick in which T1 was played, ``COMMIT + 3`` its
-winner. Points are half points (deck 182). The taker is side 0, the defenders side 1.
+winner. Option ``excuse_last_trick`` (``params[P_EX_LAST]``): EX played to the last trick outside a chelem goes
+to the camp opposite its owner (``"other_side"``, the FFT text, EX_LAST_OTHER_SIDE) or to the trick's winner
+(``"trick_winner"``, EX_LAST_ALWAYS). Points are half points (deck 182). The taker is side 0, the defenders side 1.
 Poignee shown cards (``cards[SHOWN_BY + s]``): the lowest trumps needed for the level, EX only when his
 trumps alone fall short. Bonuses (``meta[BONUS + k]``): slots ``B_*`` below, the score's parts.
 The deal: seat s holds ``deck[H*s : H*s+H]`` (H = 24 / 18), the chien is the last 6.
@@ -113,6 +115,8 @@ POIGNEE_VALUES = (0, 20, 30, 40)
 POIGNEE_NAMES = ("none", "simple", "double", "triple")
 TARGET_HALF_POINTS = (112, 102, 82, 72)  # by oudlers held: 56, 51, 41, 36 points
 TOTAL_HALF_POINTS = 182
+EXCUSE_LAST_TRICK = ("other_side", "trick_winner")  # option excuse_last_trick, the default first
+EX_LAST_OTHER_SIDE = 2  # params[P_EX_LAST] of "other_side" (core/tables.py: 0 if led, 1 always to the winner)
 # score parts in meta[BONUS + k]
 B_TARGET, B_OUDLERS, B_MADE, B_BASE, B_PETIT, B_POIGNEE, B_CHELEM, B_SCORE = range(8)
 
@@ -139,19 +143,20 @@ OUTCOME_DETAILS = {
 }
 
 
-def utility_bounds(variant: str) -> tuple[int, int]:
+def utility_bounds(variant: str, excuse_last_trick: str = "other_side") -> tuple[int, int]:
     """(min, max) payoff of any seat in any deal. T = s (25 + d) mult + petit + s poignee + chelem with d <= 55
     points made (182 half points, target 36) and <= 56 failed (0 half points, target 56), mult <= 6, petit au
     bout +-60, poignees <= 40 (two simple in french4 or one triple), chelem in [-400, 400]: T in [-986, 980];
-    the taker gets (N-1) T, each defender -T: french3 [-1972, 1960], french4 [-2958, 2940]."""
+    the taker gets (N-1) T, each defender -T: french3 [-1972, 1960], french4 [-2958, 2940]. The option
+    excuse_last_trick only moves the Excuse between the camps: the bounds hold for both values."""
     k = SHAPES[variant][0] - 1
     t_max, t_min = 80 * 6 + 60 + 40 + 400, -(81 * 6 + 60 + 40 + 400)
     return min(k * t_min, -t_max), max(k * t_max, -t_min)
 
 
-def max_game_length(variant: str) -> int:
+def max_game_length(variant: str, excuse_last_trick: str = "other_side") -> int:
     """The most player decisions in one deal: N bids + 6 discards + chelem + N poignees + N x tricks: 85
-    (french3), 87 (french4)."""
+    (french3), 87 (french4), with either value of excuse_last_trick."""
     n, hand, _, _ = SHAPES[variant]
     return n + 6 + 1 + n + n * hand
 
@@ -173,8 +178,11 @@ def card_values():
 
 
 @cache
-def make_rule_tables(variant="french3"):
-    """RuleTables of ``french3`` / ``french4`` (cached; read-only arrays)."""
+def make_rule_tables(variant="french3", excuse_last_trick="other_side"):
+    """RuleTables of ``french3`` / ``french4`` with the option ``excuse_last_trick`` (cached; read-only
+    arrays)."""
+    if excuse_last_trick not in EXCUSE_LAST_TRICK:
+        raise ValueError(f"option excuse_last_trick must be 'other_side' or 'trick_winner', got {excuse_last_trick!r}")
     n, hand, tricks, thresholds = SHAPES[variant]
     trumps = [f"T{k}" for k in range(1, 22)]
     kings = ["KS", "KH", "KD", "KC"]
@@ -190,7 +198,7 @@ def make_rule_tables(variant="french3"):
         P_DEALER: n - 1,
         P_MUST_OVERTRUMP: 1,
         P_EX_LEAD_ANY: 1,
-        P_EX_LAST: EX_LAST_ALWAYS,
+        P_EX_LAST: EX_LAST_OTHER_SIDE if excuse_last_trick == "other_side" else EX_LAST_ALWAYS,
         P_EXCHANGE: 1,
         P_COUNT: COUNT_DIRECT,
         P_N_SPECIAL: len(SPECIAL_ACTION_NAMES),
@@ -384,6 +392,32 @@ def last_trick_winner(st, i, winner, tb):
         if m[SIDE + s] == 1 and m[TRICKS_WON + s] > 0:
             return winner
     return lead
+
+
+@njit(cache=True)
+def last_trick_excuse_to(st, i, owner, winner, tb):
+    """The seat whose won cards take EX, played to the last trick by ``owner``, the trick won by ``winner``
+    (called before the trick is counted in TRICKS_WON). ``trick_winner``: the winner. ``other_side``: the
+    winner when he is not on the owner's side; otherwise, unless the owner's side won every other trick and
+    the owner led EX (a chelem: the winner keeps it), the camp opposite the owner (the taker, or a defender)."""
+    if tb.params[P_EX_LAST] != EX_LAST_OTHER_SIDE:
+        return winner
+    m = st.meta[i]
+    n = tb.params[P_PLAYERS]
+    side = m[SIDE + owner]
+    if m[SIDE + winner] != side:
+        return winner
+    if m[TRICK_LEADER] == owner:
+        won = 0
+        for s in range(n):
+            if m[SIDE + s] == side:
+                won += m[TRICKS_WON + s]
+        if won == tb.params[P_TRICKS] - 1:
+            return winner
+    for s in range(n):
+        if m[SIDE + s] != side:
+            return s
+    return winner
 
 
 @njit(cache=True)

@@ -60,8 +60,16 @@ def _piedmont(variant, **options):
     return lambda deal: PiedmontOracle(deal["hands"], deal["stock"], variant=variant, **options)
 
 
-def _french(n):
-    return lambda deal: FrenchOracle(deal["hands"], deal["stock"], n_players=n)
+def _french(n, **options):
+    return lambda deal: FrenchOracle(deal["hands"], deal["stock"], n_players=n, **options)
+
+
+def _excuse_changed_camp(state, oracle):
+    """The deal where the two readings of excuse_last_trick differ: a defender's EX in the last trick, won by
+    another defender."""
+    last = oracle.tricks[-1]
+    owner = next((seat for seat, card in last["plays"] if card == "EX"), None)
+    return owner is not None and owner != oracle.taker and last["winner"] not in (owner, oracle.taker)
 
 
 @pytest.mark.nojit
@@ -87,14 +95,19 @@ def test_piedmont_matches_oracle(variant, options):
 
 
 @pytest.mark.nojit
+@pytest.mark.parametrize("excuse_last_trick", ["other_side", "trick_winner"])
 @pytest.mark.parametrize("variant,n", [("french3", 3), ("french4", 4)])
-def test_french_matches_oracle(variant, n):
+def test_french_matches_oracle(variant, n, excuse_last_trick):
+    opts = {"excuse_last_trick": excuse_last_trick}
+    changed = 0
     for seed in range(N_FAST):
-        state, oracle = play_both(variant, seed, _french(n), Policy(seed, french_preferences(seed)))
+        state, oracle = play_both(variant, seed, _french(n, **opts), Policy(seed, french_preferences(seed)), **opts)
         out = state.outcome()
         if oracle.score()["taker"] >= 0:
             assert out["card_point_units"][0] == oracle.taker_half_points(), f"seed {seed}: half points"
             assert out["details"]["score"] == oracle.score()["T"], f"seed {seed}: score"
+            changed += _excuse_changed_camp(state, oracle)
+    assert JIT_DISABLED or changed > 0  # the deals where the two readings differ were played
 
 
 @pytest.mark.slow
@@ -105,4 +118,6 @@ def test_78_card_variants_match_oracles_many_deals(variant):
             opts = {"accuso": bool(seed % 2)} if variant == "piedmont4" else {}
             play_both(variant, seed, _piedmont(variant, **opts), Policy(seed, ("accuso",)), **opts)
         else:
-            play_both(variant, seed, _french(int(variant[-1])), Policy(seed, french_preferences(seed)))
+            opts = {"excuse_last_trick": ("other_side", "trick_winner")[seed % 2]}
+            play_both(variant, seed, _french(int(variant[-1]), **opts), Policy(seed, french_preferences(seed)),
+                      **opts)

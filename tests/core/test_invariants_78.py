@@ -35,7 +35,14 @@ def _check_conserved(env, i, n, deck_bits, stock_size):
 @pytest.mark.nojit
 @pytest.mark.parametrize(
     "variant,options,total",
-    [("piedmont3", {}, 231), ("piedmont4", {}, 243), ("french3", {}, 182), ("french4", {}, 182)],
+    [
+        ("piedmont3", {}, 231),
+        ("piedmont4", {}, 243),
+        ("french3", {}, 182),
+        ("french4", {}, 182),
+        ("french3", {"excuse_last_trick": "trick_winner"}, 182),
+        ("french4", {"excuse_last_trick": "trick_winner"}, 182),
+    ],
 )
 def test_cards_conserved_points_total_zero_sum(variant, options, total):
     env = BatchEnv(variant, BATCH, seed=17, **options)
@@ -58,7 +65,7 @@ def test_cards_conserved_points_total_zero_sum(variant, options, total):
         piles = _bits(env.state.cards[i, DISCARDED]) | _bits(env.state.cards[i, STOCK])
         for s in range(n):
             piles |= _bits(env.state.cards[i, WON + s])
-        ex = 1 << 32  # EX is kept by its owner unless it went to the last trick's winner
+        ex = 1 << 32  # EX is kept by its owner unless it was played to the last trick
         assert piles | ex == deck_bits
 
 

@@ -1,9 +1,10 @@
 """Independent reference implementation ("oracle") of French Tarot for 3 and 4 players.
 
-Written from scratch from /work/shared/RULES.md, section "3. `french3` and `french4`", plus the sections
-"Conventions for all games" and "Card notation", for differential testing of the fast engine. It shares no
-code with the engine: it is slow and plain (lists and sets of card-name strings), meant to be obviously
-correct. Card points are kept in integer HALF points throughout (deck total 182), never floats.
+Written from scratch from RULES.md (the rules specification, reproduced in docs/rules.md), section "3.
+`french3` and `french4`", plus the sections "Conventions for all games" and "Card notation", for differential
+testing of the fast engine. It shares no code with the engine: it is slow and plain (lists and sets of
+card-name strings), meant to be obviously correct. Card points are kept in integer HALF points throughout
+(deck total 182), never floats.
 
 Card names: trumps "T1".."T21", the Excuse "EX", suit cards rank + suit with ranks K Q N J 10 9 ... 1 (high
 to low) and suits S H D C, e.g. "KS", "10H", "1D", "NC".
@@ -51,6 +52,11 @@ Readings of RULES.md made here:
   - Petit au bout: T1 in the last trick always counts for the side that won it; T1 in the second-to-last
     trick counts as well only when the taker's EX, led to the last trick, won it by the chelem exception.
   - The EX of the chien (garde sans / garde contre) just counts for the side that gets the chien.
+  - EX played to the last trick (option excuse_last_trick): "other_side" (the default, the FFT text) gives it
+    to the camp opposite its owner, whoever wins that trick; "trick_winner" gives it to the side of the last
+    trick's winner. Either way no half point is exchanged. A chelem keeps the rule of the trick's winner: when
+    the owner led EX to the last trick and his side won every earlier trick, EX goes with that trick (the
+    taker's EX wins it; a defender's EX goes to whoever wins it).
 """
 
 from __future__ import annotations
@@ -77,6 +83,7 @@ DECK_HALF_POINTS = 182
 HAND_SIZE = {3: 24, 4: 18}
 CHIEN_SIZE = 6
 DISCARD_COUNT = 6
+EXCUSE_LAST_TRICK = ("other_side", "trick_winner")
 
 
 def full_deck() -> list[str]:
@@ -178,9 +185,12 @@ def is_petit_sec(hand: list[str]) -> bool:
 
 
 class FrenchOracle:
-    def __init__(self, hands: list[list[str]], chien: list[str], n_players: int = 3):
+    def __init__(self, hands: list[list[str]], chien: list[str], n_players: int = 3,
+                 excuse_last_trick: str = "other_side"):
         if n_players not in (3, 4):
             raise ValueError("n_players must be 3 or 4")
+        if excuse_last_trick not in EXCUSE_LAST_TRICK:
+            raise ValueError(f"excuse_last_trick must be one of {EXCUSE_LAST_TRICK}, got {excuse_last_trick!r}")
         size = HAND_SIZE[n_players]
         if len(hands) != n_players or any(len(h) != size for h in hands) or len(chien) != CHIEN_SIZE:
             raise ValueError(f"need {n_players} hands of {size} cards and a chien of {CHIEN_SIZE}")
@@ -189,6 +199,7 @@ class FrenchOracle:
             raise ValueError("the deal must be the 78 distinct French Tarot cards")
 
         self.n = n_players
+        self.excuse_last_trick = excuse_last_trick
         self.n_tricks = size
         self.initial_hands = [list(h) for h in hands]
         self.hands = [list(h) for h in hands]
@@ -349,11 +360,13 @@ class FrenchOracle:
             self.ex_chelem_win = True
         winner_pile = self.taker_cards if self.is_taker_side(winner) else self.defence_cards
         for seat, card in plays:
+            owner_is_taker = self.is_taker_side(seat)
             if card == EXCUSE and not is_last:
-                owner_is_taker = self.is_taker_side(seat)
                 (self.taker_cards if owner_is_taker else self.defence_cards).append(card)
                 if owner_is_taker != self.is_taker_side(winner):
                     self.exchange += -1 if owner_is_taker else 1  # half a point to the winner's side
+            elif card == EXCUSE and self.excuse_last_trick == "other_side" and not self._chelem_lead(seat, plays):
+                (self.defence_cards if owner_is_taker else self.taker_cards).append(card)  # it changes camp
             else:
                 winner_pile.append(card)
         self.tricks.append({"leader": self.leader, "plays": list(plays), "winner": winner})
@@ -362,6 +375,11 @@ class FrenchOracle:
         if len(self.tricks) == self.n_tricks:
             self.phase = "done"
             self._final = self._score()
+
+    def _chelem_lead(self, seat: int, plays) -> bool:
+        """EX led to the last trick by ``seat`` after his side won every earlier trick (a chelem)."""
+        side = self.is_taker_side(seat)
+        return plays[0] == (seat, EXCUSE) and all(self.is_taker_side(t["winner"]) == side for t in self.tricks)
 
     # ------------------------------------------------------------------ scoring
 
