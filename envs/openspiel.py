@@ -25,97 +25,52 @@ Observations (an OpenSpiel observer, so C++ and Python algorithms get tensors an
   core's per-seat played cards these give the order of play, so the tensor holds everything the player has
   seen except the order of his own discards (not needed to act);
 - information-state string: ``p<seat>`` then the player's view, one token per step
-  (:class:`tarocchi_rl.determinize.Tracker`): his cards as dealt, every action with its seat (others'
+  (:class:`tarocchi_rl.envs.openspiel_view.Views`): his cards as dealt, every action with its seat (others'
   face-down discards as ``discard:?``), revealed cards (monte / chien, called trump, poignée, accuso) and
   the cards joining his hand. Equal exactly for the positions he cannot tell apart (ISMCTS keys its nodes
   on it). During the deal: ``p<seat> deal:<k>/<C>`` and the cards he has been dealt so far;
 - observation string: the non-zero entries of the observation tensor, by section, cards by name.
 
 ``resample_from_infostate(player, sampler)`` returns a state on a random deal consistent with everything the
-player has seen (:func:`tarocchi_rl.determinize.sample_tracker`); OpenSpiel's Python ISMCTS
+player has seen, drawn uniformly by the core's exact sampler (:mod:`tarocchi_rl.search.determinize`, the one
+ISMCTS uses; ``sampler()`` floats seed it), with the same actions (others' face-down discards rewritten to
+the sampled discarded cards) replayed on it; OpenSpiel's Python ISMCTS
 (``open_spiel.python.algorithms.ismcts.ISMCTSBot``) uses it. ``clone`` and serialization are supported
 (a state pickles as its deal and history and is replayed on load).
 
 Illegal actions (player or chance) raise ``ValueError`` naming the action and the legal ones.
 
-Utility bounds (honest: no deal can exceed them; not all are reachable), in the core's payoff units:
-
-- mineo: per side at most 12 jochi (rimatura 1 + rivanto 2 + arie con Giove 2 + 5 pigliate + re 1 +
-  scommessa 1), so |D| <= 12, x2 after an early solo; the soloist gets 3D: [-72, 72] (option
-  ``early_solo`` off: [-36, 36]);
-- piedmont3: payoff = own thirds - 77, thirds in [0, 231] (the Excuse exchange moves one third from a seat
-  that keeps the 10-third Excuse): [-77, 154];
-- piedmont4: own side's thirds minus the other's, at most the deck's 243 plus, with ``accuso``, three
-  conditions per side (one seat with >= 10 trumps and the honours, its partner >= 10 trumps) of
-  ``accuso_points`` card points (x3 thirds): +-(243 + 9 accuso_points);
-- french3 / french4: score T = s (25 + d) mult + petit + s poignee + chelem with d <= 55 points made
-  (182 half points, target 36) and <= 56 failed (0 half points, target 56), mult <= 6, petit au bout
-  +-60, poignées <= 40 (two simple in french4 or one triple), chelem in [-400, 400]: T in [-986, 980];
-  taker (N-1) T, each defender -T: french3 [-1972, 1960], french4 [-2958, 2940].
-
-Max game length (player decisions): mineo 4 early + 4 auction + 3 discards + 1 scommessa + 3 rivanto + 60
-cards = 75 (71 without early solo); piedmont: discards (+ 4 accuso) + N x tricks: 78 / 78 (82 with accuso);
-french: N bids + 6 discards + chelem + N poignées + N x tricks: 85 / 87.
+Utility bounds (honest: no deal can exceed them) and the longest game (player decisions) are the variant's
+facts, derived in its family module's ``utility_bounds`` / ``max_game_length``
+(:mod:`tarocchi_rl.variants.mineo`, ``piedmont``, ``french``); the long name is the variant's ``long_name``.
 """
 
 import numpy as np
 import pyspiel
 
-from tarocchi_rl.determinize import Tracker, game_of, sample_tracker
+from tarocchi_rl.bits import seed_states
+from tarocchi_rl.core.state import DISCARDED, SHOWN, alloc_state
 from tarocchi_rl.engine.observation import observe_row
+from tarocchi_rl.envs.openspiel_view import Views, core_game
+from tarocchi_rl.search.determinize import determinize_row
 from tarocchi_rl.variants import VARIANTS, get_variant
 
-__all__ = ["GAME_CLASSES", "GAME_NAMES", "TarocchiGame", "TarocchiObserver", "TarocchiState", "max_game_length",
-           "utility_bounds"]
+__all__ = ["GAME_CLASSES", "GAME_NAMES", "TarocchiGame", "TarocchiObserver", "TarocchiState"]
 
 GAME_NAMES = {v: f"python_tarocchi_{v}" for v in VARIANTS}
-_LONG_NAMES = {
-    "mineo": "Tarocchi Siciliani di Mineo (4 players)",
-    "piedmont3": "Piedmontese tarocchi (3 players)",
-    "piedmont4": "Piedmontese tarocchi (4 players, pairs)",
-    "french3": "French Tarot (3 players)",
-    "french4": "French Tarot (4 players)",
-}
 _CARD_PLANES = ("hand", "stock", "discard", "shown", "initial_hand")
 _SEAT_PLANES = ("played", "trick", "shown_by")
 
 
 # ----------------------------------------------------------------------------------------------------------
-# metadata
-
-
-def utility_bounds(variant: str, options: dict) -> tuple:
-    """(min, max) payoff of any seat in any deal (module docstring)."""
-    if variant == "mineo":
-        d = 12 * (2 if options.get("early_solo", True) else 1)
-        return -3 * d, 3 * d
-    if variant == "piedmont3":
-        return -77, 154
-    if variant == "piedmont4":
-        m = 243 + (9 * int(options.get("accuso_points", 5)) if options.get("accuso", False) else 0)
-        return -m, m
-    k = get_variant(variant).n_players - 1
-    t_max, t_min = 80 * 6 + 60 + 40 + 400, -(81 * 6 + 60 + 40 + 400)
-    return min(k * t_min, -t_max), max(k * t_max, -t_min)
-
-
-def max_game_length(variant: str, options: dict) -> int:
-    """The most player decisions in one deal (module docstring)."""
-    spec = get_variant(variant)
-    n = spec.n_players
-    plays = n * spec.hand_sizes[0]
-    if variant == "mineo":
-        return (4 if options.get("early_solo", True) else 0) + 4 + 3 + 1 + 3 + plays
-    if variant.startswith("piedmont"):
-        return spec.stock_size + (n if options.get("accuso", False) else 0) + plays
-    return n + 6 + 1 + n + plays
+# game type
 
 
 def _game_type(variant: str) -> pyspiel.GameType:
     spec = get_variant(variant)
     return pyspiel.GameType(
         short_name=GAME_NAMES[variant],
-        long_name=f"Python {_LONG_NAMES[variant]} (tarocchi_rl)",
+        long_name=f"Python {spec.long_name} (tarocchi_rl)",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
@@ -142,7 +97,7 @@ class _Config:
         self.variant = variant
         self.options = dict(options)
         self.spec = spec
-        self.core = game_of(variant, options)
+        self.core = core_game(variant, options)
         self.deck = spec.deck
         self.n_cards = spec.deck.n_cards
         self.n_players = spec.n_players
@@ -183,7 +138,7 @@ class TarocchiGame(pyspiel.Game):
         spec = get_variant(variant)
         options = spec.resolve_options(dict(params or {}))
         spec.tables(options)  # checks the option values now (e.g. honour_5), not at the first deal
-        lo, hi = utility_bounds(variant, options)
+        lo, hi = spec.utility_bounds(options)
         info = pyspiel.GameInfo(
             num_distinct_actions=spec.n_actions,
             max_chance_outcomes=spec.deck.n_cards,
@@ -191,7 +146,7 @@ class TarocchiGame(pyspiel.Game):
             min_utility=float(lo),
             max_utility=float(hi),
             utility_sum=0.0,
-            max_game_length=max_game_length(variant, options),
+            max_game_length=spec.max_game_length(options),
         )
         super().__init__(_GAME_TYPES[variant], info, dict(options))
         self._cfg = _Config.get(variant, options)
@@ -207,13 +162,13 @@ class TarocchiGame(pyspiel.Game):
 
 
 class TarocchiState(pyspiel.State):
-    """A deal being dealt (chance nodes) and then played on the core (a determinize.Tracker)."""
+    """A deal being dealt (chance nodes) and then played on the core (with each seat's view: Views)."""
 
     def __init__(self, game):
         super().__init__(game)
         self._cfg = game._cfg
         self._dealt = b""  # chance outcomes so far (dense card ids)
-        self._tracker = None  # the core game, once dealt
+        self._views = None  # the core game and what each seat has seen, once dealt
         self._plan = None  # players of the actions being installed (resample_from_infostate)
         self._k = 0
 
@@ -221,7 +176,7 @@ class TarocchiState(pyspiel.State):
     def current_player(self):
         if self._plan is not None:
             return self._plan[self._k]
-        t = self._tracker
+        t = self._views
         if t is None:
             return pyspiel.PlayerId.CHANCE
         if t.is_terminal():
@@ -229,10 +184,10 @@ class TarocchiState(pyspiel.State):
         return t.current_player()
 
     def _legal_actions(self, player):
-        return self._tracker.legal_actions()
+        return self._views.legal_actions()
 
     def chance_outcomes(self):
-        if self._tracker is not None:
+        if self._views is not None:
             raise ValueError("not a chance node: the deal is complete")
         dealt = set(self._dealt)
         left = [c for c in range(self._cfg.n_cards) if c not in dealt]
@@ -243,8 +198,8 @@ class TarocchiState(pyspiel.State):
         if self._plan is not None:
             self._k += 1
             return
-        if self._tracker is not None:
-            self._tracker.apply(action)
+        if self._views is not None:
+            self._views.apply(action)
             return
         cfg = self._cfg
         a = int(action)
@@ -255,44 +210,47 @@ class TarocchiState(pyspiel.State):
                              f"legal: the cards not yet dealt: {left}")
         self._dealt += bytes((a,))
         if len(self._dealt) == cfg.n_cards:
-            self._tracker = Tracker(cfg.core, list(self._dealt))
+            self._views = Views(cfg.core, list(self._dealt))
 
     def _action_to_string(self, player, action):
         cfg = self._cfg
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal:{cfg.deck.names[int(action)]}"
-        if self._tracker is None:
+        if self._views is None:
             return cfg.spec.rules.action_to_string(int(action), -1)
-        return self._tracker.action_to_string(int(action))
+        return self._views.action_to_string(int(action))
 
     def is_terminal(self):
-        return self._tracker is not None and self._plan is None and self._tracker.is_terminal()
+        return self._views is not None and self._plan is None and self._views.is_terminal()
 
     def returns(self):
-        if self._tracker is None:
+        if self._views is None:
             return [0.0] * self._cfg.n_players
-        return [float(x) for x in self._tracker.returns()]
+        return [float(x) for x in self._views.returns()]
 
     def __str__(self):
         cfg = self._cfg
-        if self._tracker is None:
+        if self._views is None:
             cards = " ".join(cfg.deck.names[c] for c in self._dealt)
             return f"{cfg.variant} dealing {len(self._dealt)}/{cfg.n_cards}: {cards}"
-        t = self._tracker
+        t = self._views
         return f"{t.state}\n  actions: {' '.join(map(str, t.state.history))}"
 
     # -- determinization ----------------------------------------------------------------------------------
     def resample_from_infostate(self, player_id, probability_sampler):
-        """A state on a random deal consistent with all ``player_id`` has seen (other seats' hands, the
-        unseen stock and the face-down discards are resampled); ``probability_sampler()`` gives floats in
-        [0, 1) (OpenSpiel's UniformProbabilitySampler) and seeds the draw."""
+        """A state on a random deal consistent with all ``player_id`` has seen (the cards he cannot locate are
+        redistributed uniformly, see the module docstring), with the same actions; ``probability_sampler()``
+        gives floats in [0, 1) (OpenSpiel's UniformProbabilitySampler) and seeds the draw."""
         cfg = self._cfg
         player_id = int(player_id)
         if not 0 <= player_id < cfg.n_players:
             raise ValueError(f"player_id must be a seat 0..{cfg.n_players - 1}, got {player_id}")
-        rng = np.random.default_rng([int(float(probability_sampler()) * 2**32) for _ in range(4)])
+        seed = 0
+        for _ in range(2):
+            seed = (seed << 32) | int(float(probability_sampler()) * 2**32)
         game = self.get_game()
-        if self._tracker is None:  # during the deal: keep the cards the player has seen
+        if self._views is None:  # during the deal: keep the cards the player has seen
+            rng = np.random.default_rng(seed)
             seen = {k for k in cfg.visible_slots(player_id) if k < len(self._dealt)}
             mine = {self._dealt[k] for k in seen}
             others = [c for c in range(cfg.n_cards) if c not in mine]
@@ -302,21 +260,66 @@ class TarocchiState(pyspiel.State):
             for k in range(len(self._dealt)):
                 new.apply_action(self._dealt[k] if k in seen else next(it))
             return new
-        return self._installed(game, sample_tracker(self._tracker, player_id, rng))
+        return self._installed(game, _resampled(cfg, self._views, player_id, seed))
 
-    def _installed(self, game, tracker):
-        """A new state whose history is the deal and actions of ``tracker``, holding that tracker (the
-        actions are recorded, not replayed again)."""
+    def _installed(self, game, views):
+        """A new state whose history is the deal and actions of ``views``, holding them (the actions are
+        recorded, not replayed again)."""
         new = game.new_initial_state()
-        deck = tracker.deck_ids()
-        new._plan = [pyspiel.PlayerId.CHANCE] * len(deck) + list(tracker.actors)
-        for a in deck + list(tracker.state.history):
+        deck = views.deck_ids()
+        new._plan = [pyspiel.PlayerId.CHANCE] * len(deck) + list(views.actors)
+        for a in deck + list(views.state.history):
             new.apply_action(a)
         new._plan = None
         new._k = 0
         new._dealt = bytes(deck)
-        new._tracker = tracker
+        new._views = views
         return new
+
+
+_MAX_VOID_TRIES = 100_000
+
+
+def _resampled(cfg: _Config, views: Views, p: int, seed: int) -> Views:
+    """Views of the game of ``views`` replayed on a deal drawn by the exact sampler for seat ``p``.
+
+    The sampler redistributes, uniformly over the consistent assignments, the cards p cannot locate in the core
+    row and rewrites its deal (``deck``); the other seats' face-down discards in the history then discard the
+    sampled face-down cards (in random order), and the history is replayed on the new deal. p's view must come
+    out equal. One case is drawn by rejection on it: a deal that ended at once (a French petit sec, no action)
+    tells p only that some seat was dealt a petit sec, which the sampler does not condition on.
+    """
+    env = views.state._env
+    dst = alloc_state(1)
+    dst.rng[:] = seed_states(seed, 1)
+    history = views.state.history
+    steps = [k for k in views.face_down if views.actors[k] != p]
+    want = views.view(p)
+    ended_at_once = not history and views.is_terminal()
+    shuffle = np.random.default_rng(seed).permutation if steps else None
+    n = cfg.n_cards
+    for _ in range(_MAX_VOID_TRIES if ended_at_once else 1):
+        if not determinize_row(env.state, 0, p, env.tables, dst, 0):
+            raise RuntimeError(f"no deal is consistent with what seat {p} has seen ({cfg.variant}, "
+                               f"{len(history)} actions): the core state is inconsistent")
+        actions = list(history)
+        if steps:  # the sampled face-down discard, in random order
+            hidden = dst.cards[0, DISCARDED] & ~dst.cards[0, SHOWN]
+            cards = shuffle(cfg.deck.cards_of(hidden))
+            for k, c in zip(steps, cards, strict=True):
+                actions[k] = n + int(c)
+        new = Views(cfg.core, dst.deck[0, :n].tolist())
+        try:
+            for a in actions:
+                new.apply(a)
+        except ValueError as e:
+            raise RuntimeError(f"internal error: the history is illegal on a deal drawn for seat {p}: {e}") from e
+        if new.view(p) == want:
+            return new
+        if not ended_at_once:
+            break
+    raise RuntimeError(f"internal error: a deal drawn for seat {p} ({cfg.variant}, {len(history)} actions) "
+                       f"does not look the same to him")
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -355,7 +358,7 @@ class TarocchiObserver:
     def set_from(self, state, player):
         """Write ``state`` seen by ``player`` into ``tensor`` (and its named views in ``dict``)."""
         self.tensor.fill(0.0)
-        t = state._tracker
+        t = state._views
         if t is None:  # during the deal: the cards he has seen and his seat
             for k in self.cfg.visible_slots(player):
                 if k < len(state._dealt):
@@ -379,7 +382,7 @@ class TarocchiObserver:
     def string_from(self, state, player):
         """Information-state string (perfect recall) or the observation as text (module docstring)."""
         if self.perfect_recall:
-            t = state._tracker
+            t = state._views
             if t is not None:
                 return t.info_string(player)
             names = self.cfg.deck.names

@@ -5,7 +5,8 @@
   respects the public exclusions and counts, has a consistent deal and plays out to a zero-sum end; and the
   true deal satisfies every constraint the sampler uses (an explicit Python predicate, written apart from
   the kernels).
-- The constraints equal those of the slow replaying determinizer (tarocchi_rl.determinize) where both apply.
+- The constraints equal those of the slow replaying determinizer (the oracle, tests/oracles/oracle_determinize.py)
+  where both apply.
 - Chi-square: on small late-game positions (with a revealed void) the samples are uniform over the consistent
   assignments, enumerated by brute force.
 """
@@ -492,7 +493,7 @@ def plan_allowed(plan):
 
 @pytest.mark.parametrize(("variant", "options"), CONFIGS)
 def test_constraints_match_the_slow_determinizer(variant, options):
-    from tarocchi_rl.determinize import Proposal
+    from oracle_determinize import Proposal
 
     game = tarocchi_rl.make(variant, **options)
     rng = np.random.default_rng(5)

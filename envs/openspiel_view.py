@@ -1,0 +1,226 @@
+"""What each seat has seen of one game: the information-state strings of the OpenSpiel adapter.
+
+:class:`Views` steps one core game (a single-game :class:`tarocchi_rl.game.State`, with the row kernels
+``engine.is_legal`` / ``step_row`` / ``legal_mask_row``: no thread-pool launch per step) and records, one entry
+per step, what every seat has seen, read from the core's rows before and after the step:
+
+- the deal: ``hand:<his cards as dealt>`` (Mineo with ``early_solo``: the five early-round cards), with
+  ``;void`` when the deal ended at once (a French petit sec);
+- each action with its seat, ``<seat>:<action>``; another seat's face-down discard (a discarded card that
+  did not join the cards shown to all) as ``<seat>:discard:?``;
+- after a step other than a card play, what it revealed to all: ``stock:<cards>`` (the monte / chien shown),
+  ``called:<trump>``, ``show<seat>:<cards>`` (the cards a seat shows), and ``+<cards>``, the cards that joined
+  his own hand.
+
+An entry is a string (seen alike by every seat) or a tuple of one string per seat. ``info_string(p)`` joins
+seat p's entries: equal exactly for the positions p cannot tell apart. The views infer nothing: what a
+player can deduce from them (voids, poignée and discard facts) is the core's (its exclusion sets, used by the
+exact sampler :mod:`tarocchi_rl.search.determinize`); the replay oracle ``tests/oracles/oracle_determinize.py``
+checks the sampler against these views.
+"""
+
+import numpy as np
+
+from tarocchi_rl import engine
+from tarocchi_rl.core.phases import DONE, PHASE_NAMES, PLAY
+from tarocchi_rl.core.state import CALLED, CUR, HAND, PAYOFF, PHASE, SHOWN, SHOWN_BY, STOCK, STOCK_SHOWN, TRICK_NUM
+from tarocchi_rl.game import Game, make
+
+__all__ = ["Views", "core_game"]
+
+
+class _Layout:
+    """Per core Game: card names, bit position -> dense id, sizes, a template State to clone."""
+
+    def __init__(self, game: Game):
+        self.names = game.deck.names
+        self.n_cards = game.deck.n_cards
+        self.n_players = game.num_players
+        self.n_actions = game.num_actions
+        self.rules = game.spec.rules
+        self.pos = [int(x) for x in game.deck.pos_to_card]
+        self.template = game.new_state(0)
+
+    def ids(self, w0: int, w1: int) -> int:
+        """Two-word core card set -> mask over dense ids (bit c = card c)."""
+        out = 0
+        for base, x in ((0, w0), (64, w1)):
+            while x:
+                low = x & -x
+                out |= 1 << self.pos[base + low.bit_length() - 1]
+                x ^= low
+        return out
+
+    def text(self, ids: int) -> str:
+        """Card names of a dense-id mask, in dense-id order, comma separated."""
+        out = []
+        while ids:
+            low = ids & -ids
+            out.append(self.names[low.bit_length() - 1])
+            ids ^= low
+        return ",".join(out)
+
+
+_GAMES: dict = {}
+_LAYOUTS: dict = {}
+
+
+def core_game(variant: str, options: dict) -> Game:
+    """One shared core Game per (variant, options)."""
+    key = (variant, tuple(sorted((options or {}).items())))
+    if key not in _GAMES:
+        _GAMES[key] = make(variant, **dict(options or {}))
+    return _GAMES[key]
+
+
+def _layout(game: Game) -> _Layout:
+    lay = _LAYOUTS.get(id(game))
+    if lay is None or lay.template.game is not game:
+        lay = _LAYOUTS[id(game)] = _Layout(game)
+    return lay
+
+
+class Views:
+    """One game on the core, stepped with legality checks, and what each seat has seen (module docstring).
+
+    ``state``: the core State (``history`` holds the actions); ``log``: one entry per step, the deal first;
+    ``actors``: the seat of each action; ``face_down``: the indices (in ``history``) of the face-down discards;
+    ``trick_of``: the trick (0-based) in which each card was played (-1: not played); ``initial_hands``: each
+    seat's first hand as a dense-id mask (Mineo early round: five cards).
+    """
+
+    def __init__(self, game: Game, deck_ids):
+        lay = _layout(game)
+        s = lay.template.clone()
+        st = s._env.state
+        n = lay.n_cards
+        st.deck[0, :n] = np.asarray(deck_ids, dtype=np.int16)
+        st.deck[0, n:] = -1
+        engine.reset_row(st, 0, s._env.tables)
+        s.history = []
+        s.game = game
+        self.game, self.lay, self.state = game, lay, s
+        self.actors, self.face_down = [], []
+        self.trick_of = np.full(n, -1, np.int8)
+        rows = st.cards[0].tolist()
+        self.initial_hands = tuple(lay.ids(*rows[HAND + q]) for q in range(lay.n_players))
+        void = ";void" if int(st.meta[0, PHASE]) == DONE else ""
+        self.log = [tuple(f"hand:{lay.text(h)}{void}" for h in self.initial_hands)]
+
+    # -- queries ------------------------------------------------------------------------------------------
+    def deck_ids(self) -> list:
+        """The deal as dense ids in deal order (hands by seat, then the stock)."""
+        return self.state._env.state.deck[0, : self.lay.n_cards].tolist()
+
+    def is_terminal(self) -> bool:
+        return int(self.state._env.state.meta[0, PHASE]) == DONE
+
+    def current_player(self) -> int:
+        m = self.state._env.state.meta[0]
+        return -1 if int(m[PHASE]) == DONE else int(m[CUR])
+
+    def legal_actions(self) -> list:
+        if self.is_terminal():
+            return []
+        out = np.empty(self.lay.n_actions, bool)
+        engine.legal_mask_row(self.state._env.state, 0, self.state._env.tables, out)
+        return np.flatnonzero(out).tolist()
+
+    def returns(self) -> list:
+        if not self.is_terminal():
+            return [0] * self.lay.n_players
+        return self.state._env.state.meta[0, PAYOFF : PAYOFF + self.lay.n_players].tolist()
+
+    def view(self, player: int) -> list:
+        """The entries of ``player``'s view, one per step."""
+        return [e if isinstance(e, str) else e[player] for e in self.log]
+
+    def info_string(self, player: int) -> str:
+        """``p<seat>`` and the seat's view: equal exactly for positions the seat cannot tell apart."""
+        return f"p{player} " + " ".join(self.view(player))
+
+    def action_to_string(self, action: int) -> str:
+        return self.lay.rules.action_to_string(int(action), int(self.state._env.state.meta[0, PHASE]))
+
+    def illegal_message(self, action) -> str:
+        lay = self.lay
+        m = self.state._env.state.meta[0]
+        phase = int(m[PHASE])
+        legal = ", ".join(f"{lay.rules.action_to_string(x, phase)} ({x})" for x in self.legal_actions())
+        try:
+            name = lay.rules.action_to_string(int(action), phase)
+        except (ValueError, TypeError, IndexError):
+            name = "out of range"
+        return (f"illegal action {action} ({name}) for seat {int(m[CUR])} in phase {PHASE_NAMES[phase]} of "
+                f"{self.game.variant}; legal: {legal}")
+
+    # -- acting -------------------------------------------------------------------------------------------
+    def apply(self, action) -> None:
+        """Apply action id ``action``; an illegal one is a ValueError naming it and the legal ones."""
+        s = self.state
+        st, tb = s._env.state, s._env.tables
+        m = st.meta[0]
+        if int(m[PHASE]) == DONE:
+            raise ValueError(f"the deal is over; action {action!r} cannot be applied")
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"an action must be an int id, got {action!r}")
+        a = int(action)
+        if not engine.is_legal(st, 0, a, tb):
+            raise ValueError(self.illegal_message(a))
+        phase, seat = int(m[PHASE]), int(m[CUR])
+        lay = self.lay
+        self.actors.append(seat)
+        s.history.append(a)
+        if phase == PLAY:  # a card play shows the card, nothing else
+            self.trick_of[a] = m[TRICK_NUM]
+            engine.step_row(st, 0, a, tb)
+            self.log.append(f"{seat}:play:{lay.names[a]}")
+            return
+        text = lay.rules.action_to_string(a, phase)
+        n = lay.n_players
+        before = st.cards[0].tolist()
+        shown0, called0 = int(m[STOCK_SHOWN]), int(m[CALLED])
+        engine.step_row(st, 0, a, tb)
+        after = st.cards[0].tolist()
+        public = []
+        if int(m[STOCK_SHOWN]) == 1 and shown0 != 1:
+            public.append("stock:" + lay.text(lay.ids(*after[STOCK])))
+        if int(m[CALLED]) != called0 and int(m[CALLED]) >= 0:
+            public.append("called:" + lay.names[int(m[CALLED])])
+        for t in range(n):
+            if after[SHOWN_BY + t] != before[SHOWN_BY + t]:
+                public.append(f"show{t}:" + lay.text(lay.ids(*after[SHOWN_BY + t])))
+        hidden = lay.n_cards <= a < 2 * lay.n_cards and after[SHOWN] == before[SHOWN]  # a discard not shown
+        if hidden:
+            self.face_down.append(len(s.history) - 1)
+        entries = []
+        for q in range(n):
+            parts = [f"{seat}:discard:?" if hidden and q != seat else f"{seat}:{text}"] + public
+            b, x = before[HAND + q], after[HAND + q]
+            new0, new1 = x[0] & ~b[0], x[1] & ~b[1]
+            if new0 or new1:
+                parts.append("+" + lay.text(lay.ids(new0, new1)))
+            entries.append(";".join(parts))
+        self.log.append(entries[0] if all(e == entries[0] for e in entries) else tuple(entries))
+
+    def __deepcopy__(self, memo):
+        new = Views.__new__(Views)
+        new.__dict__.update(self.__dict__)
+        new.state = self.state.clone()
+        new.actors = list(self.actors)
+        new.face_down = list(self.face_down)
+        new.trick_of = self.trick_of.copy()
+        new.log = list(self.log)
+        return new
+
+    def __reduce__(self):
+        g = self.game
+        return _replayed, (g.variant, dict(g.options), bytes(bytearray(self.deck_ids())), tuple(self.state.history))
+
+
+def _replayed(variant, options, deck, history) -> Views:
+    """Views of a game replayed from its deal and actions (unpickling)."""
+    v = Views(core_game(variant, options), list(deck))
+    for a in history:
+        v.apply(a)
+    return v
