@@ -22,18 +22,21 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable, Sequence
 from itertools import combinations
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .batch import BatchEnv
 from .core.state import BID_WORD, CONTRACT, DECLARER, EARLY_BID, PAYOFF, PHASE
 from .game import make
-from .policies import agent_label, make_baseline
-from .variants import get_variant
+from .policies import AgentLike, agent_label, make_baseline
+from .variants import VariantSpec, get_variant
 
 
-def seatings(n_players: int):
+def seatings(n_players: int) -> NDArray[np.int8]:
     """Seat maps for a pair (A=0, B=1): int8[G, N], who sits where in each duplicate game.
 
     Each agent alone against copies of the other in every seat (2N maps); with 4 players also every 2+2
@@ -51,20 +54,21 @@ def seatings(n_players: int):
     return np.array(maps, np.int8)
 
 
-def random_decks(variant: str, n: int, seed: int, **options) -> np.ndarray:
+def random_decks(variant: str, n: int, seed: int, **options: Any) -> NDArray[np.int16]:
     """n deals (int16[n, C] dense card ids in deal order) from the core's shuffle."""
     env = BatchEnv(variant, n, seed=seed, **options)
     return env.state.deck[:, : env.spec.deck.n_cards].copy()
 
 
-def write_deals_file(path, variant: str, n: int, seed: int, **options) -> None:
+def write_deals_file(path: str | os.PathLike[str], variant: str, n: int, seed: int, **options: Any) -> None:
     """A frozen evaluation set: one JSON object per line, {"variant", "options", "deal": {hands, stock}}."""
     spec = get_variant(variant)
     opts = spec.resolve_options(options)
     names = spec.deck.names
     with open(path, "w", encoding="utf-8") as f:
         for deck in random_decks(variant, n, seed, **opts):
-            hands, k = [], 0
+            hands: list[list[str]] = []
+            k = 0
             for size in spec.hand_sizes:
                 hands.append([names[c] for c in deck[k : k + size]])
                 k += size
@@ -72,7 +76,7 @@ def write_deals_file(path, variant: str, n: int, seed: int, **options) -> None:
             f.write(json.dumps({"variant": variant, "options": opts, "deal": {"hands": hands, "stock": stock}}) + "\n")
 
 
-def read_deals_file(path, variant: str) -> np.ndarray:
+def read_deals_file(path: str | os.PathLike[str], variant: str) -> NDArray[np.int16]:
     """Decks (int16[n, C]) from a deals file; every line is checked (variant, sizes, cards)."""
     game = make(variant)
     decks = []
@@ -96,7 +100,15 @@ def read_deals_file(path, variant: str) -> np.ndarray:
     return np.array(decks)
 
 
-def play_games(variant, decks, seat_agents, agents, options=None, record=False, progress=None):
+def play_games(
+    variant: str,
+    decks: NDArray[np.integer[Any]],
+    seat_agents: NDArray[np.integer[Any]],
+    agents: Sequence[AgentLike],
+    options: dict[str, Any] | None = None,
+    record: bool = False,
+    progress: Callable[[int, int], object] | None = None,
+) -> tuple[NDArray[np.int32], NDArray[np.int32], list[dict[str, Any]] | None]:
     """Play every game to the end. decks int[G, C]; seat_agents int[G, N] agent index per seat.
 
     Returns (payoffs int32[G, N], meta int32[G, ...] final state columns, records or None).
@@ -110,7 +122,7 @@ def play_games(variant, decks, seat_agents, agents, options=None, record=False, 
     trusted = all(getattr(a, "legal_by_construction", False) for a in agents)  # else every action is checked
     mask_buf = np.empty((g, env.num_actions), bool)
     actions = np.zeros(g, np.int64)
-    history = [] if record else None
+    history: list[tuple[NDArray[np.int64], NDArray[np.int32]]] = []
     step = 0
     while True:
         cur = env.current_player().astype(np.int64)
@@ -132,18 +144,20 @@ def play_games(variant, decks, seat_agents, agents, options=None, record=False, 
         step += 1
         if progress is not None:
             progress(int((~live).sum()), g)
-    records = None
+    records: list[dict[str, Any]] | None = None
     if record:
         records = _records(env, decks, history)
     return env.returns(), env.state.meta.copy(), records
 
 
-def _records(env, decks, history):
+def _records(env: BatchEnv, decks: NDArray[np.integer[Any]],
+             history: list[tuple[NDArray[np.int64], NDArray[np.int32]]]) -> list[dict[str, Any]]:
     spec = env.spec
     names = spec.deck.names
     out = []
     for i in range(len(decks)):
-        hands, k = [], 0
+        hands: list[list[str]] = []
+        k = 0
         for size in spec.hand_sizes:
             hands.append([names[c] for c in decks[i][k : k + size]])
             k += size
@@ -156,7 +170,8 @@ def _records(env, decks, history):
     return out
 
 
-def bootstrap_ci(x, rng, n_boot=2000, alpha=0.05):
+def bootstrap_ci(x: ArrayLike, rng: np.random.Generator, n_boot: int = 2000,
+                 alpha: float = 0.05) -> tuple[float, float]:
     """Percentile bootstrap CI of the mean of x (float[n]): resampled deal counts drawn multinomially."""
     x = np.asarray(x, float)
     counts = rng.multinomial(len(x), np.full(len(x), 1.0 / len(x)), size=n_boot)
@@ -164,7 +179,7 @@ def bootstrap_ci(x, rng, n_boot=2000, alpha=0.05):
     return float(np.quantile(means, alpha / 2)), float(np.quantile(means, 1 - alpha / 2))
 
 
-def bradley_terry(wins: np.ndarray, iters: int = 200, prior: float = 0.5) -> np.ndarray:
+def bradley_terry(wins: NDArray[np.float64], iters: int = 200, prior: float = 0.5) -> NDArray[np.float64]:
     """Strengths from a pairwise win matrix (wins[i, j]: deals i beat j; ties as halves), MM algorithm.
 
     ``prior`` pseudo-wins each way between every pair that met keep a clean sweep finite.
@@ -183,8 +198,18 @@ def bradley_terry(wins: np.ndarray, iters: int = 200, prior: float = 0.5) -> np.
     return p
 
 
-def run_arena(variant, agent_specs, deals=None, seed=0, decks=None, options=None, out_dir=None,
-              progress=True, batch_deals=None, make_agent=make_baseline):
+def run_arena(
+    variant: str,
+    agent_specs: Sequence[str | AgentLike],
+    deals: int | None = None,
+    seed: int = 0,
+    decks: NDArray[np.integer[Any]] | None = None,
+    options: dict[str, Any] | None = None,
+    out_dir: str | os.PathLike[str] | None = None,
+    progress: bool = True,
+    batch_deals: int | None = None,
+    make_agent: Callable[..., AgentLike] = make_baseline,
+) -> dict[str, Any]:
     """Run the duplicate arena; returns the results dict (see the module docstring).
 
     ``agent_specs``: agent objects or spec strings; strings are built by ``make_agent(spec, seed=...)``
@@ -198,6 +223,8 @@ def run_arena(variant, agent_specs, deals=None, seed=0, decks=None, options=None
     agents = [make_agent(s, seed=seed + 1000 * k) for k, s in enumerate(agent_specs)]
     agent_specs = [agent_label(s) for s in agent_specs]  # agent objects are reported under their name
     if decks is None:
+        if deals is None:
+            raise ValueError("run_arena needs a number of deals or the decks")
         decks = random_decks(variant, int(deals), seed, **options)
     n_deals = len(decks)
     n = spec.n_players
@@ -207,9 +234,9 @@ def run_arena(variant, agent_specs, deals=None, seed=0, decks=None, options=None
     score = np.zeros((len(agents), n_deals))  # summed over the agent's pairings, then averaged
     count = np.zeros(len(agents))
     wins = np.zeros((len(agents), len(agents)))
-    decl = {k: {} for k in range(len(agents))}
-    bids = {k: {} for k in range(len(agents))}
-    records = [] if out_dir else None
+    decl: dict[int, dict[str, dict[str, int]]] = {k: {} for k in range(len(agents))}
+    bids: dict[int, dict[str, int]] = {k: {} for k in range(len(agents))}
+    records: list[dict[str, Any]] = []  # written to out_dir
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
     games_played = 0
@@ -222,9 +249,12 @@ def run_arena(variant, agent_specs, deals=None, seed=0, decks=None, options=None
             k = len(d)
             game_decks = np.repeat(d, per_pair, axis=0)
             seat_agents = np.tile(np.where(maps == 0, a, b), (k, 1))
+
+            def on_progress(done: int, total: int, base: int = games_played) -> None:
+                bar.update(base + done)
+
             payoffs, meta, recs = play_games(
-                variant, game_decks, seat_agents, agents, options, record=out_dir is not None,
-                progress=lambda done, total, base=games_played: bar.update(base + done),
+                variant, game_decks, seat_agents, agents, options, record=bool(out_dir), progress=on_progress,
             )
             games_played += len(game_decks)
             if recs is not None:
@@ -267,7 +297,8 @@ def run_arena(variant, agent_specs, deals=None, seed=0, decks=None, options=None
     return results
 
 
-def _bid_stats(stats, meta, seat_agents, who, spec):
+def _bid_stats(stats: dict[str, int], meta: NDArray[np.int32], seat_agents: NDArray[np.integer[Any]], who: int,
+               spec: VariantSpec) -> None:
     """How often the agent's seats said each auction word (Mineo: early round and auction; French: bids)."""
     words = getattr(spec.rules, "BID_WORDS", None)
     if words is None:
@@ -283,7 +314,8 @@ def _bid_stats(stats, meta, seat_agents, who, spec):
                 stats[prefix + name] = stats.get(prefix + name, 0) + k
 
 
-def _declarer_stats(stats, meta, seat_agents, who, spec):
+def _declarer_stats(stats: dict[str, dict[str, int]], meta: NDArray[np.int32],
+                    seat_agents: NDArray[np.integer[Any]], who: int, spec: VariantSpec) -> None:
     """Per contract: how often the agent's seat declared, and how often the declarer's side won."""
     names = getattr(spec.rules, "CONTRACT_NAMES", None)
     if names is None:
@@ -300,7 +332,7 @@ def _declarer_stats(stats, meta, seat_agents, who, spec):
         e["made"] += int(won)
 
 
-def _write_outputs(out_dir, results, records):
+def _write_outputs(out_dir: str | os.PathLike[str], results: dict[str, Any], records: list[dict[str, Any]]) -> None:
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "results.json"), "w", encoding="utf-8") as f:
         json.dump(results, f, indent=1)
@@ -328,25 +360,25 @@ def _write_outputs(out_dir, results, records):
 
 
 class _Progress:
-    def __init__(self, total, enabled):
-        self.bar = None
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.bar: Any = None
         if enabled:
             from tqdm import tqdm
 
             self.bar = tqdm(total=total, unit="game", file=sys.stderr, leave=False)
         self.last = 0
 
-    def update(self, done):
+    def update(self, done: int) -> None:
         if self.bar is not None and done > self.last:
             self.bar.update(done - self.last)
             self.last = done
 
-    def close(self):
+    def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
 
 
-def format_results(r: dict) -> str:
+def format_results(r: dict[str, Any]) -> str:
     lines = [
         f"{r['variant']}: {r['deals']} duplicate deals x {r['games_per_deal_per_pair']} seatings per pair "
         f"({r['games']} games in {r['seconds']:.2f} s: {r['deals_per_s']:,.0f} duplicate deals/s, "

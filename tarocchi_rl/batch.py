@@ -17,7 +17,11 @@ Without it a finished game stays finished (its player is -1, its mask all False)
 deal can then be finished from the start (petit sec: payoffs 0).
 """
 
+from types import ModuleType
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from . import engine
 from .bits import seed_states
@@ -33,7 +37,8 @@ class BatchEnv:
     ``tables`` (the RuleTables), ``options`` (resolved variant options).
     """
 
-    def __init__(self, variant: str, batch_size: int, seed: int = 0, auto_reset: bool = False, **options):
+    def __init__(self, variant: str, batch_size: int, seed: int = 0, auto_reset: bool = False,
+                 **options: Any) -> None:
         if int(batch_size) < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.spec = get_variant(variant)
@@ -52,12 +57,12 @@ class BatchEnv:
         self.reset(seed)
 
     @property
-    def _r(self):
+    def _r(self) -> ModuleType:
         """The variant's family module (action strings, outcome)."""
         return self.spec.rules
 
     # -- dealing ------------------------------------------------------------------------------------------
-    def reset(self, seed=None) -> None:
+    def reset(self, seed: int | None = None) -> None:
         """New deals for every game (from ``seed`` if given, else from each game's RNG)."""
         if seed is not None:
             self.state.rng[:] = seed_states(seed, self.batch_size)
@@ -67,7 +72,7 @@ class BatchEnv:
                 while self.state.meta[i, PHASE] == DONE:
                     engine.new_deal_row(self.state, i, self.tables)
 
-    def set_deals(self, decks) -> None:
+    def set_deals(self, decks: ArrayLike) -> None:
         """Start every game on a given deal: ``decks`` int[B, n_cards] dense ids in the deal order of the
         variant's module docstring (hands by seat, then the stock). Each row must be a permutation."""
         decks = np.asarray(decks)
@@ -82,20 +87,20 @@ class BatchEnv:
         engine.reset_batch(self.state, self.tables, False)
 
     # -- queries ------------------------------------------------------------------------------------------
-    def done(self) -> np.ndarray:
+    def done(self) -> NDArray[np.bool_]:
         """bool[B]: which games are finished."""
         return self.state.meta[:, PHASE] == DONE
 
     def all_done(self) -> bool:
         return bool(self.done().all())
 
-    def current_player(self) -> np.ndarray:
+    def current_player(self) -> NDArray[np.int8]:
         """int8[B]: the seat to act in each game, -1 where the game is finished."""
         cur = self.state.meta[:, CUR].astype(np.int8)
         cur[self.done()] = -1
         return cur
 
-    def legal_mask(self, out=None) -> np.ndarray:
+    def legal_mask(self, out: NDArray[np.bool_] | None = None) -> NDArray[np.bool_]:
         """bool[B, num_actions]: the legal actions of each game's player to act (all False when done)."""
         if out is None:
             out = np.empty((self.batch_size, self.num_actions), bool)
@@ -105,7 +110,7 @@ class BatchEnv:
             engine.legal_mask_batch(self.state, self.tables, out)
         return out
 
-    def observe(self, players=None, out=None) -> np.ndarray:
+    def observe(self, players: ArrayLike | None = None, out: NDArray[np.float32] | None = None) -> NDArray[np.float32]:
         """float32[B, obs_dim]: each game seen by ``players`` (int[B]; default: the player to act).
 
         Finished games (player -1) give zero rows. Layout: the variant's observation module table.
@@ -126,14 +131,14 @@ class BatchEnv:
             engine.observe_batch(self.state, self.tables, viewers.astype(np.int64), out)
         return out
 
-    def returns(self) -> np.ndarray:
+    def returns(self) -> NDArray[np.int32]:
         """int32[B, num_players]: payoffs of the deals (0 for games not finished)."""
         r = self.state.meta[:, PAYOFF : PAYOFF + self.num_players].copy()
         r[~self.done()] = 0
         return r
 
     # -- acting -------------------------------------------------------------------------------------------
-    def step(self, actions, check: bool = True):
+    def step(self, actions: ArrayLike, check: bool = True) -> tuple[NDArray[np.int32], NDArray[np.bool_]]:
         """Apply one action per game (entries of finished games are ignored).
 
         Returns (payoffs int32[B, num_players], done bool[B]): ``done`` marks the games that ended with this
@@ -156,7 +161,7 @@ class BatchEnv:
             engine.step_batch(self.state, a, self.tables, self.auto_reset, self._done, self._payoffs)
         return self._payoffs[:, : self.num_players].copy(), self._done.copy()
 
-    def random_actions(self) -> np.ndarray:
+    def random_actions(self) -> NDArray[np.int64]:
         """int64[B]: a uniformly random legal action per game (-1 where done), drawn from each game's RNG."""
         if self._single:
             return np.array([engine.random_action_row(self.state, 0, self.tables)], np.int64)

@@ -8,6 +8,7 @@
 
 import statistics
 import time
+from typing import Any
 
 import numba
 import numpy as np
@@ -19,7 +20,7 @@ from .core.state import alloc_state
 from .variants import get_variant
 
 
-def bench_rollout(variant: str, batch: int, seconds: float, seed: int = 0) -> dict:
+def bench_rollout(variant: str, batch: int, seconds: float, seed: int = 0) -> dict[str, Any]:
     """One timed run of the fused rollout kernel; returns deals/s and card plays/s."""
     spec = get_variant(variant)
     tables = spec.tables(spec.resolve_options({}))
@@ -47,7 +48,7 @@ def bench_rollout(variant: str, batch: int, seconds: float, seed: int = 0) -> di
     return {"deals_per_s": deals / dt, "card_plays_per_s": plays / dt, "zero_sum": bool(payoff.sum() == 0)}
 
 
-def bench_step(variant: str, batch: int, seconds: float, seed: int = 0) -> dict:
+def bench_step(variant: str, batch: int, seconds: float, seed: int = 0) -> dict[str, float]:
     """One timed run of legal_mask + random actions + step + observe over a batch; decisions/s."""
     env = BatchEnv(variant, batch, seed=seed, auto_reset=True)
     mask = np.empty((batch, env.num_actions), bool)
@@ -66,7 +67,7 @@ def bench_step(variant: str, batch: int, seconds: float, seed: int = 0) -> dict:
     return {"decisions_per_s": n / (time.perf_counter() - t0)}
 
 
-def run(variant: str, batch: int, threads: int, seconds: float, repeats: int) -> dict:
+def run(variant: str, batch: int, threads: int, seconds: float, repeats: int) -> dict[str, Any]:
     """Both benchmarks, ``repeats`` runs each of ``seconds``; medians and all runs."""
     numba.set_num_threads(threads)
     roll = [bench_rollout(variant, batch, seconds, seed=k) for k in range(repeats)]
@@ -84,7 +85,7 @@ def run(variant: str, batch: int, threads: int, seconds: float, repeats: int) ->
     }
 
 
-def format_report(r: dict) -> str:
+def format_report(r: dict[str, Any]) -> str:
     lines = [
         f"tarocchi-rl bench: {r['variant']}, batch {r['batch']}, {r['threads']} thread(s), "
         f"median of {r['repeats']} runs of {r['seconds_per_run']:g} s",

@@ -3,9 +3,10 @@
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 
 
-def _cmd_replay(args) -> int:
+def _cmd_replay(args: argparse.Namespace) -> int:
     from .records import RecordError, describe_outcome, load, replay
 
     try:
@@ -23,7 +24,7 @@ def _cmd_replay(args) -> int:
     return 0
 
 
-def _cmd_play(args) -> int:
+def _cmd_play(args: argparse.Namespace) -> int:
     from .play import parse_seats, play_game
     from .variants import get_variant
 
@@ -36,7 +37,7 @@ def _cmd_play(args) -> int:
     return 0
 
 
-def _cmd_bench(args) -> int:
+def _cmd_bench(args: argparse.Namespace) -> int:
     from .bench import format_report, run
 
     if args.batch < 1 or args.threads < 1 or args.seconds <= 0 or args.repeats < 1:
@@ -51,7 +52,7 @@ def _cmd_bench(args) -> int:
     return 0
 
 
-def _cmd_eval(args) -> int:
+def _cmd_eval(args: argparse.Namespace) -> int:
     import numba
 
     from .arena import format_results, read_deals_file, run_arena
@@ -71,7 +72,7 @@ def _cmd_eval(args) -> int:
     return 0
 
 
-def _cmd_deals(args) -> int:
+def _cmd_deals(args: argparse.Namespace) -> int:
     from .arena import write_deals_file
 
     if args.n < 1:
@@ -81,7 +82,7 @@ def _cmd_deals(args) -> int:
     return 0
 
 
-def _cmd_train(args) -> int:
+def _cmd_train(args: argparse.Namespace) -> int:
     import datetime
 
     from .rl.checkpoint import CheckpointError
@@ -93,7 +94,7 @@ def _cmd_train(args) -> int:
 
             if args.config:
                 raise ConfigError("--resume continues a run with its own config: drop --config")
-            overrides = {}
+            overrides: dict[str, str] = {}
             for ov in args.set or []:
                 k, eq, v = ov.partition("=")
                 if not eq:
@@ -114,7 +115,7 @@ def _cmd_train(args) -> int:
     return 0
 
 
-def _cmd_demo(args) -> int:
+def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
     print(run_demo(args.deals, args.seed))
@@ -183,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

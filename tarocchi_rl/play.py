@@ -6,6 +6,9 @@ the trick on the table and the tricks won, and picks a move by number, by its st
 """
 
 import json
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -25,13 +28,13 @@ from .core.state import (
     TRICKS_WON,
     WON,
 )
-from .game import make
+from .game import State, make
 from .records import describe_outcome
 
 SEAT_KINDS = ("human", "random")
 
 
-def parse_seats(text, n_players: int) -> list:
+def parse_seats(text: str | None, n_players: int) -> list[str]:
     """``human,random,...`` with one entry per seat; None gives a human at seat 0 against random bots."""
     if text is None:
         return ["human"] + ["random"] * (n_players - 1)
@@ -44,7 +47,7 @@ def parse_seats(text, n_players: int) -> list:
     return seats
 
 
-def describe(state, viewer: int) -> str:
+def describe(state: State, viewer: int) -> str:
     """What ``viewer`` may see now, as text (nothing hidden from him is shown)."""
 
     g = state.game
@@ -55,7 +58,7 @@ def describe(state, viewer: int) -> str:
     names = g.deck.names
     words = getattr(g.spec.rules, "BID_WORDS", ())
 
-    def cards(row):
+    def cards(row: int) -> str:
         return " ".join(names[c] for c in sorted(g.deck.cards_of(st.cards[0, row]), key=g.deck.sort_key))
 
     lines = [f"--- {g.variant}: phase {state.phase}, seat {state.current_player()} to act ---"]
@@ -93,7 +96,7 @@ def describe(state, viewer: int) -> str:
     return "\n".join(lines)
 
 
-def ask_human(state, inp=input, out=print) -> int:
+def ask_human(state: State, inp: Callable[[str], str] = input, out: Callable[[str], object] = print) -> int:
     legal = state.legal_actions()
     names = [state.action_to_string(a) for a in legal]
     out(describe(state, state.current_player()))
@@ -113,7 +116,9 @@ def ask_human(state, inp=input, out=print) -> int:
         out(f"not a legal move: {text!r}; type a number 0..{len(legal) - 1} or one of the names above")
 
 
-def play_game(variant: str, seats: list, seed=None, record_path=None, inp=input, out=print) -> dict:
+def play_game(variant: str, seats: Sequence[str], seed: int | None = None,
+              record_path: str | os.PathLike[str] | None = None, inp: Callable[[str], str] = input,
+              out: Callable[[str], object] = print) -> dict[str, Any]:
     """Play one deal; returns its record (also written to ``record_path`` when given)."""
     game = make(variant)
     state = game.new_state(seed)

@@ -13,6 +13,8 @@
 """
 
 import json
+import os
+from typing import Any
 
 from .game import RECORD_FORMAT, Game, State
 from .variants import get_variant
@@ -23,20 +25,20 @@ FORMAT = RECORD_FORMAT
 class RecordError(ValueError):
     """A malformed or inconsistent record. ``action_index`` is set when an action is at fault."""
 
-    def __init__(self, message: str, action_index=None):
+    def __init__(self, message: str, action_index: int | None = None) -> None:
         super().__init__(message)
         self.action_index = action_index
 
 
-def record_of(state: State) -> dict:
+def record_of(state: State) -> dict[str, Any]:
     """The record of a State (``result`` present once the deal is over): ``state.to_record()``."""
     return state.to_record()
 
 
-def load(path_or_text) -> dict:
+def load(path_or_text: str | os.PathLike[str]) -> dict[str, Any]:
     """Parse a record from a file path or a JSON string (RecordError if it is not JSON)."""
-    text = path_or_text
-    if not str(path_or_text).lstrip().startswith("{"):
+    text = str(path_or_text)
+    if not text.lstrip().startswith("{"):
         try:
             with open(path_or_text, encoding="utf-8") as f:
                 text = f.read()
@@ -48,7 +50,7 @@ def load(path_or_text) -> dict:
         raise RecordError(f"not valid JSON: {e}") from None
 
 
-def replay(record: dict, require_finished: bool = True) -> State:
+def replay(record: dict[str, Any], require_finished: bool = True) -> State:
     """Rebuild the game of a record, checking every field and every action.
 
     Returns the final State. Raises RecordError on a wrong format, unknown variant or option, a malformed
@@ -113,7 +115,7 @@ def replay(record: dict, require_finished: bool = True) -> State:
     return state
 
 
-def describe_outcome(out: dict, variant: str) -> list[str]:
+def describe_outcome(out: dict[str, Any], variant: str) -> list[str]:
     """Human-readable lines for an outcome in the one schema (:data:`tarocchi_rl.variants.OUTCOME_FIELDS`):
     contract and declarer, payoffs, card points per side, itemised bonuses, the family's details."""
     spec = get_variant(variant)

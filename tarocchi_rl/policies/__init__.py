@@ -6,13 +6,13 @@ rollouts (:mod:`tarocchi_rl.search`), by imitation and league opponents (:mod:`t
 built by :func:`tarocchi_rl.agents.specs.make_agent`, one layer up.
 """
 
-from .base import Agent, RandomAgent
+from .base import Agent, AgentLike, RandomAgent
 from .heuristic import HeuristicAgent, heuristic_actions, heuristic_row
 
 BASELINES = ("random", "heuristic")
 
 
-def make_baseline(spec, seed: int = 0) -> Agent:
+def make_baseline(spec: str | AgentLike, seed: int = 0) -> AgentLike:
     """``random`` or ``heuristic`` by name (an agent object is returned as is); ValueError otherwise."""
     if not isinstance(spec, str):
         if not hasattr(spec, "act"):
@@ -27,10 +27,10 @@ def make_baseline(spec, seed: int = 0) -> Agent:
                      "tarocchi_rl.agents.specs.make_agent)")
 
 
-def agent_label(spec) -> str:
+def agent_label(spec: str | AgentLike) -> str:
     """The name an agent or spec is reported under."""
     return spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
 
 
-__all__ = ["Agent", "BASELINES", "HeuristicAgent", "RandomAgent", "agent_label", "heuristic_actions",
+__all__ = ["Agent", "AgentLike", "BASELINES", "HeuristicAgent", "RandomAgent", "agent_label", "heuristic_actions",
            "heuristic_row", "make_baseline"]

@@ -17,7 +17,23 @@ tested for it: random, heuristic). Randomness comes from the agent's
 own generator, seeded at construction, so an arena run is reproducible from its seed.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
 import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from ..batch import BatchEnv
+
+
+class AgentLike(Protocol):
+    """The protocol as a type: any object with this ``act`` (``name``, ``needs_obs``, ``needs_mask`` and
+    ``legal_by_construction`` are read with defaults: the agent's type name, True, True, False)."""
+
+    def act(self, obs: NDArray[np.float32] | None, mask: NDArray[np.bool_] | None, env: BatchEnv,
+            idx: NDArray[np.int64], /) -> NDArray[np.int64]: ...
 
 
 class Agent:
@@ -27,7 +43,8 @@ class Agent:
     needs_obs = True
     needs_mask = True
 
-    def act(self, obs, mask, env, idx) -> np.ndarray:
+    def act(self, obs: NDArray[np.float32] | None, mask: NDArray[np.bool_] | None, env: BatchEnv,
+            idx: NDArray[np.int64]) -> NDArray[np.int64]:
         raise NotImplementedError
 
 
@@ -38,10 +55,11 @@ class RandomAgent(Agent):
     needs_obs = False
     legal_by_construction = True
 
-    def __init__(self, seed: int = 0):
+    def __init__(self, seed: int = 0) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def act(self, obs, mask, env=None, idx=None) -> np.ndarray:
+    def act(self, obs: NDArray[np.float32] | None, mask: NDArray[np.bool_] | None, env: BatchEnv | None = None,
+            idx: NDArray[np.int64] | None = None) -> NDArray[np.int64]:
         mask = np.asarray(mask, bool)
         if not mask.any(axis=1).all():
             raise ValueError("RandomAgent.act: a row of the mask has no legal action")
