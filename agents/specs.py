@@ -8,7 +8,7 @@
 | ``ismcts:iterations=1000[,...]``       | Information Set MCTS (options in ``agents/ismcts.py``)     |
 """
 
-from tarocchi_rl.policies import BASELINES, agent_label, make_baseline
+from tarocchi_rl.policies import BASELINES, AgentLike, agent_label, make_baseline
 
 from .ismcts import parse_ismcts_spec
 from .ppo import parse_ppo_spec
@@ -17,7 +17,7 @@ KNOWN = "random, heuristic, ppo:PATH, ismcts:iterations=N"
 __all__ = ["KNOWN", "agent_label", "make_agent", "split_agent_specs"]
 
 
-def make_agent(spec, seed: int = 0):
+def make_agent(spec: str | AgentLike, seed: int = 0) -> AgentLike:
     """An agent from its spec (an agent object is returned as is). Unknown specs are a ValueError."""
     if not isinstance(spec, str):
         return make_baseline(spec, seed)
@@ -32,10 +32,10 @@ def make_agent(spec, seed: int = 0):
     raise ValueError(f"unknown agent spec {spec!r} (known: {KNOWN})")
 
 
-def split_agent_specs(text: str) -> list:
+def split_agent_specs(text: str) -> list[str]:
     """Split ``--agents`` on commas; a ``key=value`` piece belongs to the spec before it
     (``ismcts:iterations=1000,workers=2,heuristic`` -> two specs)."""
-    specs = []
+    specs: list[str] = []
     for piece in (p.strip() for p in text.split(",")):
         if not piece:
             continue

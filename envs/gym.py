@@ -63,10 +63,12 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
+from numpy.typing import ArrayLike, NDArray
 
 from tarocchi_rl.agents.specs import make_agent
 from tarocchi_rl.batch import BatchEnv
 from tarocchi_rl.game import State, make
+from tarocchi_rl.policies import AgentLike
 
 #: Gymnasium ids, one per variant (registered when this module is imported).
 ENV_IDS = {
@@ -78,6 +80,12 @@ ENV_IDS = {
 }
 _MAX_REDEALS = 1000
 Policy = Callable[[dict], int]
+#: an opponent: "random", an agent spec, an agent object or a callable policy (see the module docstring)
+Opponent = str | Policy | AgentLike
+#: ``opponents``: one Opponent for every other seat, or one per seat (a list in seat order, a dict ``{seat: ...}``)
+Opponents = Opponent | Sequence[Opponent | None] | Mapping[int, Opponent | None]
+#: the observation of one seat: ``{"observation": float32[obs_dim], "action_mask": int8[n_actions]}``
+Observation = dict[str, NDArray[Any]]
 
 
 def observation_space(obs_dim: int, n_actions: int) -> spaces.Dict:
@@ -95,7 +103,7 @@ def _os_seed() -> int:
     return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
-def _as_action(action) -> int:
+def _as_action(action: object) -> int:
     """An int from an int, a numpy integer or a 0-d integer array; ValueError otherwise."""
     if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
         return int(action)
@@ -104,10 +112,11 @@ def _as_action(action) -> int:
     return int(action)
 
 
-def _policy_table(opponents, n_players: int, seat: int) -> dict:
+def _policy_table(opponents: Opponents, n_players: int, seat: int) -> dict[int, Any]:
     """``{seat: "random" | callable}`` for every seat but the learner's (see the module docstring)."""
     others = [s for s in range(n_players) if s != seat]
-    if isinstance(opponents, str) or callable(opponents):
+    table: dict[int, Any]
+    if isinstance(opponents, str) or callable(opponents) or hasattr(opponents, "act"):
         table = dict.fromkeys(others, opponents)
     elif isinstance(opponents, Mapping):
         table = {int(s): p for s, p in opponents.items() if p is not None or int(s) != seat}
@@ -126,7 +135,8 @@ def _policy_table(opponents, n_players: int, seat: int) -> dict:
             )
         table = dict(zip(others, opponents, strict=True))
     else:
-        raise ValueError(f"opponents must be 'random', a callable, a list or a dict, got {opponents!r}")
+        raise ValueError(f"opponents must be 'random', an agent spec, an agent, a callable, a list or a dict, "
+                         f"got {opponents!r}")
     for s, p in table.items():
         if isinstance(p, str) and p != "random":
             table[s] = p = make_agent(p, seed=s)  # an agent spec such as "heuristic"
@@ -137,7 +147,7 @@ def _policy_table(opponents, n_players: int, seat: int) -> dict:
 
 
 
-def _positive_finite(x) -> float:
+def _positive_finite(x: float) -> float:
     """``payoff_scale``: a finite number > 0 (ValueError otherwise)."""
     v = float(x)
     if not np.isfinite(v) or v <= 0:
@@ -157,13 +167,13 @@ class TarocchiEnv(gymnasium.Env):
         self,
         variant: str = "mineo",
         seat: int = 0,
-        opponents: str | Policy | Sequence | Mapping = "random",
+        opponents: Opponents = "random",
         payoff_scale: float = 1.0,
         illegal_action: str = "terminate",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
-        **options,
-    ):
+        **options: Any,
+    ) -> None:
         self.game = make(variant, **options)
         n = self.game.num_players
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
@@ -185,10 +195,11 @@ class TarocchiEnv(gymnasium.Env):
         self.state = State(self.game, self._core, [])
         self._seat_row = np.array([self.seat])
         self._over = True  # no deal until reset
-        self._log: list = []  # (seat, action string) since the learner's last decision, for render
+        self._log: list[tuple[int, str]] = []  # (seat, action string) since the learner's last decision, for render
 
     # -- gymnasium API --------------------------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
         """A new deal (``options`` is accepted and ignored)."""
         super().reset(seed=seed)
         self._core.reset(seed=int(self.np_random.integers(0, 2**63 - 1)))
@@ -206,7 +217,8 @@ class TarocchiEnv(gymnasium.Env):
         self._over = False
         return self._observation(), {**self._info(), "redeals": redeals}
 
-    def step(self, action):
+    def step(self, action: int | np.integer[Any] | NDArray[np.integer[Any]]
+             ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         if self._over:
             raise RuntimeError("the deal is over (or reset() was never called): call reset() before step()")
         a = _as_action(action)
@@ -230,7 +242,7 @@ class TarocchiEnv(gymnasium.Env):
             return self._observation(), float(payoffs[self.seat]) / self.payoff_scale, True, False, info
         return self._observation(), 0.0, False, False, info
 
-    def render(self):
+    def render(self) -> str | None:
         """``ansi``: the table as text (every hand; for debugging) and the moves since the learner's last one."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; make the env with render_mode='ansi'")
@@ -238,18 +250,18 @@ class TarocchiEnv(gymnasium.Env):
         moves = "  ".join(f"seat {s}: {m}" for s, m in self._log)
         return f"{self.state}\n  learner: seat {self.seat}\n  moves: {moves or '-'}\n"
 
-    def action_masks(self) -> np.ndarray:
+    def action_masks(self) -> NDArray[np.bool_]:
         """bool[n_actions]: the learner's legal actions now (all False once the deal is over)."""
         if self._over:
             return np.zeros(self.game.num_actions, bool)
         return self.state.legal_mask().copy()
 
     # -- internals ------------------------------------------------------------------------------------------
-    def _observation(self) -> dict:
+    def _observation(self) -> Observation:
         mask = np.zeros(self.game.num_actions, np.int8) if self._over else self.state.legal_mask().astype(np.int8)
         return {"observation": self._core.observe(self._seat_row)[0], "action_mask": mask}
 
-    def _info(self) -> dict:
+    def _info(self) -> dict[str, Any]:
         legal = [] if self._over else self.state.legal_actions()
         return {"seat": self.seat, "legal_actions": legal}
 
@@ -274,8 +286,8 @@ class TarocchiEnv(gymnasium.Env):
                     raise ValueError(self.state.illegal_action_message(a, f"the opponent at seat {p}"))
             else:
                 mask = self.state.legal_mask()
-                obs = {"observation": self._core.observe(np.array([p]))[0], "action_mask": mask.astype(np.int8)}
-                a = _as_action(policy(obs))
+                seen = {"observation": self._core.observe(np.array([p]))[0], "action_mask": mask.astype(np.int8)}
+                a = _as_action(policy(seen))
                 if not (0 <= a < self.game.num_actions and mask[a]):
                     raise ValueError(self.state.illegal_action_message(a, f"the opponent at seat {p}"))
             self._apply(a)
@@ -288,7 +300,7 @@ class TarocchiVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, variant: str = "mineo", num_envs: int = 1, seed: int | None = None,
-                 payoff_scale: float = 1.0, **options):
+                 payoff_scale: float = 1.0, **options: Any) -> None:
         self.core = BatchEnv(variant, num_envs, seed=_os_seed() if seed is None else int(seed), auto_reset=True,
                              **options)
         self.variant = variant
@@ -301,14 +313,16 @@ class TarocchiVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._rows = np.arange(self.num_envs)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
         """New deals for every game: from ``seed`` if given, else each game's next deal from its own RNG
         (``options`` is accepted and ignored)."""
         super().reset(seed=seed)
         self.core.reset(seed)
         return self._observation(), {"player": self.core.current_player().astype(np.int64)}
 
-    def step(self, actions):
+    def step(self, actions: ArrayLike
+             ) -> tuple[Observation, NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], dict[str, Any]]:
         """One action per game (int[num_envs]) for its player to act; see the module docstring."""
         acting = self.core.current_player().astype(np.int64)
         payoffs, done = self.core.step(np.asarray(actions))
@@ -320,11 +334,11 @@ class TarocchiVectorEnv(VectorEnv):
             infos["_final_info"] = done.copy()
         return self._observation(), rewards, done, np.zeros(self.num_envs, bool), infos
 
-    def random_actions(self) -> np.ndarray:
+    def random_actions(self) -> NDArray[np.int64]:
         """int64[num_envs]: a uniformly random legal action per game, from each game's own RNG."""
         return self.core.random_actions()
 
-    def _observation(self) -> dict:
+    def _observation(self) -> Observation:
         return {"observation": self.core.observe(), "action_mask": self.core.legal_mask().astype(np.int8)}
 
 

@@ -33,11 +33,13 @@ Illegal actions (``env(..., illegal_action=...)``):
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
+from numpy.typing import NDArray
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
@@ -63,10 +65,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
     ``self.state`` is the :class:`tarocchi_rl.State` of the deal (``to_record()``, ``outcome()``, ...).
     """
 
-    metadata = {"render_modes": ["ansi"], "name": "tarocchi_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "tarocchi_v0", "is_parallelizable": False,
+                                "render_fps": 1}
 
     def __init__(self, variant: str = "mineo", render_mode: str | None = None, payoff_scale: float = 1.0,
-                 **options):
+                 **options: Any) -> None:
         EzPickle.__init__(self, variant, render_mode, payoff_scale, **options)
         super().__init__()
         self.game = make(variant, **options)
@@ -87,15 +90,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
         seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
         self._core = BatchEnv(variant, 1, seed=seed, auto_reset=False, **self.game.options)
         self.state = State(self.game, self._core, [])
-        self.agents = []
+        self.agents: list[str] = []
 
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Discrete:
         return self.action_spaces[agent]
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new deal: from ``seed`` if given, else the next one from the env's RNG (``options`` is ignored)."""
         self._core.reset(seed)
         redeals = 0
@@ -110,18 +113,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._skip_agent_selection = None
         self.agent_selection = self.possible_agents[self.state.current_player()]
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> dict[str, NDArray[Any]]:
         seat = self._seat[agent]
         mask = np.zeros(self.game.num_actions, np.int8)
         if not self.state.is_terminal() and self.state.current_player() == seat:
             mask[:] = self.state.legal_mask()
         return {"observation": self._core.observe(np.array([seat]))[0], "action_mask": mask}
 
-    def step(self, action) -> None:
+    def step(self, action: int | np.integer[Any] | NDArray[np.integer[Any]] | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -146,7 +149,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
         else:
             self.agent_selection = self.possible_agents[self.state.current_player()]
 
-    def render(self):
+    def render(self) -> str | None:
         """``ansi``: the table as text (every hand, the phase, the seat to act; the payoffs at the end)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; make the env with render_mode='ansi'")
@@ -157,7 +160,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
         pass
 
 
-def env(variant: str = "mineo", illegal_action: str = "raise", illegal_reward: float = -1.0, **kwargs):
+def env(variant: str = "mineo", illegal_action: str = "raise", illegal_reward: float = -1.0,
+        **kwargs: Any) -> AECEnv:
     """The AEC env of ``variant`` wrapped as PettingZoo does its games (order enforcing; see the module
     docstring for ``illegal_action``). ``kwargs``: ``render_mode``, ``payoff_scale`` and variant options."""
     if illegal_action not in ("raise", "terminate"):
@@ -169,10 +173,10 @@ def env(variant: str = "mineo", illegal_action: str = "raise", illegal_reward: f
 
 
 def _variant_module(variant: str) -> SimpleNamespace:
-    def make_env(**kwargs):
+    def make_env(**kwargs: Any) -> AECEnv:
         return env(variant, **kwargs)
 
-    def make_raw_env(**kwargs):
+    def make_raw_env(**kwargs: Any) -> raw_env:
         return raw_env(variant, **kwargs)
 
     make_env.__doc__ = f"The wrapped AEC env of {variant} (see :func:`env`)."
