@@ -19,6 +19,7 @@ venv: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/pytest -q -n 2 -m "not slow"
 	NUMBA_DISABLE_JIT=1 $(BIN)/pytest -q -m nojit
 
@@ -34,6 +35,7 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
