@@ -65,7 +65,7 @@ P_FIRST_ROUND = 9  # cards per player in the first round of the deal (Mineo earl
 P_N_VALUES = 10  # number of distinct card values (MK_VALUE rows in use)
 P_FAMILY = 11  # rule family: FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_FRENCH (selects the per-phase kernels)
 P_COUNT = 12  # COUNT_TRIPLETS (Italian thirds: 3v-2 a special, 1 a scartina) or COUNT_DIRECT (French half points)
-P_EX_LAST = 13  # EX_LAST_IF_LED (Mineo) or EX_LAST_ALWAYS: EX in the last trick goes to the trick's winner
+P_EX_LAST = 13  # who gets EX played to the last trick: one of the EX_LAST_* rules below
 P_EXCHANGE = 14  # 1: the Excuse exchange (one scartina's value from the owner's side to the winner's side)
 P_DEALER = 15  # seat of the dealer
 P_VALUE = 16  # params[16..23]: the value of the cards of masks row MK_VALUE + k
@@ -81,7 +81,11 @@ N_PARAMS = 40
 
 FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_FRENCH = 0, 1, 2
 COUNT_TRIPLETS, COUNT_DIRECT = 0, 1
-EX_LAST_IF_LED, EX_LAST_ALWAYS = 0, 1
+# P_EX_LAST values (the Excuse / Fuggitivo / Matto played to the last trick):
+# EX_LAST_IF_LED     to the trick's winner only if EX led that trick (Mineo), else its owner's side keeps it
+# EX_LAST_ALWAYS     to the trick's winner (Piedmontese; French option excuse_last_trick = "trick_winner")
+# EX_LAST_OTHER_SIDE to the camp opposite its owner, outside a chelem (French, "other_side", the FFT text)
+EX_LAST_IF_LED, EX_LAST_ALWAYS, EX_LAST_OTHER_SIDE = 0, 1, 2
 
 
 def make_tables(deck: Deck, card_value, masks: dict, params: dict, obs) -> RuleTables:

@@ -70,6 +70,7 @@ from ..core.tables import (
     CARD_WORD,
     COUNT_DIRECT,
     EX_LAST_ALWAYS,
+    EX_LAST_OTHER_SIDE,
     FAMILY_FRENCH,
     MK_DISCARD_FALLBACK,
     MK_DISCARD_FORBIDDEN,
@@ -116,7 +117,6 @@ POIGNEE_NAMES = ("none", "simple", "double", "triple")
 TARGET_HALF_POINTS = (112, 102, 82, 72)  # by oudlers held: 56, 51, 41, 36 points
 TOTAL_HALF_POINTS = 182
 EXCUSE_LAST_TRICK = ("other_side", "trick_winner")  # option excuse_last_trick, the default first
-EX_LAST_OTHER_SIDE = 2  # params[P_EX_LAST] of "other_side" (core/tables.py: 0 if led, 1 always to the winner)
 # score parts in meta[BONUS + k]
 B_TARGET, B_OUDLERS, B_MADE, B_BASE, B_PETIT, B_POIGNEE, B_CHELEM, B_SCORE = range(8)
 

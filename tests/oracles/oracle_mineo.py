@@ -1,6 +1,7 @@
 """Independent reference implementation ("oracle") of the rules of Mineo (Tarocchi Siciliani a 4).
 
-Written from scratch from /work/shared/RULES.md, section "1. `mineo`", plus the sections "Conventions for
+Written from scratch from the project's rules specification (RULES.md, now docs/rules.md),
+section "1. `mineo`", plus the sections "Conventions for
 all games" and "Card notation", for differential testing of the fast engine. It deliberately shares no code
 with the engine: it is slow and plain (lists and sets of card-name strings), meant to be obviously correct.
 

@@ -1,6 +1,7 @@
 """Independent reference implementation ("oracle") of the Piedmontese tarocchi rules (piedmont3 / piedmont4).
 
-Written from scratch from /work/shared/RULES.md, section "2. `piedmont3` and `piedmont4`", plus the sections
+Written from scratch from the project's rules specification (RULES.md, now docs/rules.md),
+section "2. `piedmont3` and `piedmont4`", plus the sections
 "Conventions for all games" and "Card notation", for differential testing of the fast engine. It deliberately
 shares no code with the engine: it is slow and plain (lists and sets of card-name strings), meant to be
 obviously correct.
