@@ -17,7 +17,7 @@ The family contract. A family module provides, beside its rules:
 | ``OUTCOME_DETAILS``, ``BONUS_UNIT``, ``CARD_POINT_UNITS``, | facts   | the CLI, replay, docs                |
 | ``DECLARER_ROLE``                                          |         |                                      |
 
-A ``VariantSpec`` gathers, per variant, the family module, the options (name -> (type, default, bounds)), sizes,
+A ``VariantSpec`` gathers, per variant, the family module, the options (name -> (type, default)), sizes,
 deal order, observation layout and these facts. A sixth variant is one family module (or a new entry of an
 existing family), one registry line in ``_FACTORIES`` and its oracle in ``tests/oracles``; the contract test
 ``tests/core/test_variant_contract.py`` runs over every registered variant.
@@ -26,7 +26,9 @@ existing family), one registry line in ``_FACTORIES`` and its oracle in ``tests/
 from dataclasses import dataclass
 from types import ModuleType
 
+from ..cards import Deck
 from ..core.obs_layout import layout_table
+from ..core.tables import RuleTables
 from . import french, mineo, piedmont
 
 OUTCOME_FIELDS = {
@@ -59,7 +61,7 @@ class VariantSpec:
     long_name: str = ""
 
     @property
-    def deck(self):
+    def deck(self) -> Deck:
         return self.rules.DECK
 
     @property
@@ -105,21 +107,22 @@ class VariantSpec:
             out[k] = v
         return out
 
-    def tables(self, options: dict):
+    def tables(self, options: dict) -> RuleTables:
+        """The variant's RuleTables with these (resolved) options."""
         return self.rules.make_rule_tables(**self.fixed, **options)
 
-    def __reduce__(self):  # pickle / deepcopy by name (the spec holds a module)
+    def __reduce__(self) -> tuple:  # pickle / deepcopy by name (the spec holds a module)
         return (get_variant, (self.name,))
 
 
-def _mineo():
+def _mineo() -> VariantSpec:
     return VariantSpec("mineo", mineo, {"early_solo": (bool, True)}, 4, mineo.N_ACTIONS, mineo.HAND_SIZES,
                        mineo.STOCK_SIZE, mineo.OBS_DIM, tuple(mineo.OBS_ROWS), {}, mineo.LONG_NAME)
 
 
-def _piedmont(name):
+def _piedmont(name: str) -> VariantSpec:
     n, hand, stock, _, _ = piedmont.SHAPES[name]
-    options = {"excuse_exchange": (bool, True)}
+    options: dict[str, tuple[type, object]] = {"excuse_exchange": (bool, True)}
     if name == "piedmont3":
         options["honour_5"] = (str, "mondo")
     else:
@@ -130,7 +133,7 @@ def _piedmont(name):
                        {"variant": name}, piedmont.LONG_NAMES[name])
 
 
-def _french(name):
+def _french(name: str) -> VariantSpec:
     n, hand, _, _ = french.SHAPES[name]
     _, dim, rows = french.layout(name)
     options = {"excuse_last_trick": (str, french.EXCUSE_LAST_TRICK[0])}  # "other_side" | "trick_winner"
