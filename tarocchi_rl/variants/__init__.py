@@ -91,7 +91,8 @@ class VariantSpec:
         return self.fixed or {"variant": self.name}
 
     def resolve_options(self, options: dict) -> dict:
-        """Defaults filled in; an unknown option or a value of the wrong type is a ValueError saying which."""
+        """Defaults filled in; an unknown option, a value of the wrong type or a value the rules do not allow is a
+        ValueError saying which."""
         out = {k: default for k, (_, default) in self.options.items()}
         for k, v in (options or {}).items():
             if k not in self.options:
@@ -105,6 +106,7 @@ class VariantSpec:
             if typ is str and not isinstance(v, str):
                 raise ValueError(f"option {k!r} of variant {self.name!r} must be a string, got {v!r}")
             out[k] = v
+        self.tables(out)  # the family checks the values (e.g. honour_5, excuse_last_trick): ValueError naming them
         return out
 
     def tables(self, options: dict) -> RuleTables:
