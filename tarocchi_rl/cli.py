@@ -1,4 +1,8 @@
-"""The ``tarocchi-rl`` command: play, replay, bench, demo (``tarocchi-rl COMMAND --help`` for each)."""
+"""The ``tarocchi-rl`` command: play, replay, bench, eval, deals, train, demo (``tarocchi-rl COMMAND --help``).
+
+Each subcommand imports its modules when it runs, so that a light command (``replay``, ``play``) never loads
+torch, Ray or TensorBoard; these imports point down the layers like any other (docs/architecture.md).
+"""
 
 import argparse
 import json
