@@ -45,8 +45,12 @@ facts, derived in its family module's ``utility_bounds`` / ``max_game_length``
 (:mod:`tarocchi_rl.variants.mineo`, ``piedmont``, ``french``); the long name is the variant's ``long_name``.
 """
 
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
 import numpy as np
 import pyspiel
+from numpy.typing import NDArray
 
 from tarocchi_rl.bits import seed_states
 from tarocchi_rl.core.state import DISCARDED, SHOWN, alloc_state
@@ -90,9 +94,9 @@ class _Config:
     """One (variant, options): the core Game and layout constants, shared by every state of a game (never
     copied: deepcopy returns it, pickle refers to it by name)."""
 
-    _cache: dict = {}
+    _cache: ClassVar[dict[tuple[str, tuple[tuple[str, Any], ...]], "_Config"]] = {}
 
-    def __init__(self, variant: str, options: dict):
+    def __init__(self, variant: str, options: Mapping[str, Any]) -> None:
         spec = get_variant(variant)
         self.variant = variant
         self.options = dict(options)
@@ -103,13 +107,14 @@ class _Config:
         self.n_players = spec.n_players
         self.n_tricks = spec.hand_sizes[0]
         self.early = variant == "mineo" and bool(self.options.get("early_solo", True))
-        self.blocks, k = [], 0
+        self.blocks: list[range] = []
+        k = 0
         for size in spec.hand_sizes:
             self.blocks.append(range(k, k + size))
             k += size
 
     @classmethod
-    def get(cls, variant: str, options: dict) -> "_Config":
+    def get(cls, variant: str, options: Mapping[str, Any]) -> "_Config":
         key = (variant, tuple(sorted(options.items())))
         if key not in cls._cache:
             cls._cache[key] = cls(variant, options)
@@ -120,10 +125,10 @@ class _Config:
         block = self.blocks[seat]
         return block[:5] if self.early else block
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict[int, Any]) -> "_Config":
         return self
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., "_Config"], tuple[str, dict[str, Any]]]:
         return (_Config.get, (self.variant, self.options))
 
 
@@ -134,7 +139,7 @@ class _Config:
 class TarocchiGame(pyspiel.Game):
     """A variant of the core as a pyspiel game (module docstring)."""
 
-    def __init__(self, variant: str, params=None):
+    def __init__(self, variant: str, params: Mapping[str, Any] | None = None) -> None:
         spec = get_variant(variant)
         options = spec.resolve_options(dict(params or {}))
         spec.tables(options)  # checks the option values now (e.g. honour_5), not at the first deal
@@ -151,29 +156,31 @@ class TarocchiGame(pyspiel.Game):
         super().__init__(_GAME_TYPES[variant], info, dict(options))
         self._cfg = _Config.get(variant, options)
 
-    def new_initial_state(self):
+    def new_initial_state(self) -> "TarocchiState":
         return TarocchiState(self)
 
-    def make_py_observer(self, iig_obs_type=None, params=None):
+    def make_py_observer(
+        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Mapping[str, Any] | None = None
+    ) -> "TarocchiObserver":
         return TarocchiObserver(self._cfg, iig_obs_type, params)
 
-    def max_chance_nodes_in_history(self):
+    def max_chance_nodes_in_history(self) -> int:
         return self._cfg.n_cards
 
 
 class TarocchiState(pyspiel.State):
     """A deal being dealt (chance nodes) and then played on the core (with each seat's view: Views)."""
 
-    def __init__(self, game):
+    def __init__(self, game: TarocchiGame) -> None:
         super().__init__(game)
-        self._cfg = game._cfg
+        self._cfg: _Config = game._cfg
         self._dealt = b""  # chance outcomes so far (dense card ids)
-        self._views = None  # the core game and what each seat has seen, once dealt
-        self._plan = None  # players of the actions being installed (resample_from_infostate)
+        self._views: Views | None = None  # the core game and what each seat has seen, once dealt
+        self._plan: list[int] | None = None  # players of the actions being installed (resample_from_infostate)
         self._k = 0
 
     # -- OpenSpiel API ------------------------------------------------------------------------------------
-    def current_player(self):
+    def current_player(self) -> int:
         if self._plan is not None:
             return self._plan[self._k]
         t = self._views
@@ -183,10 +190,11 @@ class TarocchiState(pyspiel.State):
             return pyspiel.PlayerId.TERMINAL
         return t.current_player()
 
-    def _legal_actions(self, player):
+    def _legal_actions(self, player: int) -> list[int]:
+        assert self._views is not None  # pyspiel asks only at a player node, and the deal is complete there
         return self._views.legal_actions()
 
-    def chance_outcomes(self):
+    def chance_outcomes(self) -> list[tuple[int, float]]:
         if self._views is not None:
             raise ValueError("not a chance node: the deal is complete")
         dealt = set(self._dealt)
@@ -194,7 +202,7 @@ class TarocchiState(pyspiel.State):
         p = 1.0 / len(left)
         return [(c, p) for c in left]
 
-    def _apply_action(self, action):
+    def _apply_action(self, action: int) -> None:
         if self._plan is not None:
             self._k += 1
             return
@@ -212,7 +220,7 @@ class TarocchiState(pyspiel.State):
         if len(self._dealt) == cfg.n_cards:
             self._views = Views(cfg.core, list(self._dealt))
 
-    def _action_to_string(self, player, action):
+    def _action_to_string(self, player: int, action: int) -> str:
         cfg = self._cfg
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal:{cfg.deck.names[int(action)]}"
@@ -220,15 +228,15 @@ class TarocchiState(pyspiel.State):
             return cfg.spec.rules.action_to_string(int(action), -1)
         return self._views.action_to_string(int(action))
 
-    def is_terminal(self):
+    def is_terminal(self) -> bool:
         return self._views is not None and self._plan is None and self._views.is_terminal()
 
-    def returns(self):
+    def returns(self) -> list[float]:
         if self._views is None:
             return [0.0] * self._cfg.n_players
         return [float(x) for x in self._views.returns()]
 
-    def __str__(self):
+    def __str__(self) -> str:
         cfg = self._cfg
         if self._views is None:
             cards = " ".join(cfg.deck.names[c] for c in self._dealt)
@@ -237,7 +245,7 @@ class TarocchiState(pyspiel.State):
         return f"{t.state}\n  actions: {' '.join(map(str, t.state.history))}"
 
     # -- determinization ----------------------------------------------------------------------------------
-    def resample_from_infostate(self, player_id, probability_sampler):
+    def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> "TarocchiState":
         """A state on a random deal consistent with all ``player_id`` has seen (the cards he cannot locate are
         redistributed uniformly, see the module docstring), with the same actions; ``probability_sampler()``
         gives floats in [0, 1) (OpenSpiel's UniformProbabilitySampler) and seeds the draw."""
@@ -262,7 +270,7 @@ class TarocchiState(pyspiel.State):
             return new
         return self._installed(game, _resampled(cfg, self._views, player_id, seed))
 
-    def _installed(self, game, views):
+    def _installed(self, game: TarocchiGame, views: Views) -> "TarocchiState":
         """A new state whose history is the deal and actions of ``views``, holding them (the actions are
         recorded, not replayed again)."""
         new = game.new_initial_state()
@@ -305,6 +313,7 @@ def _resampled(cfg: _Config, views: Views, p: int, seed: int) -> Views:
         actions = list(history)
         if steps:  # the sampled face-down discard, in random order
             hidden = dst.cards[0, DISCARDED] & ~dst.cards[0, SHOWN]
+            assert shuffle is not None  # made when there are steps
             cards = shuffle(cfg.deck.cards_of(hidden))
             for k, c in zip(steps, cards, strict=True):
                 actions[k] = n + int(c)
@@ -330,7 +339,12 @@ class TarocchiObserver:
     """Tensors and strings of a state seen by one player (module docstring). Supports the two standard
     observation types: private info of a single player with public info, with or without perfect recall."""
 
-    def __init__(self, cfg: _Config, iig_obs_type=None, params=None):
+    def __init__(
+        self,
+        cfg: _Config,
+        iig_obs_type: pyspiel.IIGObservationType | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
         t = iig_obs_type if iig_obs_type is not None else pyspiel.IIGObservationType(perfect_recall=False)
@@ -340,7 +354,7 @@ class TarocchiObserver:
         self.cfg = cfg
         self.perfect_recall = bool(t.perfect_recall)
         n, c = cfg.n_players, cfg.n_cards
-        pieces = []
+        pieces: list[tuple[str, int, int, tuple[int, ...]]] = []
         for offset, size, name in cfg.spec.obs_rows:
             shape = (n, size // n) if name in _SEAT_PLANES + ("bids", "early", "poignee") else (size,)
             pieces.append((name, offset, size, shape))
@@ -351,11 +365,13 @@ class TarocchiObserver:
             pieces.append(("trick_of_card", total + c, c * cfg.n_tricks, (c, cfg.n_tricks)))
             total += c + c * cfg.n_tricks
         self.pieces = pieces
-        self.tensor = np.zeros(total, np.float32)
-        self.dict = {name: self.tensor[o : o + size].reshape(shape) for name, o, size, shape in pieces}
+        self.tensor: NDArray[np.float32] = np.zeros(total, np.float32)
+        self.dict: dict[str, NDArray[np.float32]] = {
+            name: self.tensor[o : o + size].reshape(shape) for name, o, size, shape in pieces
+        }
         self._obs = self.tensor[: self.obs_dim]
 
-    def set_from(self, state, player):
+    def set_from(self, state: TarocchiState, player: int) -> None:
         """Write ``state`` seen by ``player`` into ``tensor`` (and its named views in ``dict``)."""
         self.tensor.fill(0.0)
         t = state._views
@@ -379,7 +395,7 @@ class TarocchiObserver:
             played = np.flatnonzero(t.trick_of >= 0)
             self.dict["trick_of_card"][played, t.trick_of[played]] = 1.0
 
-    def string_from(self, state, player):
+    def string_from(self, state: TarocchiState, player: int) -> str:
         """Information-state string (perfect recall) or the observation as text (module docstring)."""
         if self.perfect_recall:
             t = state._views
@@ -419,7 +435,7 @@ def _game_class(variant: str) -> type:
     """The pyspiel creator of a variant: a TarocchiGame subclass taking the game parameters (a class, as
     in OpenSpiel's own Python games: a plain closure in pyspiel's registry crashes Python at exit)."""
 
-    def __init__(self, params=None):
+    def __init__(self: TarocchiGame, params: Mapping[str, Any] | None = None) -> None:
         TarocchiGame.__init__(self, variant, params)
 
     name = "Tarocchi" + variant.capitalize() + "Game"

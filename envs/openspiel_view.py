@@ -19,7 +19,11 @@ exact sampler :mod:`tarocchi_rl.search.determinize`); the replay oracle ``tests/
 checks the sampler against these views.
 """
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
 
 from tarocchi_rl import engine
 from tarocchi_rl.core.phases import DONE, PHASE_NAMES, PLAY
@@ -28,17 +32,19 @@ from tarocchi_rl.game import Game, make
 
 __all__ = ["Views", "core_game"]
 
+_Entry = str | tuple[str, ...]  # one step of the log: seen alike by every seat, or one string per seat
+
 
 class _Layout:
     """Per core Game: card names, bit position -> dense id, sizes, a template State to clone."""
 
-    def __init__(self, game: Game):
+    def __init__(self, game: Game) -> None:
         self.names = game.deck.names
         self.n_cards = game.deck.n_cards
         self.n_players = game.num_players
         self.n_actions = game.num_actions
         self.rules = game.spec.rules
-        self.pos = [int(x) for x in game.deck.pos_to_card]
+        self.pos: list[int] = [int(x) for x in game.deck.pos_to_card]
         self.template = game.new_state(0)
 
     def ids(self, w0: int, w1: int) -> int:
@@ -53,7 +59,7 @@ class _Layout:
 
     def text(self, ids: int) -> str:
         """Card names of a dense-id mask, in dense-id order, comma separated."""
-        out = []
+        out: list[str] = []
         while ids:
             low = ids & -ids
             out.append(self.names[low.bit_length() - 1])
@@ -61,11 +67,11 @@ class _Layout:
         return ",".join(out)
 
 
-_GAMES: dict = {}
-_LAYOUTS: dict = {}
+_GAMES: dict[tuple[str, tuple[tuple[str, Any], ...]], Game] = {}
+_LAYOUTS: dict[int, _Layout] = {}
 
 
-def core_game(variant: str, options: dict) -> Game:
+def core_game(variant: str, options: Mapping[str, Any] | None) -> Game:
     """One shared core Game per (variant, options)."""
     key = (variant, tuple(sorted((options or {}).items())))
     if key not in _GAMES:
@@ -89,7 +95,7 @@ class Views:
     seat's first hand as a dense-id mask (Mineo early round: five cards).
     """
 
-    def __init__(self, game: Game, deck_ids):
+    def __init__(self, game: Game, deck_ids: Sequence[int]) -> None:
         lay = _layout(game)
         s = lay.template.clone()
         st = s._env.state
@@ -100,15 +106,16 @@ class Views:
         s.history = []
         s.game = game
         self.game, self.lay, self.state = game, lay, s
-        self.actors, self.face_down = [], []
-        self.trick_of = np.full(n, -1, np.int8)
+        self.actors: list[int] = []
+        self.face_down: list[int] = []
+        self.trick_of: NDArray[np.int8] = np.full(n, -1, np.int8)
         rows = st.cards[0].tolist()
         self.initial_hands = tuple(lay.ids(*rows[HAND + q]) for q in range(lay.n_players))
         void = ";void" if int(st.meta[0, PHASE]) == DONE else ""
-        self.log = [tuple(f"hand:{lay.text(h)}{void}" for h in self.initial_hands)]
+        self.log: list[_Entry] = [tuple(f"hand:{lay.text(h)}{void}" for h in self.initial_hands)]
 
     # -- queries ------------------------------------------------------------------------------------------
-    def deck_ids(self) -> list:
+    def deck_ids(self) -> list[int]:
         """The deal as dense ids in deal order (hands by seat, then the stock)."""
         return self.state._env.state.deck[0, : self.lay.n_cards].tolist()
 
@@ -119,19 +126,19 @@ class Views:
         m = self.state._env.state.meta[0]
         return -1 if int(m[PHASE]) == DONE else int(m[CUR])
 
-    def legal_actions(self) -> list:
+    def legal_actions(self) -> list[int]:
         if self.is_terminal():
             return []
         out = np.empty(self.lay.n_actions, bool)
         engine.legal_mask_row(self.state._env.state, 0, self.state._env.tables, out)
         return np.flatnonzero(out).tolist()
 
-    def returns(self) -> list:
+    def returns(self) -> list[int]:
         if not self.is_terminal():
             return [0] * self.lay.n_players
         return self.state._env.state.meta[0, PAYOFF : PAYOFF + self.lay.n_players].tolist()
 
-    def view(self, player: int) -> list:
+    def view(self, player: int) -> list[str]:
         """The entries of ``player``'s view, one per step."""
         return [e if isinstance(e, str) else e[player] for e in self.log]
 
@@ -142,7 +149,7 @@ class Views:
     def action_to_string(self, action: int) -> str:
         return self.lay.rules.action_to_string(int(action), int(self.state._env.state.meta[0, PHASE]))
 
-    def illegal_message(self, action) -> str:
+    def illegal_message(self, action: int) -> str:
         lay = self.lay
         m = self.state._env.state.meta[0]
         phase = int(m[PHASE])
@@ -155,7 +162,7 @@ class Views:
                 f"{self.game.variant}; legal: {legal}")
 
     # -- acting -------------------------------------------------------------------------------------------
-    def apply(self, action) -> None:
+    def apply(self, action: int | np.integer[Any]) -> None:
         """Apply action id ``action``; an illegal one is a ValueError naming it and the legal ones."""
         s = self.state
         st, tb = s._env.state, s._env.tables
@@ -182,7 +189,7 @@ class Views:
         shown0, called0 = int(m[STOCK_SHOWN]), int(m[CALLED])
         engine.step_row(st, 0, a, tb)
         after = st.cards[0].tolist()
-        public = []
+        public: list[str] = []
         if int(m[STOCK_SHOWN]) == 1 and shown0 != 1:
             public.append("stock:" + lay.text(lay.ids(*after[STOCK])))
         if int(m[CALLED]) != called0 and int(m[CALLED]) >= 0:
@@ -193,7 +200,7 @@ class Views:
         hidden = lay.n_cards <= a < 2 * lay.n_cards and after[SHOWN] == before[SHOWN]  # a discard not shown
         if hidden:
             self.face_down.append(len(s.history) - 1)
-        entries = []
+        entries: list[str] = []
         for q in range(n):
             parts = [f"{seat}:discard:?" if hidden and q != seat else f"{seat}:{text}"] + public
             b, x = before[HAND + q], after[HAND + q]
@@ -203,7 +210,7 @@ class Views:
             entries.append(";".join(parts))
         self.log.append(entries[0] if all(e == entries[0] for e in entries) else tuple(entries))
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict[int, Any]) -> "Views":
         new = Views.__new__(Views)
         new.__dict__.update(self.__dict__)
         new.state = self.state.clone()
@@ -213,12 +220,12 @@ class Views:
         new.log = list(self.log)
         return new
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., "Views"], tuple[str, dict[str, Any], bytes, tuple[int, ...]]]:
         g = self.game
         return _replayed, (g.variant, dict(g.options), bytes(bytearray(self.deck_ids())), tuple(self.state.history))
 
 
-def _replayed(variant, options, deck, history) -> Views:
+def _replayed(variant: str, options: Mapping[str, Any], deck: bytes, history: Sequence[int]) -> Views:
     """Views of a game replayed from its deal and actions (unpickling)."""
     v = Views(core_game(variant, options), list(deck))
     for a in history:
