@@ -38,6 +38,11 @@ Kernels: ``build_plan`` + ``fill_tables`` (once per root: the knowledge and the 
 sample: about a microsecond, nothing allocated), ``determinize_row`` (both, with stack buffers) and the batched
 ``determinize_batch``. Python: :func:`determinize`, :func:`make_plan`.
 
+``build_plan``, ``fill_tables`` and ``sample_row`` are sequences of small steps, one kernel each, compiled
+without reference counting (``@njit(cache=True, _nrt=False)``: a step allocates nothing) so that LLVM inlines
+them at no cost. (Numba's ``inline="always"`` leaves an incref / decref pair per array argument that its
+reference-count pruning does not remove around loops: 10 to 40 % slower here.)
+
 The plan
 --------
 ``build_plan`` writes a root's knowledge, ``fill_tables`` its DP, and ``sample_row`` reads both, from three flat
@@ -231,25 +236,25 @@ _plan_f = _stack_buffer(types.float64, NF_STACK, np.float64)
 # plan records
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _pile(q):
     """The ints offset of pile q's record (+ PILE_*)."""
     return I_PILE + PILE_W * q
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _cls(k):
     """The ints offset of DP class k's record (+ CLS_*)."""
     return I_CLS + CLS_W * k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _lay(k):
     """The ints offset of DP layer k's record (+ LAY_*)."""
     return I_LAY + LAY_W * k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _n2(x0, x1):
     return popcount(x0) + popcount(x1)
 
@@ -273,7 +278,7 @@ def _add_pile(pi, pm, q, kind, seat, c0, c1):
 # the plan, one step per kind of knowledge
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _start_plan(pi, p, n):
     """An empty plan of observer p; False (status 0) when p is no seat."""
     for k in range(I_LAY):
@@ -287,7 +292,7 @@ def _start_plan(pi, p, n):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _hand_piles(src, i, p, n, pi, pm, q):
     """Hidden piles: the other hands, less the cards they showed (pinned to them). Returns the next pile."""
     cd = src.cards
@@ -300,7 +305,7 @@ def _hand_piles(src, i, p, n, pi, pm, q):
     return q
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _discard_pile(src, i, p, pi, pm, q):
     """Hidden pile: the declarer's face-down discard when p did not make it (less the trumps shown)."""
     cd = src.cards
@@ -313,7 +318,7 @@ def _discard_pile(src, i, p, pi, pm, q):
     return q
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _stock_pile(src, i, tb, pi, pm, q):
     """Hidden pile: an unseen stock (Mineo, French; the Piedmontese one is the dealer's)."""
     if tb.params[P_FAMILY] != FAMILY_PIEDMONT and src.meta[i, STOCK_SHOWN] != 1:
@@ -324,7 +329,7 @@ def _stock_pile(src, i, tb, pi, pm, q):
     return q
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _future_piles(src, i, n, tb, pi, pm, q):
     """Hidden piles, Mineo early round: every seat's cards still to be dealt (p's own too), from ``deck``.
     Returns (the next pile, F_EARLY or 0)."""
@@ -344,7 +349,7 @@ def _future_piles(src, i, n, tb, pi, pm, q):
     return q, F_EARLY
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _unknown_cards(pi, pm):
     """M_U = every pile's cards; returns them."""
     u0 = U0
@@ -357,7 +362,7 @@ def _unknown_cards(pi, pm):
     return u0, u1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _discard_cap(src, i, p, tb, pi, d0, d1, cat0, cat1):
     """Count cap: after the declarer discarded a trump (discard phase), his hand holds at most DISCARDS_LEFT
     discardable cards. Returns the capped category (d0, d1), or (cat0, cat1) unchanged."""
@@ -372,7 +377,7 @@ def _discard_cap(src, i, p, tb, pi, d0, d1, cat0, cat1):
     return cat0, cat1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _accuso_caps(src, i, tb, pi, cat0, cat1):
     """Count cap, Piedmontese: an accuso of the honours alone proves fewer than ten trumps at the time: at most 9
     less those played since in the hand. Returns the capped category (trumps), or (cat0, cat1) unchanged."""
@@ -418,7 +423,7 @@ def _split(pi, pm, nk, a0, a1, q):
     return nk
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _pile_classes(src, i, pi, pm, u0, u1, d0, d1):
     """Classes of the unknown cards by the piles that may take them: a hand none of its seat's EXCLUDED (voids,
     failed (over)trumps, ...), the discard only discardable cards (d0, d1), the others any. Returns the number
@@ -447,7 +452,7 @@ def _pile_classes(src, i, pi, pm, u0, u1, d0, d1):
     return nk
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _place_single_pile_classes(pi, pm, nk):
     """The classes that one pile only may take go to its M_FIX; the others are compacted into the DP classes
     (sizes set). Returns their number, -1 when a card no pile may take."""
@@ -495,7 +500,7 @@ def _swap_classes(pi, pm, a, b):
         pm[M_CLS + SET_W * b + t] = y
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _order_classes(pi, pm, kd):
     """Insertion sort of the DP classes by _class_key; clears the category bits. Returns the category classes."""
     for k in range(kd):
@@ -512,7 +517,7 @@ def _order_classes(pi, pm, kd):
     return n_cat
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _reserve_fixed(pi, pm, cat0, cat1):
     """Each pile's room and cap less its M_FIX cards; False when they do not fit."""
     for q in range(pi[I_P]):
@@ -529,7 +534,7 @@ def _reserve_fixed(pi, pm, cat0, cat1):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _univ(pi):
     """1 when the last DP class is open to every pile and not the last category class: then the one before it
     is a closed form too (Vandermonde)."""
@@ -539,7 +544,7 @@ def _univ(pi):
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _layer_boxes(pi):
     """The tabled layers 1 .. K-2 (K-3 with I_UNIV): the boxes of reachable rooms and their offsets in the floats.
     Returns the floats needed, -1 when some pile's room is unreachable."""
@@ -658,7 +663,7 @@ def _meta_flags(src, i, p, tb):
 # the DP
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _caps_hold(pi, r):
     """Once every category card is placed (rooms left r): no capped pile took more than its cap."""
     for q in range(pi[I_P]):
@@ -710,7 +715,7 @@ def _g(pi, pf, k, r):
     return pf[idx]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _class_piles(pi, k, a):
     """a[0 .. na-1] = the piles class k may take; returns na."""
     al = pi[_cls(k) + CLS_PILES]
@@ -764,7 +769,7 @@ def _enum(pi, pf, k, r, x, a, target):
             return total
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _box_rooms(pi, k, t, r):
     """r = the rooms of entry t of layer k's table."""
     o = _lay(k)
@@ -778,7 +783,7 @@ def _box_rooms(pi, k, t, r):
     r[drop] = pi[o + LAY_LEFT] - s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _fill_layer(pi, pf, k, size, r, x, a):
     """Layer k's table: g_k over its box (``size`` entries)."""
     o = _lay(k)
@@ -979,7 +984,7 @@ def _resample_stock(dst, j, tb, r):
 
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _start_try(pi, pm, r, nw):
     """A fresh try: r = the piles' room for the DP classes, nw = their fixed cards."""
     for q in range(pi[I_P]):
@@ -988,7 +993,7 @@ def _start_try(pi, pm, r, nw):
         nw[SET_W * q + 1] = pm[M_FIX + SET_W * q + 1]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _rest_split(pi, k, r, x, a):
     """The last class takes what is left: x[t] = r[a[t]]. Returns na."""
     na = _class_piles(pi, k, a)
@@ -997,7 +1002,7 @@ def _rest_split(pi, k, r, x, a):
     return na
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _hypergeometric_split(pi, k, r, x, a, rng):
     """The class before an open last class: its cards one by one into the room left (multivariate
     hypergeometric). Returns (na, the RNG state)."""
@@ -1018,7 +1023,7 @@ def _hypergeometric_split(pi, k, r, x, a, rng):
     return na, rng
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _weighted_split(pi, pf, k, r, x, a, total, rng):
     """A split of class k with probability multinomial * g_{k+1} / total (``total`` = g_k(r)). Returns (na,
     the RNG state)."""
@@ -1035,7 +1040,7 @@ def _weighted_split(pi, pf, k, r, x, a, total, rng):
     return na, rng
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _draw_classes(pi, pm, pf, r, x, a, nw, rng):
     """Every DP class: its split over the piles, then its cards dealt uniformly into nw. Returns the RNG state."""
     kk = pi[I_K]
@@ -1057,7 +1062,7 @@ def _draw_classes(pi, pm, pf, r, x, a, nw, rng):
     return rng
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _store_piles(src, i, pi, pm, nw, dst, j):
     """The sampled piles into game j of dst (the known cards of their rows kept)."""
     u0 = pm[M_U]
@@ -1077,7 +1082,7 @@ def _store_piles(src, i, pi, pm, nw, dst, j):
         cd[j, row, 1] = (src.cards[i, row, 1] & ~u1) | nw[SET_W * q + 1]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _fix_meta(dst, j, p, tb, pi, nw, rng):
     """The hidden meta and the deal fixed from the sampled cards. Returns the RNG state."""
     flags = pi[I_FLAGS]
