@@ -7,7 +7,7 @@ Spec: ``ismcts:iterations=1000[,c=0.7][,rollout=random|heuristic][,workers=N][,p
 |------------|---------------------------------------------------------------------------------------------|
 | iterations | iterations per decision (default 1000)                                                      |
 | time       | instead of a fixed count: seconds per decision (iterations calibrated from a first search)  |
-| c          | UCB exploration constant, rewards being payoffs / the variant's reward scale (default 0.7)  |
+| c          | UCB exploration constant, rewards being payoffs / the variant's payoff_scale (default 0.7)  |
 | rollout    | rollout policy: random (default) or heuristic                                               |
 | workers    | root parallelism: N independent searches (Ray actors when N > 1), root visits summed        |
 | prior      | a PPO checkpoint (file or run dir): its policy is a PUCT prior at the root                  |
@@ -29,11 +29,10 @@ from tarocchi_rl.variants import get_variant
 
 from .ppo import PPOAgent
 
-REWARD_SCALE = {"mineo": 10.0, "piedmont3": 10.0, "piedmont4": 10.0, "french3": 100.0, "french4": 100.0}
 
-
-def _search(state, idx, tables, iterations, c, scale, rollout, priors, c_prior, seeds):
-    """Run one batch of searches; returns (actions int64[k], visits float64[k, A])."""
+def _search(state, idx, tables, iterations, c, payoff_scale, rollout, priors, c_prior, seeds):
+    """Run one batch of searches (rewards: payoffs / payoff_scale); returns (actions int64[k], visits
+    float64[k, A])."""
     k = len(idx)
     scratch = alloc_state(k)
     scratch.rng[:] = seeds
@@ -41,7 +40,7 @@ def _search(state, idx, tables, iterations, c, scale, rollout, priors, c_prior, 
     visits = np.zeros((k, n_act), np.float64)
     actions = np.zeros(k, np.int64)
     search_batch(state, np.ascontiguousarray(idx, np.int64), tables, scratch, int(iterations), float(c),
-                 float(scale), int(rollout), priors, float(c_prior), visits, actions)
+                 float(payoff_scale), int(rollout), priors, float(c_prior), visits, actions)
     return actions, visits
 
 
@@ -52,10 +51,10 @@ class _RemoteSearcher:
         spec = get_variant(variant)
         self.tables = spec.tables(spec.resolve_options(options))
 
-    def search(self, meta, cards, deck, rng, iterations, c, scale, rollout, priors, c_prior, seeds):
+    def search(self, meta, cards, deck, rng, iterations, c, payoff_scale, rollout, priors, c_prior, seeds):
         st = BatchState(meta=meta, cards=cards, deck=deck, rng=rng.copy())
-        return _search(st, np.arange(len(meta)), self.tables, iterations, c, scale, rollout, priors, c_prior,
-                       seeds)[1]
+        return _search(st, np.arange(len(meta)), self.tables, iterations, c, payoff_scale, rollout, priors,
+                       c_prior, seeds)[1]
 
 
 class ISMCTSAgent(Agent):
@@ -99,11 +98,11 @@ class ISMCTSAgent(Agent):
             self._actors = (key, [cls.remote(env.variant, env.options) for _ in range(self.workers)])
         return self._actors[1]
 
-    def _iterations_for_budget(self, env, idx, priors, scale):
+    def _iterations_for_budget(self, env, idx, priors, payoff_scale):
         if self._rate is None:
             t = time.perf_counter()
-            _search(env.state, idx[:1], env.tables, 200, self.c, scale, self._kind(), priors[:1], self.c_prior,
-                    self.rng.integers(1, 2**63, 1, dtype=np.uint64))
+            _search(env.state, idx[:1], env.tables, 200, self.c, payoff_scale, self._kind(), priors[:1],
+                    self.c_prior, self.rng.integers(1, 2**63, 1, dtype=np.uint64))
             self._rate = 200 / max(time.perf_counter() - t, 1e-6)
         return max(1, int(self._rate * self.time_budget))
 
@@ -121,7 +120,7 @@ class ISMCTSAgent(Agent):
         if idx is None:
             idx = np.arange(env.batch_size)
         idx = np.ascontiguousarray(idx, np.int64)
-        scale = REWARD_SCALE.get(env.variant, 10.0)
+        payoff_scale = get_variant(env.variant).payoff_scale  # rewards: payoffs / payoff_scale
         legal = env.legal_mask()[idx] if mask is None else np.asarray(mask, bool)
         n_legal = legal.sum(axis=1)
         if (n_legal == 0).any():
@@ -135,17 +134,19 @@ class ISMCTSAgent(Agent):
         priors = np.zeros((len(rows), env.num_actions), np.float32)
         if self.prior is not None:
             priors[:] = self.prior.probabilities(obs[todo], legal[todo], env)
-        iters = self.iterations if self.time_budget is None else self._iterations_for_budget(env, rows, priors, scale)
+        iters = self.iterations
+        if self.time_budget is not None:
+            iters = self._iterations_for_budget(env, rows, priors, payoff_scale)
         if self.workers == 1:
             seeds = self.rng.integers(1, 2**63, len(rows), dtype=np.uint64)
-            out[todo], visits_all[todo] = _search(env.state, rows, env.tables, iters, self.c, scale, self._kind(),
-                                                  priors, self.c_prior, seeds)
+            out[todo], visits_all[todo] = _search(env.state, rows, env.tables, iters, self.c, payoff_scale,
+                                                  self._kind(), priors, self.c_prior, seeds)
             return out, visits_all
         import ray
 
         st = env.state
         args = (st.meta[rows], st.cards[rows], st.deck[rows], st.rng[rows])
-        futures = [a.search.remote(*args, iters, self.c, scale, self._kind(), priors, self.c_prior,
+        futures = [a.search.remote(*args, iters, self.c, payoff_scale, self._kind(), priors, self.c_prior,
                                    self.rng.integers(1, 2**63, len(rows), dtype=np.uint64))
                    for a in self._ray_actors(env)]
         visits = sum(ray.get(futures))  # root parallelism: the workers' root statistics merged

@@ -12,9 +12,10 @@ Python, and ``search_batch`` runs the searches of many games in parallel (prange
 3. **expand**: add one child for a random legal action without one;
 4. **roll out**: play the deal to its end on the scratch row: random legal actions (the fused random
    playout kernel) or the heuristic bot;
-5. **back-propagate**: every node on the path gets ``N += 1`` and ``W += payoff[seat] / reward_scale``.
+5. **back-propagate**: every node on the path gets ``N += 1`` and ``W += payoff[seat] / payoff_scale`` (the
+   reward: the variant's ``payoff_scale`` makes it of order 1).
 
-The tree lives in flat arrays of ``iterations + 1`` nodes (one expansion per iteration):
+The tree (:class:`Tree`) lives in flat arrays of ``iterations + 1`` nodes (one expansion per iteration):
 
 | array        | dtype / shape          | meaning                                                 |
 |--------------|------------------------|---------------------------------------------------------|
@@ -30,7 +31,13 @@ The tree lives in flat arrays of ``iterations + 1`` nodes (one expansion per ite
 The decision is the root's most visited action (ties: the higher mean). A root **prior** (a PPO policy's
 probabilities, when given) adds ``c_prior * P(a) * sqrt(avail) / (1 + N)`` to the root's selection score
 (PUCT-style), steering the search towards the network's moves without changing the rest of the tree.
+
+``search_row`` is the five steps above, one small kernel each (``_descend``: selection and expansion); the steps
+that allocate nothing are compiled without reference counting (``_nrt=False``) so that LLVM inlines them at no
+cost (see :mod:`tarocchi_rl.search.determinize`).
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -44,6 +51,121 @@ from ..policies.heuristic import heuristic_row
 from .determinize import I_NF, I_STATUS, NI, NM, build_plan, fill_tables, sample_row
 
 ROLLOUT_RANDOM, ROLLOUT_HEURISTIC = 0, 1
+
+
+class Tree(NamedTuple):
+    """The search tree: one entry per node (the module docstring's table)."""
+
+    parent: np.ndarray
+    action: np.ndarray
+    seat: np.ndarray
+    first_child: np.ndarray
+    next_sibling: np.ndarray
+    visits: np.ndarray
+    avail: np.ndarray
+    wsum: np.ndarray
+
+
+@njit(cache=True, inline="always")
+def _new_tree(m_nodes):
+    """An empty tree of room ``m_nodes`` (node 0: the root)."""
+    return Tree(np.full(m_nodes, -1, np.int32), np.full(m_nodes, -1, np.int32), np.full(m_nodes, -1, np.int32),
+                np.full(m_nodes, -1, np.int32), np.full(m_nodes, -1, np.int32), np.zeros(m_nodes, np.float64),
+                np.zeros(m_nodes, np.float64), np.zeros(m_nodes, np.float64))
+
+
+@njit(cache=True, inline="always")
+def _root_plan(root, i, observer, tb):
+    """The observer's knowledge and the sampler's tables, once per search: (ints, masks, floats)."""
+    plan_i = np.empty(NI, np.int64)
+    plan_m = np.empty(NM, np.uint64)
+    build_plan(root, i, observer, tb, plan_i, plan_m)
+    plan_f = np.empty(max(plan_i[I_NF], 1), np.float64)
+    fill_tables(plan_i, plan_f)
+    if plan_i[I_STATUS] != 1:  # no consistent deal: impossible for a real position
+        raise ValueError("ismcts: no card assignment is consistent with the searching player's knowledge")
+    return plan_i, plan_m, plan_f
+
+
+@njit(cache=True, _nrt=False)
+def _select(tree, node, legal, stamp, tick, c_explore, prior, has_prior, c_prior):
+    """Selection at ``node``: every child stamped with ``tick`` (stamp[a] == tick: action a has a child), the
+    children legal in this determinization get an availability; returns the legal child maximising the UCB
+    score (with the prior's term at the root), -1 when none."""
+    best, best_score = -1, -1e300
+    ch = tree.first_child[node]
+    while ch >= 0:
+        a = tree.action[ch]
+        stamp[a] = tick
+        if legal[a]:
+            tree.avail[ch] += 1.0
+            score = tree.wsum[ch] / tree.visits[ch] + c_explore * np.sqrt(np.log(tree.avail[ch]) / tree.visits[ch])
+            if node == 0 and has_prior:
+                score += c_prior * prior[a] * np.sqrt(tree.avail[ch]) / (1.0 + tree.visits[ch])
+            if score > best_score:
+                best_score, best = score, ch
+        ch = tree.next_sibling[ch]
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def _n_untried(legal, stamp, tick):
+    """The legal actions without a child at the node just stamped."""
+    n = 0
+    for a in range(legal.shape[0]):
+        if legal[a] and stamp[a] != tick:
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _expand(tree, node, new, legal, stamp, tick, n_untried, scratch, j):
+    """Expansion: node ``new``, child of ``node``, for an untried legal action drawn with scratch.rng[j] (the
+    seat to act in scratch game j chose it). Returns the action."""
+    r, z = splitmix_next(scratch.rng[j])
+    scratch.rng[j] = r
+    k = bounded(z, n_untried)
+    pick = -1
+    for a in range(legal.shape[0]):
+        if legal[a] and stamp[a] != tick:
+            if k == 0:
+                pick = a
+                break
+            k -= 1
+    tree.parent[new] = node
+    tree.action[new] = pick
+    tree.seat[new] = scratch.meta[j, CUR]
+    tree.next_sibling[new] = tree.first_child[node]
+    tree.first_child[node] = new
+    tree.avail[new] = 1.0
+    return pick
+
+
+@njit(cache=True, _nrt=False)
+def _descend(tree, n_nodes, tick, scratch, j, tb, legal, stamp, path, c_explore, prior, has_prior, c_prior):
+    """Selection then expansion, playing the chosen actions on scratch game j: ``path[:depth]`` the nodes
+    followed. Returns (depth, nodes in the tree, tick)."""
+    node = 0
+    depth = 0
+    while scratch.meta[j, PHASE] != DONE:
+        engine.legal_mask_row(scratch, j, tb, legal)
+        tick += 1
+        best = _select(tree, node, legal, stamp, tick, c_explore, prior, has_prior, c_prior)
+        n_untried = _n_untried(legal, stamp, tick)
+        if n_untried > 0 and n_nodes < tree.parent.shape[0]:
+            pick = _expand(tree, node, n_nodes, legal, stamp, tick, n_untried, scratch, j)
+            engine.step_row(scratch, j, pick, tb)
+            path[depth] = n_nodes
+            depth += 1
+            n_nodes += 1
+            break
+        if best < 0:  # no legal child and no room to expand: roll out from here
+            break
+        engine.step_row(scratch, j, tree.action[best], tb)
+        path[depth] = best
+        depth += 1
+        node = best
+    return depth, n_nodes, tick
 
 
 @njit(cache=True)
@@ -60,118 +182,65 @@ def _rollout(st, j, tb, kind):
         engine.step_row(st, j, a, tb)
 
 
+@njit(cache=True, _nrt=False)
+def _backpropagate(tree, path, depth, st, j, payoff_scale):
+    """Every node of the path: one visit more, and the reward (payoff / payoff_scale) of the seat that chose
+    its action in the finished scratch game j."""
+    for d in range(depth):
+        nd = path[d]
+        tree.visits[nd] += 1.0
+        tree.wsum[nd] += st.meta[j, PAYOFF + tree.seat[nd]] / payoff_scale
+
+
+@njit(cache=True, _nrt=False)
+def _decision(tree, visits_out):
+    """The root's most visited action (ties: the higher mean); visits_out[a] = the root visits of action a."""
+    visits_out[:] = 0.0
+    best, best_n, best_mean = -1, -1.0, -1e300
+    ch = tree.first_child[0]
+    while ch >= 0:
+        a = tree.action[ch]
+        n = tree.visits[ch]
+        visits_out[a] = n
+        mean = tree.wsum[ch] / n if n > 0 else -1e300
+        if n > best_n or (n == best_n and mean > best_mean):
+            best, best_n, best_mean = a, n, mean
+        ch = tree.next_sibling[ch]
+    return best
+
+
 @njit(cache=True)
-def search_row(root, i, tb, scratch, j, iterations, c_explore, reward_scale, rollout_kind, prior, c_prior,
+def search_row(root, i, tb, scratch, j, iterations, c_explore, payoff_scale, rollout_kind, prior, c_prior,
                visits_out):
     """ISMCTS for the player to act in game ``i`` of ``root``; scratch row ``j`` of ``scratch`` is the
-    working copy (its ``rng[j]`` seeds the search). prior float32[n_actions] (all zero: none).
+    working copy (its ``rng[j]`` seeds the search). Rewards are payoffs / ``payoff_scale``; prior
+    float32[n_actions] (all zero: none).
 
     Writes the root's visit count per action into visits_out (float64[n_actions]); returns the decision.
     """
     n_act = 2 * tb.params[P_CARDS] + tb.params[P_N_SPECIAL]
     observer = root.meta[i, CUR]
-    m_nodes = iterations + 1
-    parent = np.full(m_nodes, -1, np.int32)
-    action = np.full(m_nodes, -1, np.int32)
-    seat = np.full(m_nodes, -1, np.int32)
-    first_child = np.full(m_nodes, -1, np.int32)
-    next_sibling = np.full(m_nodes, -1, np.int32)
-    visits = np.zeros(m_nodes, np.float64)
-    avail = np.zeros(m_nodes, np.float64)
-    wsum = np.zeros(m_nodes, np.float64)
+    tree = _new_tree(iterations + 1)
     legal = np.zeros(n_act, np.bool_)
     stamp = np.zeros(n_act, np.int64)  # stamp[a] == tick: action a has a child at the current node
-    path = np.zeros(m_nodes, np.int32)
+    path = np.zeros(iterations + 1, np.int32)
     has_prior = prior.sum() > 0
-    # the observer's knowledge and the sampler's tables, once per search
-    plan_i = np.empty(NI, np.int64)
-    plan_m = np.empty(NM, np.uint64)
-    build_plan(root, i, observer, tb, plan_i, plan_m)
-    plan_f = np.empty(max(plan_i[I_NF], 1), np.float64)
-    fill_tables(plan_i, plan_f)
-    if plan_i[I_STATUS] != 1:  # no consistent deal: impossible for a real position
-        raise ValueError("ismcts: no card assignment is consistent with the searching player's knowledge")
+    plan_i, plan_m, plan_f = _root_plan(root, i, observer, tb)
     n_nodes = 1
     tick = 0
     for _ in range(iterations):
         sample_row(root, i, observer, tb, plan_i, plan_m, plan_f, scratch, j)
-        node = 0
-        depth = 0
-        while scratch.meta[j, PHASE] != DONE:
-            engine.legal_mask_row(scratch, j, tb, legal)
-            tick += 1
-            # availability and the best existing legal child
-            best, best_score = -1, -1e300
-            ch = first_child[node]
-            while ch >= 0:
-                a = action[ch]
-                stamp[a] = tick
-                if legal[a]:
-                    avail[ch] += 1.0
-                    score = wsum[ch] / visits[ch] + c_explore * np.sqrt(np.log(avail[ch]) / visits[ch])
-                    if node == 0 and has_prior:
-                        score += c_prior * prior[a] * np.sqrt(avail[ch]) / (1.0 + visits[ch])
-                    if score > best_score:
-                        best_score, best = score, ch
-                ch = next_sibling[ch]
-            # untried legal actions?
-            n_untried = 0
-            for a in range(n_act):
-                if legal[a] and stamp[a] != tick:
-                    n_untried += 1
-            p = scratch.meta[j, CUR]
-            if n_untried > 0 and n_nodes < m_nodes:
-                r, z = splitmix_next(scratch.rng[j])
-                scratch.rng[j] = r
-                k = bounded(z, n_untried)
-                pick = -1
-                for a in range(n_act):
-                    if legal[a] and stamp[a] != tick:
-                        if k == 0:
-                            pick = a
-                            break
-                        k -= 1
-                new = n_nodes
-                n_nodes += 1
-                parent[new] = node
-                action[new] = pick
-                seat[new] = p
-                next_sibling[new] = first_child[node]
-                first_child[node] = new
-                avail[new] = 1.0
-                engine.step_row(scratch, j, pick, tb)
-                path[depth] = new
-                depth += 1
-                break
-            if best < 0:  # no legal child and no room to expand: roll out from here
-                break
-            engine.step_row(scratch, j, action[best], tb)
-            path[depth] = best
-            depth += 1
-            node = best
+        depth, n_nodes, tick = _descend(tree, n_nodes, tick, scratch, j, tb, legal, stamp, path, c_explore, prior,
+                                        has_prior, c_prior)
         _rollout(scratch, j, tb, rollout_kind)
-        for d in range(depth):
-            nd = path[d]
-            visits[nd] += 1.0
-            wsum[nd] += scratch.meta[j, PAYOFF + seat[nd]] / reward_scale
-    # the decision: the most visited root child
-    visits_out[:] = 0.0
-    best, best_n, best_mean = -1, -1.0, -1e300
-    ch = first_child[0]
-    while ch >= 0:
-        a = action[ch]
-        visits_out[a] = visits[ch]
-        mean = wsum[ch] / visits[ch] if visits[ch] > 0 else -1e300
-        if visits[ch] > best_n or (visits[ch] == best_n and mean > best_mean):
-            best, best_n, best_mean = a, visits[ch], mean
-        ch = next_sibling[ch]
-    return best
+        _backpropagate(tree, path, depth, scratch, j, payoff_scale)
+    return _decision(tree, visits_out)
 
 
 @njit(cache=True, parallel=True)
-def search_batch(root, idx, tb, scratch, iterations, c_explore, reward_scale, rollout_kind, priors, c_prior,
+def search_batch(root, idx, tb, scratch, iterations, c_explore, payoff_scale, rollout_kind, priors, c_prior,
                  visits_out, actions_out):
     """search_row for every game idx[k] (scratch row k, priors[k], visits_out[k]) -> actions_out[k]."""
     for k in prange(idx.shape[0]):
-        actions_out[k] = search_row(root, idx[k], tb, scratch, k, iterations, c_explore, reward_scale,
+        actions_out[k] = search_row(root, idx[k], tb, scratch, k, iterations, c_explore, payoff_scale,
                                     rollout_kind, priors[k], c_prior, visits_out[k])
