@@ -698,7 +698,9 @@ def test_forced_trump_discard_caps_the_dealers_hand():
 # a recording of plans and samples (refactoring guard)
 
 # sample_digest() of the kernels before the plan layout got its names (commit 1a47ccd), for 4 and for
-# RECORDED_GAMES random positions: the sampler must draw exactly the same deals from the same RNG states.
+# RECORDED_GAMES random positions: the sampler must draw exactly the same deals from the same RNG states. A change
+# of the rules may change the positions: re-record (PYTHONPATH=tests python tests/search/test_search_determinize.py)
+# with the sampler of before.
 RECORDED_GAMES = 1000
 RECORDED_SAMPLES = {
     "mineo": ("b8615dcb140987f4", "4e7dcfb8841aa7a1"),
