@@ -46,7 +46,7 @@ def mineo_positions(n, seed=0, trick=5):
                 acts, probs = zip(*s.chance_outcomes(), strict=True)
                 s.apply_action(int(rng.choice(acts, p=probs)))
                 continue
-            if s._tracker is None:  # still dealing
+            if s._views is None:  # still dealing
                 s.apply_action(int(rng.choice(s.legal_actions())))
                 continue
             env = core_env(s)
@@ -60,7 +60,7 @@ def mineo_positions(n, seed=0, trick=5):
 
 def core_env(s):
     """The BatchEnv (a batch of one) behind an OpenSpiel state of our game."""
-    return s._tracker.state._env
+    return s._views.state._env
 
 
 def bench_ours(states, iterations):
