@@ -170,6 +170,29 @@ def test_rollout_chains_end_with_the_payoffs(variant):
     assert abs(sums["payoff/self_play"][0]) < 1e-9  # zero-sum payoffs: the seats' mean is 0
 
 
+def test_local_pool_sends_the_league_when_it_changed_and_restores_exactly():
+    from tarocchi_rl.rl.workers import LocalPool, make_worker_pool
+
+    pool = make_worker_pool(_cfg())
+    assert isinstance(pool, LocalPool) and len(pool) == 1
+    w = pool.workers[0]
+    weights = {k: v.clone() for k, v in w.net.state_dict().items()}
+    assert len(pool.sample(weights, [(5, weights)], 1)) == 1 and w.pool_ids() == [5]
+    w.pool = []
+    pool.sample(weights, [(5, weights)], 1)
+    assert w.pool_ids() == []  # the same league version: not sent again
+    pool.sample(weights, [(6, weights)], 2)
+    assert w.pool_ids() == [6]
+    states = pool.state_dicts()
+    with pytest.raises(ValueError, match="2 worker states for 1 workers"):
+        pool.load_state_dicts(states * 2)
+    a = pool.sample(weights, [], 3)[0]
+    pool.load_state_dicts(states)
+    b = pool.sample(weights, [], 3)[0]
+    for k in ("obs", "action", "logp", "advantage"):
+        np.testing.assert_array_equal(a[k], b[k])
+
+
 # -- training runs --------------------------------------------------------------------------------------------
 def _train(tmp_path, name, *extra):
     from tarocchi_rl.rl.trainer import train
