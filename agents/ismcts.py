@@ -19,8 +19,10 @@ Forced decisions (one legal action) are played without searching. The search its
 """
 
 import time
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tarocchi_rl.core.state import BatchState, alloc_state
 from tarocchi_rl.policies import Agent
@@ -30,7 +32,9 @@ from tarocchi_rl.variants import get_variant
 from .ppo import PPOAgent
 
 
-def _search(state, idx, tables, iterations, c, payoff_scale, rollout, priors, c_prior, seeds):
+def _search(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: int, c: float, payoff_scale: float,
+            rollout: int, priors: NDArray[np.float32], c_prior: float,
+            seeds: NDArray[np.uint64]) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """Run one batch of searches (rewards: payoffs / payoff_scale); returns (actions int64[k], visits
     float64[k, A])."""
     k = len(idx)
@@ -47,11 +51,13 @@ def _search(state, idx, tables, iterations, c, payoff_scale, rollout, priors, c_
 class _RemoteSearcher:
     """A Ray actor: searches given root states of one variant (root parallelism)."""
 
-    def __init__(self, variant, options):
+    def __init__(self, variant: str, options: dict) -> None:
         spec = get_variant(variant)
         self.tables = spec.tables(spec.resolve_options(options))
 
-    def search(self, meta, cards, deck, rng, iterations, c, payoff_scale, rollout, priors, c_prior, seeds):
+    def search(self, meta: NDArray[Any], cards: NDArray[Any], deck: NDArray[Any], rng: NDArray[Any], iterations: int,
+               c: float, payoff_scale: float, rollout: int, priors: NDArray[np.float32], c_prior: float,
+               seeds: NDArray[np.uint64]) -> NDArray[np.float64]:
         st = BatchState(meta=meta, cards=cards, deck=deck, rng=rng.copy())
         return _search(st, np.arange(len(meta)), self.tables, iterations, c, payoff_scale, rollout, priors,
                        c_prior, seeds)[1]
@@ -63,8 +69,9 @@ class ISMCTSAgent(Agent):
     needs_mask = True  # the arena's mask rows: no second legal-mask pass over the whole batch
     legal_by_construction = True  # the search picks among the core's legal actions
 
-    def __init__(self, iterations=1000, c=0.7, rollout="random", workers=1, prior=None, c_prior=2.0,
-                 time_budget=None, seed=0, label=None):
+    def __init__(self, iterations: int = 1000, c: float = 0.7, rollout: str = "random", workers: int = 1,
+                 prior: str | None = None, c_prior: float = 2.0, time_budget: float | None = None, seed: int = 0,
+                 label: str | None = None) -> None:
         if int(iterations) < 1:
             raise ValueError(f"ismcts: iterations must be >= 1, got {iterations}")
         if rollout not in ("random", "heuristic"):
@@ -78,16 +85,16 @@ class ISMCTSAgent(Agent):
         self.iterations, self.c, self.rollout = int(iterations), float(c), rollout
         self.workers, self.c_prior, self.time_budget = int(workers), float(c_prior), time_budget
         self.rng = np.random.default_rng(seed)
-        self.prior = None
+        self.prior: PPOAgent | None = None
         if prior is not None:
             self.prior = PPOAgent(path=prior)
         self.needs_obs = self.prior is not None
         self.name = label or f"ismcts:iterations={self.iterations}"
-        self._actors = None
-        self._rate = None  # measured iterations per second (time budgets)
+        self._actors: tuple[tuple, list[Any]] | None = None  # (variant key, Ray actor handles)
+        self._rate: float | None = None  # measured iterations per second (time budgets)
 
     # -- Ray root parallelism ---------------------------------------------------------------------------------
-    def _ray_actors(self, env):
+    def _ray_actors(self, env: Any) -> list[Any]:
         import ray
 
         if not ray.is_initialized():
@@ -98,22 +105,26 @@ class ISMCTSAgent(Agent):
             self._actors = (key, [cls.remote(env.variant, env.options) for _ in range(self.workers)])
         return self._actors[1]
 
-    def _iterations_for_budget(self, env, idx, priors, payoff_scale):
+    def _iterations_for_budget(self, env: Any, idx: NDArray[np.int64], priors: NDArray[np.float32],
+                               payoff_scale: float) -> int:
         if self._rate is None:
             t = time.perf_counter()
             _search(env.state, idx[:1], env.tables, 200, self.c, payoff_scale, self._kind(), priors[:1],
                     self.c_prior, self.rng.integers(1, 2**63, 1, dtype=np.uint64))
             self._rate = 200 / max(time.perf_counter() - t, 1e-6)
+        assert self.time_budget is not None  # only called with a time budget
         return max(1, int(self._rate * self.time_budget))
 
-    def _kind(self):
+    def _kind(self) -> int:
         return ROLLOUT_HEURISTIC if self.rollout == "heuristic" else ROLLOUT_RANDOM
 
     # -- the protocol -------------------------------------------------------------------------------------------
-    def act(self, obs, mask, env, idx=None) -> np.ndarray:
+    def act(self, obs: NDArray[np.float32] | None, mask: NDArray[np.bool_] | None, env: Any,
+            idx: NDArray[np.int64] | None = None) -> NDArray[np.int64]:
         return self.search(obs, env, idx, mask)[0]
 
-    def search(self, obs, env, idx=None, mask=None):
+    def search(self, obs: NDArray[np.float32] | None, env: Any, idx: NDArray[np.int64] | None = None,
+               mask: NDArray[np.bool_] | None = None) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """Search games ``idx`` of ``env`` (``mask``: their legal actions, computed when None): (actions
         int64[k], root visits float64[k, n_actions]; summed over the workers; all zero for forced decisions,
         which are not searched)."""
@@ -133,6 +144,7 @@ class ISMCTSAgent(Agent):
         rows = idx[todo]
         priors = np.zeros((len(rows), env.num_actions), np.float32)
         if self.prior is not None:
+            assert obs is not None  # needs_obs: the arena passes observations when there is a prior
             priors[:] = self.prior.probabilities(obs[todo], legal[todo], env)
         iters = self.iterations
         if self.time_budget is not None:
@@ -159,9 +171,9 @@ class ISMCTSAgent(Agent):
 
 def parse_ismcts_spec(args: str, seed: int = 0) -> ISMCTSAgent:
     """``iterations=1000,c=0.7,...`` (module docstring) -> ISMCTSAgent."""
-    kw = {"seed": seed}
-    conv = {"iterations": int, "c": float, "rollout": str, "workers": int, "prior": str, "c_prior": float,
-            "time": float, "seed": int}
+    kw: dict[str, Any] = {"seed": seed}
+    conv: dict[str, type] = {"iterations": int, "c": float, "rollout": str, "workers": int, "prior": str,
+                             "c_prior": float, "time": float, "seed": int}
     for part in [a for a in args.split(",") if a.strip()]:
         key, eq, val = part.partition("=")
         key = key.strip()

@@ -21,9 +21,12 @@ Example (``configs/ppo_mineo.yaml``)::
 from __future__ import annotations
 
 import dataclasses
+import os
 import types
 import typing
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 import yaml
 
@@ -182,7 +185,7 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
-def _coerce(value, typ, key):
+def _coerce(value: Any, typ: Any, key: str) -> Any:
     """Check/convert one leaf value to the field's type (YAML and --set strings both arrive here)."""
     origin = typing.get_origin(typ)
     if origin in (typing.Union, types.UnionType):  # ``X | None``: null / none / ~ give None, else an X
@@ -206,7 +209,7 @@ def _coerce(value, typ, key):
     return _coerce_scalar(value, typ, key)
 
 
-def _coerce_scalar(value, typ, key):
+def _coerce_scalar(value: Any, typ: Any, key: str) -> Any:
     """A bool, int, float or str leaf (strings from --set parsed as YAML; numbers parsed here)."""
     if isinstance(value, str) and typ in (int, float):  # YAML reads 1e-4 as a string: parse numbers here
         try:
@@ -236,7 +239,7 @@ def _coerce_scalar(value, typ, key):
     raise ConfigError(f"{key}: unsupported field type {typ}")  # pragma: no cover
 
 
-def _build(cls, data: dict, prefix: str):
+def _build(cls: Any, data: dict, prefix: str) -> Any:
     if not isinstance(data, dict):
         raise ConfigError(f"{prefix or 'config'}: expected a mapping, got {data!r}")
     hints = typing.get_type_hints(cls)
@@ -285,7 +288,8 @@ def _set(data: dict, dotted: str, value: str) -> None:
     node[parts[-1]] = value
 
 
-def load_config(path=None, overrides=(), base: dict | None = None) -> TrainConfig:
+def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[str] = (),
+                base: dict | None = None) -> TrainConfig:
     """The validated config from a YAML file (optional), then ``overrides`` (``["ppo.lr=1e-4", ...]``)."""
     data = rename_legacy_keys(base or {})
     where = ""

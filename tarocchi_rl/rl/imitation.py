@@ -76,6 +76,7 @@ def imitate(net: PolicyValueNet, cfg: TrainConfig, gen: torch.Generator, log: Ca
     opt = torch.optim.Adam(net.parameters(), lr=im.lr, eps=1e-5)
     seen = 0
     stats = {}
+    assert cfg.payoff_scale is not None  # resolved by TrainConfig.validate
     for chunk in heuristic_chunks(cfg.variant, cfg.options, cfg.num_envs, cfg.seed + 7_777_777, cfg.payoff_scale,
                                   im.decisions):
         n = len(chunk["action"])

@@ -17,7 +17,8 @@ from numba import njit
 
 
 @njit(cache=True)
-def gae(reward, done, value, next_idx, gamma, lam):
+def gae(reward: np.ndarray, done: np.ndarray, value: np.ndarray, next_idx: np.ndarray, gamma: float,
+        lam: float) -> np.ndarray:
     """Advantages float32[N] for samples in time order (``next_idx[k] > k`` or -1).
 
     reward float32[N], done bool[N], value float32[N], next_idx int64[N].

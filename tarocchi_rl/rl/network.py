@@ -8,8 +8,14 @@ Illegal actions get the logit ``MASKED_LOGIT`` (a large finite negative: ``-inf`
 and in gradients when a whole row is masked).
 """
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 import torch
 from torch import nn
+
+if TYPE_CHECKING:
+    from .config import TrainConfig
 
 MASKED_LOGIT = -1e9
 
@@ -17,10 +23,12 @@ MASKED_LOGIT = -1e9
 class PolicyValueNet(nn.Module):
     """obs float32[B, obs_dim] -> (logits float32[B, n_actions], value float32[B])."""
 
-    def __init__(self, obs_dim: int, n_actions: int, hidden=(256, 256), activation: str = "relu"):
+    def __init__(self, obs_dim: int, n_actions: int, hidden: Sequence[int] = (256, 256),
+                 activation: str = "relu") -> None:
         super().__init__()
         act = {"relu": nn.ReLU, "tanh": nn.Tanh}[activation]
-        layers, width = [], obs_dim
+        layers: list[Any] = []
+        width = obs_dim
         for h in hidden:
             layers += [nn.Linear(width, h), act()]
             width = h
@@ -38,13 +46,13 @@ class PolicyValueNet(nn.Module):
         nn.init.zeros_(self.value.bias)
         self.obs_dim, self.n_actions = obs_dim, n_actions
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor):
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """obs float32[B, obs_dim], mask bool[B, n_actions] -> masked logits [B, n_actions], value [B]."""
         z = self.trunk(obs)
         logits = torch.where(mask, self.policy(z), torch.tensor(MASKED_LOGIT, dtype=obs.dtype))
         return logits, self.value(z).squeeze(-1)
 
 
-def build_network(cfg, obs_dim: int, n_actions: int) -> PolicyValueNet:
+def build_network(cfg: "TrainConfig", obs_dim: int, n_actions: int) -> PolicyValueNet:
     """The network a TrainConfig describes."""
     return PolicyValueNet(obs_dim, n_actions, tuple(cfg.network.hidden), cfg.network.activation)

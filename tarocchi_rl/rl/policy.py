@@ -2,8 +2,11 @@
 and, one layer up, by the ``ppo:PATH`` agent spec (:mod:`tarocchi_rl.agents.ppo`).
 """
 
+from typing import Any
+
 import numpy as np
 import torch
+from numpy.typing import NDArray
 
 from ..policies import Agent
 from ..variants import get_variant
@@ -20,7 +23,7 @@ class PPOAgent(Agent):
     legal_by_construction = False  # masked logits make illegal actions impossible, but the arena checks anyway
 
     def __init__(self, path: str | None = None, net: torch.nn.Module | None = None, variant: str | None = None,
-                 greedy: bool = True, seed: int = 0, label: str | None = None):
+                 greedy: bool = True, seed: int = 0, label: str | None = None) -> None:
         if (path is None) == (net is None):
             raise ValueError("PPOAgent needs a checkpoint path or a network (exactly one)")
         if path is not None:
@@ -33,13 +36,14 @@ class PPOAgent(Agent):
             except RuntimeError as e:
                 raise ValueError(f"checkpoint {data['path']}: the weights do not fit its network: {e}") from None
             variant = cfg.variant
+        assert net is not None  # exactly one of path / net, and a path gave a network
         self.net = net.eval()
         self.variant = variant
         self.greedy = greedy
         self.gen = torch.Generator().manual_seed(seed)
         self.name = label or (f"ppo:{path}" if path is not None else "ppo")
 
-    def _logits(self, obs, mask, env):
+    def _logits(self, obs: NDArray[Any] | None, mask: NDArray[Any] | None, env: Any) -> torch.Tensor:
         if env is not None and self.variant is not None and env.variant != self.variant:
             raise ValueError(f"{self.name} was trained on {self.variant}, not {env.variant}")
         obs = np.asarray(obs, np.float32)
@@ -52,12 +56,13 @@ class PPOAgent(Agent):
         return self.net(torch.from_numpy(obs), torch.from_numpy(mask))[0]
 
     @torch.no_grad()
-    def probabilities(self, obs, mask, env=None) -> np.ndarray:
+    def probabilities(self, obs: NDArray[Any] | None, mask: NDArray[Any] | None, env: Any = None) -> np.ndarray:
         """float32[k, n_actions]: the policy's action probabilities (0 on illegal actions)."""
         return torch.softmax(self._logits(obs, mask, env), dim=1).numpy()
 
     @torch.no_grad()
-    def act(self, obs, mask, env=None, idx=None) -> np.ndarray:
+    def act(self, obs: NDArray[np.float32] | None, mask: NDArray[np.bool_] | None, env: Any = None,
+            idx: NDArray[np.int64] | None = None) -> NDArray[np.int64]:
         logits = self._logits(obs, mask, env)
         if self.greedy:
             return logits.argmax(dim=1).numpy().astype(np.int64)

@@ -29,6 +29,8 @@ time order, N samples) with GAE already computed, and statistics.
 | ret        | float32[N]             | the value target ``advantage + value``                         |
 """
 
+from typing import Any
+
 import numpy as np
 import torch
 
@@ -51,7 +53,7 @@ def sample_actions(logits: torch.Tensor, gen: torch.Generator) -> tuple[torch.Te
     return a, logp_all.gather(1, a[:, None]).squeeze(1)
 
 
-def role_of(meta_row, seat: int) -> str:
+def role_of(meta_row: np.ndarray, seat: int) -> str:
     """The seat's role in a finished deal: declarer (Piedmontese: the dealer), partner, defender or passed."""
     d = int(meta_row[DECLARER])
     if d < 0:
@@ -67,7 +69,7 @@ class RolloutWorker:
     ``cfg`` is a TrainConfig as a dict (picklable for Ray); ``index`` the worker number (its seed stream).
     """
 
-    def __init__(self, cfg: dict, index: int = 0, threads: int = 1):
+    def __init__(self, cfg: dict, index: int = 0, threads: int = 1) -> None:
         self.cfg = config_from_dict(cfg)
         torch.set_num_threads(threads)
         c = self.cfg
@@ -77,8 +79,8 @@ class RolloutWorker:
         self.rng = np.random.default_rng(ss.spawn(1)[0])
         self.gen = torch.Generator().manual_seed(torch_seed)
         self.net = build_network(c, self.env.obs_dim, self.env.num_actions).eval()
-        self.pool = []  # (snapshot id, network), slot k-1 is controller k
-        self.heuristic = None
+        self.pool: list[tuple[int, Any]] = []  # (snapshot id, network), slot k-1 is controller k
+        self.heuristic: HeuristicAgent | None = None
         self.n_players = self.env.num_players
 
     # -- weights and league -------------------------------------------------------------------------------
@@ -147,6 +149,8 @@ class RolloutWorker:
         traj = _Trajectories(b, p, capacity=b * (c.rollout_steps + 400))  # no deal has 400 decisions
         stats = _Stats(p)
         all_decisions = 0
+        payoff_scale = c.payoff_scale
+        assert payoff_scale is not None  # resolved by TrainConfig.validate
         mask_buf = np.empty((b, env.num_actions), bool)
         actions = np.full(b, -1, np.int64)
         while True:
@@ -158,8 +162,8 @@ class RolloutWorker:
             all_decisions += int(live.sum())
             steps += live
             payoffs, done = env.step(actions, check=False)
-            for i in np.nonzero(done)[0]:
-                traj.end_deal(i, payoffs[i], c.payoff_scale)
+            for i in np.nonzero(done)[0].tolist():
+                traj.end_deal(i, payoffs[i], payoff_scale)
                 stats.deal(env.state.meta[i], seating[i], payoffs[i], c.variant)
                 if steps[i] < c.rollout_steps:  # else the game idles until the rollout ends
                     self._deal_until_live(i)
@@ -174,7 +178,8 @@ class RolloutWorker:
         while st.meta[i, PHASE] == DONE:
             engine.new_deal_row(st, i, self.env.tables)
 
-    def _choose_actions(self, cur, live, seating, traj, mask_buf, actions) -> None:
+    def _choose_actions(self, cur: np.ndarray, live: np.ndarray, seating: np.ndarray, traj: "_Trajectories",
+                        mask_buf: np.ndarray, actions: np.ndarray) -> None:
         """Fill ``actions`` int64[B] for the games to move (-1 elsewhere): the learner samples from its policy
         (its decisions go to ``traj``), snapshots from theirs, the heuristic plays its rule.
 
@@ -201,7 +206,7 @@ class RolloutWorker:
         if len(heur):
             actions[heur] = self._heuristic().act(None, None, env, heur)
 
-    def _heuristic(self):
+    def _heuristic(self) -> HeuristicAgent:
         if self.heuristic is None:
             self.heuristic = HeuristicAgent()
         return self.heuristic
@@ -217,15 +222,16 @@ class _Trajectories:
 
     KEYS = ("obs", "mask", "action", "logp", "value")
 
-    def __init__(self, b: int, p: int, capacity: int):
+    def __init__(self, b: int, p: int, capacity: int) -> None:
         self.next_idx = np.full(capacity, -1, np.int64)
         self.reward = np.zeros(capacity, np.float32)
         self.done = np.zeros(capacity, bool)
         self.last = np.full((b, p), -1, np.int64)
-        self.chunks = {k: [] for k in self.KEYS}
+        self.chunks: dict[str, list[np.ndarray]] = {k: [] for k in self.KEYS}
         self.n = 0
 
-    def add(self, games, seats, obs, mask, action, logp, value) -> None:
+    def add(self, games: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, action: np.ndarray,
+            logp: np.ndarray, value: np.ndarray) -> None:
         """Append k samples: games, seats int64[k]; obs float32[k, D], mask bool[k, A], action int64[k],
         logp float32[k], value float32[k]."""
         for k, x in zip(self.KEYS, (obs, mask, action, logp, value), strict=True):
@@ -237,7 +243,7 @@ class _Trajectories:
         self.last[games, seats] = idx
         self.n += len(games)
 
-    def end_deal(self, game: int, payoffs, payoff_scale: float) -> None:
+    def end_deal(self, game: int, payoffs: np.ndarray, payoff_scale: float) -> None:
         """Game ``game``'s deal ended with ``payoffs`` [P]: each seat's last sample gets payoff / payoff_scale."""
         for s, k in enumerate(self.last[game]):
             if k >= 0:
@@ -262,17 +268,17 @@ class _Trajectories:
 class _Stats:
     """Per-rollout sums of the learner seats' payoffs (by seat, role, opponent) and auction words."""
 
-    def __init__(self, p):
+    def __init__(self, p: int) -> None:
         self.p = p
-        self.sums = {}
-        self.bids = {}
+        self.sums: dict[str, list[float]] = {}
+        self.bids: dict[int, int] = {}
 
-    def _add(self, key, x):
+    def _add(self, key: str, x: float) -> None:
         s = self.sums.setdefault(key, [0.0, 0])
         s[0] += x
         s[1] += 1
 
-    def deal(self, meta_row, seating, payoffs, variant):
+    def deal(self, meta_row: np.ndarray, seating: np.ndarray, payoffs: np.ndarray, variant: str) -> None:
         learner = [s for s in range(self.p) if seating[s] == LEARNER]
         if not learner:
             return
@@ -297,14 +303,16 @@ def merge_stats(parts: list[dict]) -> dict:
     """Sum the statistics of several rollouts: ``sums`` {key: [total, count]} of payoffs (``payoff/KIND``,
     ``payoff_seat/S``, ``payoff_role/ROLE``, ``deals``), ``bids`` {auction word: count}, ``all_decisions``
     (every seat's decisions) and ``learner_samples`` (the learner's decisions, the samples trained on)."""
-    out = {"sums": {}, "bids": {}, "all_decisions": 0, "learner_samples": 0}
+    sums: dict[str, list[float]] = {}
+    bids: dict[int, int] = {}
+    out: dict[str, Any] = {"sums": sums, "bids": bids, "all_decisions": 0, "learner_samples": 0}
     for s in parts:
         out["all_decisions"] += s["all_decisions"]
         out["learner_samples"] += s["learner_samples"]
         for k, (tot, cnt) in s["sums"].items():
-            e = out["sums"].setdefault(k, [0.0, 0])
+            e = sums.setdefault(k, [0.0, 0])
             e[0] += tot
             e[1] += cnt
         for w, cnt in s["bids"].items():
-            out["bids"][w] = out["bids"].get(w, 0) + cnt
+            bids[w] = bids.get(w, 0) + cnt
     return out

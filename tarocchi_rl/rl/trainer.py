@@ -39,6 +39,7 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -58,7 +59,7 @@ EVAL_SEED = 20261129  # the arena deals of the periodic evaluations: the same ev
 TRAIN_KEYS = ("obs", "mask", "action", "logp", "value", "advantage", "ret")  # the rollout arrays PPO uses
 
 
-def _cpu_state(net) -> dict:
+def _cpu_state(net: torch.nn.Module) -> dict:
     return {k: v.detach().clone() for k, v in net.state_dict().items()}
 
 
@@ -95,8 +96,8 @@ class _Throughput:
 class Trainer:
     """A training run in ``run_dir`` (see :mod:`tarocchi_rl.rl.checkpoint` for the directory layout)."""
 
-    def __init__(self, cfg: TrainConfig, run_dir, ray_address: str | None = None, progress: bool = True,
-                 resume_from: dict | None = None):
+    def __init__(self, cfg: TrainConfig, run_dir: str | Path, ray_address: str | None = None,
+                 progress: bool = True, resume_from: dict | None = None) -> None:
         self.cfg, self.run_dir, self.progress = cfg.validate(), Path(run_dir), progress
         spec = get_variant(cfg.variant)
         torch.manual_seed(cfg.seed)
@@ -108,9 +109,11 @@ class Trainer:
         self.learner_samples = 0  # the learner seats' decisions trained on so far
         self.all_decisions = 0  # every seat's decisions played so far (learner, snapshots, heuristic)
         self.minutes = 0.0
-        self.league, self.league_version, self.next_snapshot_id = [], 0, 0  # league: [(snapshot id, weights)]
-        self.eval_history = []
-        self.imitated, self.imitation_stats = False, None
+        self.league: list[tuple[int, dict]] = []  # [(snapshot id, weights)]
+        self.league_version, self.next_snapshot_id = 0, 0
+        self.eval_history: list[dict] = []
+        self.imitated = False
+        self.imitation_stats: dict | None = None
         self.workers = make_worker_pool(cfg, ray_address)
         if resume_from is not None:
             try:
@@ -153,7 +156,7 @@ class Trainer:
             writer.close()
             self.workers.close()
 
-    def _open_run_dir(self):
+    def _open_run_dir(self) -> tuple[Any, Any]:
         """Write ``config.yaml``; returns the TensorBoard writer and the progress bar (learner samples)."""
         from torch.utils.tensorboard import SummaryWriter
         from tqdm import tqdm
@@ -168,14 +171,14 @@ class Trainer:
                    unit_scale=True, disable=not self.progress, desc=f"train {cfg.variant}", dynamic_ncols=True)
         return writer, bar
 
-    def _warm_start(self, writer) -> None:
+    def _warm_start(self, writer: Any) -> None:
         """A new run with ``imitation.decisions > 0``: imitate the heuristic, then evaluate (update 0)."""
         if self.update == 0 and self.cfg.imitation.decisions > 0 and not self.imitated:
             self._imitate(writer)
             if self.cfg.eval.every:
                 self._evaluate(writer, self.cfg.eval.deals, final=False)
 
-    def _count(self, batches, clock: _Clock) -> dict:
+    def _count(self, batches: list[dict], clock: _Clock) -> dict:
         """One update done: add the rollouts' counts to the run's; returns their merged statistics."""
         self.update += 1
         rollout = merge_stats([b["stats"] for b in batches])
@@ -198,7 +201,7 @@ class Trainer:
         return (self.learner_samples >= c.total_samples or (c.max_minutes > 0 and self.minutes >= c.max_minutes)
                 or (c.max_updates > 0 and self.update >= c.max_updates))
 
-    def _finish(self, writer, clock: _Clock, throughput: _Throughput | None) -> dict:
+    def _finish(self, writer: Any, clock: _Clock, throughput: _Throughput | None) -> dict:
         """The result dict, after the final evaluation and ``final.pt``."""
         end = time.perf_counter()
         self.minutes = clock.minutes(end)
@@ -213,9 +216,9 @@ class Trainer:
         self._checkpoint("final.pt")
         return result
 
-    def _imitate(self, writer) -> None:
+    def _imitate(self, writer: Any) -> None:
         """The warm start of :mod:`tarocchi_rl.rl.imitation` (before the first update)."""
-        def log(seen, st):
+        def log(seen: int, st: dict) -> None:
             for k, v in st.items():
                 if k != "decisions":
                     writer.add_scalar(f"imitation/{k}", v, seen)
@@ -223,10 +226,10 @@ class Trainer:
         t = time.perf_counter()
         st = imitate(self.net, self.cfg, self.gen, log=log)
         self.imitated = True
-        self.imitation_stats = {**st, "seconds": time.perf_counter() - t}
+        self.imitation_stats = stats = {**st, "seconds": time.perf_counter() - t}
         if self.progress:
             print(f"imitation: {st['decisions']} heuristic decisions, accuracy {st['accuracy']:.3f}, "
-                  f"{self.imitation_stats['seconds']:.0f} s")
+                  f"{stats['seconds']:.0f} s")
 
     # -- the PPO update -----------------------------------------------------------------------------------
     def _lr(self) -> float:
@@ -248,9 +251,10 @@ class Trainer:
         lr = self._lr()
         for g in self.opt.param_groups:
             g["lr"] = lr
-        sums, count = {}, 0
+        sums: dict[str, float] = {}
+        count = 0
         for _ in range(p.epochs):
-            kls = []
+            kls: list[float] = []
             for idx in torch.randperm(n, generator=self.gen).split(p.minibatch_size):
                 st = self._minibatch_step({k: t[idx] for k, t in tensors.items()})
                 for k, v in st.items():
@@ -277,7 +281,7 @@ class Trainer:
         return st
 
     # -- logging, evaluation, checkpoints ---------------------------------------------------------------
-    def _log(self, writer, rollout: dict, learn: dict, rollout_s: float, learn_s: float, total_s: float) -> None:
+    def _log(self, writer: Any, rollout: dict, learn: dict, rollout_s: float, learn_s: float, total_s: float) -> None:
         """TensorBoard scalars of one update (module docstring), at step = learner samples."""
         step = self.learner_samples
         for key, (tot, cnt) in rollout["sums"].items():
@@ -301,16 +305,16 @@ class Trainer:
         writer.add_scalar("train/minutes", self.minutes, step)
         writer.add_scalar("league/pool_size", len(self.league), step)
 
-    def _show_progress(self, bar, rollout: dict, seconds: float) -> None:
+    def _show_progress(self, bar: Any, rollout: dict, seconds: float) -> None:
         bar.update(min(self.learner_samples, self.cfg.total_samples) - bar.n)
         vh = rollout["sums"].get("payoff/vs_heuristic")
         bar.set_postfix(upd=self.update, dec_s=f"{rollout['all_decisions'] / seconds:.0f}",
                         vs_heur=f"{vh[0] / vh[1]:+.2f}" if vh else "-")
 
-    def _evaluate(self, writer, deals: int, final: bool) -> dict:
+    def _evaluate(self, writer: Any, deals: int, final: bool) -> dict:
         """Duplicate arena of the greedy policy against each of ``eval.opponents``; appended to eval.jsonl."""
         agent = PPOAgent(net=copy.deepcopy(self.net).eval(), variant=self.cfg.variant, label="ppo")
-        out = {}
+        out: dict[str, dict] = {}
         for opp in self.cfg.eval.opponents:
             r = run_arena(self.cfg.variant, [agent, opp], deals=deals, seed=EVAL_SEED, options=self.cfg.options,
                           progress=False)
@@ -366,7 +370,7 @@ class Trainer:
         self.workers.load_state_dicts(states)
 
 
-def train(cfg: TrainConfig, run_dir, ray_address: str | None = None, progress: bool = True) -> dict:
+def train(cfg: TrainConfig, run_dir: str | Path, ray_address: str | None = None, progress: bool = True) -> dict:
     """Train a new run in ``run_dir`` (which must not hold a run yet); returns :meth:`Trainer.run`'s result."""
     run_dir = Path(run_dir)
     if (run_dir / "checkpoints").exists():
@@ -374,7 +378,8 @@ def train(cfg: TrainConfig, run_dir, ray_address: str | None = None, progress: b
     return Trainer(cfg, run_dir, ray_address, progress).run()
 
 
-def resume(run_dir, overrides: dict | None = None, ray_address: str | None = None, progress: bool = True) -> dict:
+def resume(run_dir: str | Path, overrides: dict | None = None, ray_address: str | None = None,
+           progress: bool = True) -> dict:
     """Continue the run in ``run_dir`` from its latest checkpoint with its own config; only the stopping
     rules (``RESUMABLE_KEYS``) may be overridden."""
     data = load_checkpoint(run_dir, latest=True)

@@ -20,6 +20,8 @@ was given, so the workers play while the learner trains. The first call starts o
 
 from __future__ import annotations
 
+from typing import Any
+
 from .config import TrainConfig
 from .rollout import RolloutWorker
 
@@ -28,9 +30,10 @@ class WorkerPool:
     """Rollout workers (module docstring). Subclasses implement ``_start``, ``_wait`` and the state calls."""
 
     prefetch = False
+    workers: list[Any]  # the rollout workers (RolloutWorker, or Ray actor handles: Any)
 
     def __init__(self) -> None:
-        self._in_flight = None  # the handle of a started rollout not yet returned
+        self._in_flight: Any = None  # the handle of a started rollout not yet returned
         self._league_sent = -1  # the league version the workers hold
 
     def __len__(self) -> int:
@@ -46,15 +49,15 @@ class WorkerPool:
             self._in_flight = self._start_rollout(weights, league, league_version)
         return batches
 
-    def _start_rollout(self, weights: dict, league: list, league_version: int):
+    def _start_rollout(self, weights: dict, league: list, league_version: int) -> Any:
         snapshots = list(league) if league_version != self._league_sent else None
         self._league_sent = league_version
         return self._start(weights, snapshots)
 
-    def _start(self, weights: dict, snapshots: list | None):
+    def _start(self, weights: dict, snapshots: list | None) -> Any:
         raise NotImplementedError
 
-    def _wait(self, handle) -> list[dict]:
+    def _wait(self, handle: Any) -> list[dict]:
         raise NotImplementedError
 
     def state_dicts(self) -> list[dict]:
@@ -79,18 +82,18 @@ class LocalPool(WorkerPool):
 
     def __init__(self, cfg: TrainConfig) -> None:
         super().__init__()
-        self.workers = [RolloutWorker(cfg.to_dict(), 0, threads=cfg.torch_threads)]
+        self.workers: list[Any] = [RolloutWorker(cfg.to_dict(), 0, threads=cfg.torch_threads)]
 
-    def _start(self, weights, snapshots):
+    def _start(self, weights: dict, snapshots: list | None) -> list[dict]:
         return [w.collect(weights, snapshots) for w in self.workers]
 
-    def _wait(self, handle):
+    def _wait(self, handle: Any) -> list[dict]:
         return handle
 
-    def state_dicts(self):
+    def state_dicts(self) -> list[dict]:
         return [w.get_state() for w in self.workers]
 
-    def load_state_dicts(self, states):
+    def load_state_dicts(self, states: list[dict]) -> None:
         self._check_count(states)
         for w, s in zip(self.workers, states, strict=True):
             w.set_state(s)
@@ -113,23 +116,23 @@ class RayPool(WorkerPool):
         self.prefetch = cfg.async_rollouts
         actor = ray.remote(num_cpus=1)(RolloutWorker)
         cfg_dict = cfg.to_dict()
-        self.workers = [actor.remote(cfg_dict, k, 1) for k in range(cfg.num_workers)]
+        self.workers: list[Any] = [actor.remote(cfg_dict, k, 1) for k in range(cfg.num_workers)]
 
-    def _start(self, weights, snapshots):
+    def _start(self, weights: dict, snapshots: list | None) -> list[Any]:
         wref, sref = self._ray.put(weights), self._ray.put(snapshots)  # one copy in the object store for all
         return [w.collect.remote(wref, sref) for w in self.workers]
 
-    def _wait(self, handle):
+    def _wait(self, handle: Any) -> list[dict]:
         return self._ray.get(handle)
 
-    def state_dicts(self):
+    def state_dicts(self) -> list[dict]:
         return self._ray.get([w.get_state.remote() for w in self.workers])
 
-    def load_state_dicts(self, states):
+    def load_state_dicts(self, states: list[dict]) -> None:
         self._check_count(states)
         self._ray.get([w.set_state.remote(s) for w, s in zip(self.workers, states, strict=True)])
 
-    def close(self):
+    def close(self) -> None:
         for w in self.workers:
             self._ray.kill(w)
         self.workers, self._in_flight = [], None
