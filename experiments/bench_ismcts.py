@@ -68,19 +68,21 @@ def bench_ours(states, iterations):
 
     from tarocchi_rl.core.state import alloc_state
     from tarocchi_rl.search.ismcts import ROLLOUT_RANDOM, search_row
+    from tarocchi_rl.variants import get_variant
 
     numba.set_num_threads(1)
     scratch = alloc_state(1)
     env0 = core_env(states[0])
     prior = np.zeros(env0.num_actions, np.float32)
     visits = np.zeros(env0.num_actions)
+    scale = get_variant(env0.variant).payoff_scale
     scratch.rng[0] = 12345
-    search_row(env0.state, 0, env0.tables, scratch, 0, 50, 0.7, 10.0, ROLLOUT_RANDOM, prior, 2.0, visits)  # compile
+    search_row(env0.state, 0, env0.tables, scratch, 0, 50, 0.7, scale, ROLLOUT_RANDOM, prior, 2.0, visits)  # compile
     t = time.perf_counter()
     for k, s in enumerate(states):
         scratch.rng[0] = 1 + k
         env = core_env(s)
-        search_row(env.state, 0, env.tables, scratch, 0, iterations, 0.7, 10.0, ROLLOUT_RANDOM, prior, 2.0, visits)
+        search_row(env.state, 0, env.tables, scratch, 0, iterations, 0.7, scale, ROLLOUT_RANDOM, prior, 2.0, visits)
     return len(states) * iterations / (time.perf_counter() - t)
 
 
