@@ -14,7 +14,7 @@ Measured (iterations per second, medians over ``--repeats`` runs, each over the 
 
 OpenSpiel's C++ ``pyspiel.ISMCTSBot`` cannot search a Python-implemented game in open_spiel 2.0.2 (its
 ``step`` crashes calling back into Python, and ``ResampleFromInfostate`` is not forwarded to Python games;
-OpenSpiel's own ``python_kuhn_poker`` fails the same way: see tests/test_openspiel.py), so on ``mineo`` the
+OpenSpiel's own ``python_kuhn_poker`` fails the same way: see tests/envs/test_openspiel.py), so on ``mineo`` the
 OpenSpiel baseline is its Python ISMCTS, the same algorithm.
 
 Positions: mineo deals played with random legal actions up to trick 5 (mid-game: about 40 of 63 cards left).
