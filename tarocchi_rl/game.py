@@ -1,4 +1,4 @@
-"""The single-game API (DESIGN.md): ``make(variant)`` -> Game, ``game.new_state(seed)`` -> State.
+"""The single-game API: ``make(variant)`` -> Game, ``game.new_state(seed)`` -> State.
 
 A State is a batch of one on the same kernels as :class:`tarocchi_rl.BatchEnv`, plus the action history, so
 it can be printed, cloned and written as a ``tarocchi-record/1`` game record::
@@ -166,7 +166,7 @@ class State:
         return f"illegal action {action} ({name}) for {who} in phase {self.phase}; legal actions: {legal}"
 
     def action_to_string(self, action: int) -> str:
-        """The action's string in RULES.md notation (``play:KC``, ``discard:5D``, ``bid:call``, ...)."""
+        """The action's string in the rules' notation (docs/rules.md) (``play:KC``, ``discard:5D``, ``bid:call``, ...)."""
         return self.game.spec.rules.action_to_string(action, int(self._env.state.meta[0, PHASE]))
 
     def string_to_action(self, text: str) -> int:

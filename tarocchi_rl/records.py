@@ -1,4 +1,4 @@
-"""Game records, format ``tarocchi-record/1`` (DESIGN.md): one JSON object per game.
+"""Game records, format ``tarocchi-record/1``: one JSON object per game.
 
 ```json
 {"format": "tarocchi-record/1", "variant": "mineo", "options": {"early_solo": true},

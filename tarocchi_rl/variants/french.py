@@ -1,4 +1,4 @@
-"""French Tarot (RULES.md §3, FFT rules with the seed's errata corrected): ``french3`` and ``french4``.
+"""French Tarot (docs/rules.md §4, FFT rules with the seed's errata corrected): ``french3`` and ``french4``.
 
 Phases: bid -> (discard, after prise / garde) -> chelem -> poignee / play (each seat decides his poignee at
 his first turn to play, before his card) -> done. A petit sec ends the deal before the bidding (payoffs 0,

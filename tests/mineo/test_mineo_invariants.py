@@ -1,5 +1,5 @@
 """Invariants over random Mineo games on the batched core: cards conserved at every step, 327 thirds in
-total, zero-sum payoffs, the partnership and the payoff structure of RULES.md §1."""
+total, zero-sum payoffs, the partnership and the payoff structure of docs/rules.md §2."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Hand-worked Mineo deals (RULES.md §1, seed 000), each written once as data and run on both the engine and
+"""Hand-worked Mineo deals (docs/rules.md §2), each written once as data and run on both the engine and
 the independent oracle (tests/oracles/oracle_mineo.py); then the engine's own error messages.
 
 A Scenario (tests/conftest.py) is a deal, options, a script and the expected figures. The script checks, on both
@@ -12,7 +12,7 @@ Seats: 0 speaks first, 3 deals; play passes seat i -> i+1. In the seed's example
 players are A, B, C, D counterclockwise, so B = seat 0, C = seat 1, D = seat 2, A = seat 3.
 
 Every deal is a full 63-card deal: 15 cards per seat (the first five are the early-round cards) + the monte.
-Expected payoffs are worked out by hand from RULES.md in the comments. Card points are in thirds:
+Expected payoffs are worked out by hand from the rules (docs/rules.md) in the comments. Card points are in thirds:
 a special card of value v counts 3v - 2 thirds (J 4, N 7, Q 10, K 13, T16..T19 13, T20 / T1 / EX 28), a
 scartina 1 third; the deck is 312 thirds, 327 with the 15 thirds of the last trick.
 
@@ -61,7 +61,7 @@ def hands_and_monte(d: dict):
 
 
 def settled(f: dict) -> dict:
-    """RULES.md settlement from the itemised jochi: D = own - theirs (x2 if doubled); solo: soloist +3D, each
+    """The settlement (docs/rules.md §2) from the itemised jochi: D = own - theirs (x2 if doubled); solo: soloist +3D, each
     opponent -D; pairs: +D each, -D each. A void deal pays nothing. Returns the figures."""
     assert sum(f["payoffs"]) == 0
     f["jochi_sum"] = {k: f["jochi"][0].get(k, 0) + f["jochi"][1].get(k, 0) for k in mineo.BONUS_NAMES}

@@ -45,7 +45,7 @@ returns() and score() raise RuntimeError before the deal is terminal.
 Extras beyond the requested interface (for tests): defence_half_points(), and the attributes tricks (dicts
 "leader", "plays", "winner"), taker_cards / defence_cards (cards counted for each side), poignees, phase.
 
-Readings of RULES.md made here:
+Readings of the rules specification made here:
   - A poignee may be declared at any level up to the highest one the player qualifies for.
   - The half-point rounding (a half point rounds up in magnitude) is applied with 4 players too.
   - Announced chelem failed AND the defence won every trick: -200 - 200 = -400.
