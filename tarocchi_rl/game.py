@@ -166,7 +166,7 @@ class State:
         return f"illegal action {action} ({name}) for {who} in phase {self.phase}; legal actions: {legal}"
 
     def action_to_string(self, action: int) -> str:
-        """The action's string in the rules' notation (docs/rules.md) (``play:KC``, ``discard:5D``, ``bid:call``, ...)."""
+        """The action's string in the notation of docs/rules.md (``play:KC``, ``discard:5D``, ``bid:call``, ...)."""
         return self.game.spec.rules.action_to_string(action, int(self._env.state.meta[0, PHASE]))
 
     def string_to_action(self, text: str) -> int:

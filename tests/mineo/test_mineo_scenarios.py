@@ -61,8 +61,8 @@ def hands_and_monte(d: dict):
 
 
 def settled(f: dict) -> dict:
-    """The settlement (docs/rules.md §2) from the itemised jochi: D = own - theirs (x2 if doubled); solo: soloist +3D, each
-    opponent -D; pairs: +D each, -D each. A void deal pays nothing. Returns the figures."""
+    """The settlement (docs/rules.md §2) from the itemised jochi: D = own - theirs (x2 if doubled); solo: soloist
+    +3D, each opponent -D; pairs: +D each, -D each. A void deal pays nothing. Returns the figures."""
     assert sum(f["payoffs"]) == 0
     f["jochi_sum"] = {k: f["jochi"][0].get(k, 0) + f["jochi"][1].get(k, 0) for k in mineo.BONUS_NAMES}
     if f["contract"] == "none":
