@@ -27,7 +27,7 @@ columns, named by the constants below.
 | TRICK_NUM            | tricks completed |                                                                 |
 | EX_PLAYER            | seat             | who played EX (-1: not yet)                                     |
 | EX_TRICK_WINNER      | seat             | winner of the trick EX was played to                            |
-| EX_LAST              | 0/1              | EX went to the last trick's winner (variant's rule)             |
+| EX_LAST              | 0/1              | EX went by the last-trick rule (tables' P_EX_LAST: winner, camp)|
 | LAST_WINNER          | seat             | winner of the last trick                                        |
 | EARLY_BID + s        | per seat         | word in the early round (-1 not spoken)                         |
 | BID_WORD + s         | per seat         | word in the auction (-1 not spoken)                             |
