@@ -6,7 +6,9 @@ The old commit is checked out in a temporary git worktree; each measurement runs
 ``PYTHONPATH`` set to one tree (so ``import tarocchi_rl`` loads that tree), and old and new alternate round by
 round so that the machine's noise falls on both. One round per variant and version = one run of each benchmark
 of ``tarocchi_rl.bench`` (fused random rollout, BatchEnv step loop) of ``--seconds``; medians over rounds are
-reported with the ratio new / old. Each tree's Numba cache is warmed by a first unrecorded run.
+reported with the ratio new / old. Each tree's Numba cache is warmed by a first unrecorded run. ``--clock cpu``
+times by the process's CPU time instead of the wall clock (on a shared machine the wall clock also counts the
+time other processes took).
 """
 
 import argparse
@@ -21,16 +23,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ("rollout_deals_per_s", "step_decisions_per_s")
 CODE = (
-    "import json, sys; from tarocchi_rl.bench import run; "
+    "import json, sys, time; from tarocchi_rl.bench import run; "
+    "time.perf_counter = time.process_time if sys.argv[5] == 'cpu' else time.perf_counter; "
     "assert sys.modules['tarocchi_rl'].__file__.startswith(sys.argv[1]), sys.modules['tarocchi_rl'].__file__; "
     "print(json.dumps(run(sys.argv[2], int(sys.argv[3]), 1, float(sys.argv[4]), 1)))"
 )
 
 
-def measure(tree: Path, variant: str, batch: int, seconds: float) -> dict:
-    """One run of both benchmarks with ``tree``'s tarocchi_rl (a subprocess)."""
+def measure(tree: Path, variant: str, batch: int, seconds: float, clock: str = "wall") -> dict:
+    """One run of both benchmarks with ``tree``'s tarocchi_rl (a subprocess); ``clock="cpu"`` times them by the
+    process's CPU time (``time.process_time``), which time taken by other processes of the machine does not
+    inflate."""
     env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, "-c", CODE, str(tree), variant, str(batch), str(seconds)], cwd=tree,
+    out = subprocess.run([sys.executable, "-c", CODE, str(tree), variant, str(batch), str(seconds), clock], cwd=tree,
                          env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -42,6 +47,8 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--seconds", type=float, default=2.0)
     p.add_argument("--batch", type=int, default=4096)
+    p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                   help="time by the wall clock (as tarocchi-rl bench) or by the process's CPU time")
     a = p.parse_args()
     variants = [v.strip() for v in a.variants.split(",") if v.strip()]
     with tempfile.TemporaryDirectory() as tmp:
@@ -58,12 +65,12 @@ def main() -> None:
                 order = ("old", "new") if r % 2 == 0 else ("new", "old")
                 for v in variants:
                     for k in order:
-                        runs[v, k].append(measure(trees[k], v, a.batch, a.seconds))
+                        runs[v, k].append(measure(trees[k], v, a.batch, a.seconds, a.clock))
                 print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False)
     print(f"old = {a.old}, new = this tree; batch {a.batch}, 1 thread, medians of {a.rounds} alternating runs "
-          f"of {a.seconds:g} s")
+          f"of {a.seconds:g} s ({a.clock} clock)")
     print("| variant | metric | old | new | new / old |\n|---|---|---|---|---|")
     for v in variants:
         for m in METRICS:
