@@ -22,6 +22,37 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ("rollout_deals_per_s", "step_decisions_per_s")
+# --fixed-work: the same work in both trees (no per-run calibration), timed as the best of several repeats
+# (timeit's rule: interference only ever slows a repeat down); engine module path differs between versions
+FIXED_CODE = """
+import json, sys, time
+import numpy as np
+try:
+    from tarocchi_rl import engine
+    engine.rollout_random_batch
+except (ImportError, AttributeError):
+    from tarocchi_rl.core import engine
+from tarocchi_rl.bits import seed_states
+from tarocchi_rl.core.state import alloc_state
+from tarocchi_rl.variants import get_variant
+assert sys.modules['tarocchi_rl'].__file__.startswith(sys.argv[1]), sys.modules['tarocchi_rl'].__file__
+variant, batch, calls, repeats = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+spec = get_variant(variant)
+tables = spec.tables(spec.resolve_options({}))
+st = alloc_state(batch)
+st.rng[:] = seed_states(0, batch)
+payoff = np.zeros((batch, 4), np.int64)
+counts = np.zeros((batch, 2), np.int64)
+engine.rollout_random_batch(st, tables, 1, payoff, counts)
+best = 0.0
+for _ in range(repeats):
+    counts[:] = 0
+    t = time.process_time()
+    for _ in range(calls):
+        engine.rollout_random_batch(st, tables, 4, payoff, counts)
+    best = max(best, counts[:, 0].sum() / (time.process_time() - t))
+print(json.dumps({"rollout_deals_per_s": best}))
+"""
 CODE = (
     "import json, sys, time; from tarocchi_rl.bench import run; "
     "time.perf_counter = time.process_time if sys.argv[5] == 'cpu' else time.perf_counter; "
@@ -40,6 +71,14 @@ def measure(tree: Path, variant: str, batch: int, seconds: float, clock: str = "
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def measure_fixed(tree: Path, variant: str, batch: int, calls: int, repeats: int) -> dict:
+    """Fixed-work rollout rate of ``tree`` (deals per CPU second, best of ``repeats``), in a subprocess."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    out = subprocess.run([sys.executable, "-c", FIXED_CODE, str(tree), variant, str(batch), str(calls),
+                          str(repeats)], cwd=tree, env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--old", required=True, help="git ref of the old version")
@@ -49,6 +88,11 @@ def main() -> None:
     p.add_argument("--batch", type=int, default=4096)
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="time by the wall clock (as tarocchi-rl bench) or by the process's CPU time")
+    p.add_argument("--fixed-work", action="store_true",
+                   help="rollout only: the same kernel calls in both trees (batch, 4 deals per slot per call, "
+                        "--calls calls), best of --repeats repeats by CPU time, per round")
+    p.add_argument("--calls", type=int, default=4)
+    p.add_argument("--repeats", type=int, default=5)
     a = p.parse_args()
     variants = [v.strip() for v in a.variants.split(",") if v.strip()]
     with tempfile.TemporaryDirectory() as tmp:
@@ -57,23 +101,32 @@ def main() -> None:
                        capture_output=True)
         try:
             trees = {"old": old, "new": ROOT}
+            metrics = ("rollout_deals_per_s",) if a.fixed_work else METRICS
+
+            def one(tree: Path, v: str, seconds: float) -> dict:
+                if a.fixed_work:
+                    return measure_fixed(tree, v, a.batch, a.calls, a.repeats)
+                return measure(tree, v, a.batch, seconds, a.clock)
+
             for v in variants:  # warm both Numba caches
                 for tree in trees.values():
-                    measure(tree, v, a.batch, 0.2)
+                    one(tree, v, 0.2)
             runs = {(v, k): [] for v in variants for k in trees}
             for r in range(a.rounds):
                 order = ("old", "new") if r % 2 == 0 else ("new", "old")
                 for v in variants:
                     for k in order:
-                        runs[v, k].append(measure(trees[k], v, a.batch, a.seconds, a.clock))
+                        runs[v, k].append(one(trees[k], v, a.seconds))
                 print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False)
-    print(f"old = {a.old}, new = this tree; batch {a.batch}, 1 thread, medians of {a.rounds} alternating runs "
-          f"of {a.seconds:g} s ({a.clock} clock)")
+    what = (f"fixed work: {a.calls} calls x 4 deals per slot, best of {a.repeats} by CPU time" if a.fixed_work
+            else f"{a.seconds:g} s ({a.clock} clock)")
+    print(f"old = {a.old}, new = this tree; batch {a.batch}, 1 thread, medians of {a.rounds} alternating runs, "
+          f"{what}")
     print("| variant | metric | old | new | new / old |\n|---|---|---|---|---|")
     for v in variants:
-        for m in METRICS:
+        for m in metrics:
             o = statistics.median(x[m] for x in runs[v, "old"])
             n = statistics.median(x[m] for x in runs[v, "new"])
             print(f"| {v} | {m} | {o:,.0f} | {n:,.0f} | {n / o:.3f} |")
