@@ -29,15 +29,20 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from .play import parse_seats, play_game
-    from .variants import get_variant
+    from .game import make
+    from .play import make_bot, make_seat_agents, new_seed, parse_options, parse_seats, play_game
 
-    try:
-        seats = parse_seats(args.seats, get_variant(args.variant).n_players)
+    seed = new_seed() if args.seed is None else args.seed
+    try:  # everything is checked (and every bot built) before the deal starts; a mistake is one line
+        options = parse_options(args.option)
+        game = make(args.variant, **options)
+        seats = make_seat_agents(parse_seats(args.seats, game.num_players), seed)
+        hint = make_bot(args.hint, seed, "--hint")
     except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print("error: " + " ".join(str(e).split()), file=sys.stderr)
         return 2
-    play_game(args.variant, seats, seed=args.seed, record_path=args.record)
+    seats_or_human = ["human" if s is None else s for s in seats]
+    play_game(args.variant, seats_or_human, seed=seed, record_path=args.record, options=options, hint=hint)
     return 0
 
 
@@ -137,8 +142,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     pl = sub.add_parser("play", help="play a deal in the terminal against bots")
     pl.add_argument("--variant", default="mineo", help="mineo, piedmont3, piedmont4, french3, french4")
-    pl.add_argument("--seats", default=None, help="comma-separated, one per seat: human or random "
-                    "(default: human at seat 0, random bots elsewhere)")
+    pl.add_argument("--seats", default=None, help="comma-separated, one per seat: human or an agent spec "
+                    "(random, heuristic, ismcts:iterations=200,seed=3, ppo:PATH, ...; "
+                    "default: human at seat 0, random bots elsewhere)")
+    pl.add_argument("--option", action="append", metavar="KEY=VALUE", help="a variant option, e.g. "
+                    "early_solo=false (values read as JSON when they parse, else strings); repeatable")
+    pl.add_argument("--hint", default="heuristic", metavar="SPEC", help="the bot that `hint` asks at your "
+                    "prompt (default heuristic; ppo: agents also show their probabilities)")
     pl.add_argument("--seed", type=int, default=None)
     pl.add_argument("--record", default="game.json", help="where to save the record at the end")
     pl.set_defaults(func=_cmd_play)

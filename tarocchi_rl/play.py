@@ -1,8 +1,14 @@
-"""``tarocchi-rl play``: a terminal game against bots, saved as a record at the end.
+"""``tarocchi-rl play``: a deal in the terminal against bots, saved as a record at the end.
 
-Seats are ``human`` or ``random``. A human sees his hand sorted by name, the auction, the monte when shown,
-the trick on the table and the tricks won, and picks a move by number, by its string (``play:KC``,
-``bid:call``) or just by the card (``KC``); anything else is re-prompted.
+Seats are ``human`` or any agent spec of :func:`tarocchi_rl.agents.specs.make_agent` (``random``,
+``heuristic``, ``ismcts:iterations=200``, ``ppo:PATH``, ...). Bots are driven as in the arena
+(:func:`tarocchi_rl.arena.play_games`): each sees the observation and legal mask of its own seat, computed on
+the batch of one the State wraps, and must not change it. A human sees his hand sorted by name, the auction,
+the monte when shown, the trick on the table and the tricks won, and picks a move by number, by its string
+(``play:KC``, ``bid:call``) or just by the card (``KC``); a decision with one legal move plays itself. At the
+prompt, ``hint`` asks the hint bot (``--hint SPEC``) what it would play, on a copy of the game (with its top
+probabilities when it has them: ``ppo:`` agents); ``help`` or ``?`` lists the commands; ``quit``, end of input
+or Ctrl-C abandon the deal (exit 0, no record saved). Anything else is re-prompted.
 """
 
 import json
@@ -29,22 +35,126 @@ from .core.state import (
     WON,
 )
 from .game import State, make
+from .policies import BASELINES, AgentLike, agent_label, make_baseline
 from .records import describe_outcome
 
-SEAT_KINDS = ("human", "random")
+HELP = ("commands: a move by its number, its string (play:KC, bid:call) or its card (KC); "
+        "hint: what the hint bot would play; help or ?: this list; quit: abandon the deal (no record saved)")
+
+
+class GameAbandoned(Exception):
+    """The human quit (``quit``, end of input, Ctrl-C)."""
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+def make_bot(spec: str | AgentLike, seed: int, where: str, seat: bool = False) -> AgentLike:
+    """The agent of ``spec`` (make_agent); a bad spec is a one-line ValueError naming ``where`` (``seat``: it
+    was a seat, where ``human`` is also allowed)."""
+    try:
+        if not isinstance(spec, str) or spec.strip().lower() in BASELINES:
+            return make_baseline(spec, seed)  # what make_agent does for these, without loading torch
+        from .agents.specs import make_agent  # here, not at the top: it loads torch (ppo:), a heavy import
+
+        return make_agent(spec, seed)
+    except (ValueError, OSError, ImportError) as e:
+        msg = _one_line(e)
+        if seat and msg.startswith("unknown agent spec"):
+            from .agents.specs import KNOWN  # already loaded: every unknown spec went through make_agent
+
+            raise ValueError(f"{where}: unknown seat kind {spec!r} (known: human, {KNOWN})") from None
+        if msg.startswith("unknown agent spec"):
+            raise ValueError(f"{where}: {msg}") from None
+        raise ValueError(f"{where}: bad agent spec {spec!r}: {msg}") from None
 
 
 def parse_seats(text: str | None, n_players: int) -> list[str]:
-    """``human,random,...`` with one entry per seat; None gives a human at seat 0 against random bots."""
+    """``human,heuristic,ismcts:iterations=200,seed=3,...``: one entry per seat, each ``human`` or an agent spec
+    (split by :func:`split_agent_specs`, so ``key=value`` pieces stay with their spec); None gives a human at
+    seat 0 against random bots. Bare names are checked here (they cost nothing to build); specs with
+    arguments, which may load files, when :func:`make_seat_agents` builds them."""
     if text is None:
         return ["human"] + ["random"] * (n_players - 1)
-    seats = [s.strip().lower() for s in text.split(",")]
+    pieces = [s.strip() for s in text.split(",") if s.strip()]
+    if any("=" in s for s in pieces):  # only then can a piece belong to the spec before it
+        from .agents.specs import split_agent_specs  # loads torch (see make_bot): imported when needed
+
+        pieces = split_agent_specs(text)
+    seats = [s if ":" in s else s.lower() for s in pieces]
     if len(seats) != n_players:
-        raise ValueError(f"--seats needs {n_players} comma-separated entries, got {len(seats)}")
-    for s in seats:
-        if s not in SEAT_KINDS:
-            raise ValueError(f"unknown seat kind {s!r} (use: {', '.join(SEAT_KINDS)})")
+        raise ValueError(f"--seats needs {n_players} comma-separated entries, got {len(seats)}: "
+                         + " | ".join(seats))
+    for k, s in enumerate(seats):
+        if s != "human" and ":" not in s:
+            make_bot(s, 0, f"seat {k}", seat=True)
     return seats
+
+
+def new_seed() -> int:
+    """A fresh deal seed (printed at the start, so the deal and its bots can be played again)."""
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def bot_seeds(seed: int | None, n: int) -> list[int]:
+    """n agent seeds drawn from the deal's seed (fresh entropy when None)."""
+    return [int(x) for x in np.random.SeedSequence(seed).generate_state(n)]
+
+
+def make_seat_agents(seats: Sequence[str | AgentLike], seed: int | None = None) -> list[AgentLike | None]:
+    """The bot of every seat (None for ``human``); agent objects are kept as they are."""
+    seeds = bot_seeds(seed, len(seats))
+    return [None if isinstance(s, str) and s.strip().lower() == "human" else make_bot(s, seeds[k], f"seat {k}", True)
+            for k, s in enumerate(seats)]
+
+
+def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
+    """``KEY=VALUE`` strings -> variant options; a value is read as JSON when it parses (``true``, ``5``,
+    ``"x"``), else kept as a string. Whether the variant accepts them is checked by ``make``."""
+    options: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, eq, value = pair.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"--option {pair!r}: expected KEY=VALUE")
+        try:
+            options[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.strip()] = value.strip()
+    return options
+
+
+def bot_action(agent: AgentLike, state: State, who: str = "bot") -> int:
+    """The bot's move for the player to act, driven as in the arena: the observation and legal mask of that
+    seat (only those the agent asks for) on the batch of one the State wraps. An illegal answer is a
+    ValueError naming it."""
+    env = state._env
+    mask = env.legal_mask() if getattr(agent, "needs_mask", True) else None
+    obs = env.observe() if getattr(agent, "needs_obs", True) else None
+    a = int(np.asarray(agent.act(obs, mask, env, np.zeros(1, np.int64)))[0])
+    if a not in state.legal_actions():
+        raise ValueError(state.illegal_action_message(a, who))
+    return a
+
+
+def hint_lines(agent: AgentLike, state: State, top: int = 5) -> list[str]:
+    """What ``agent`` would play in the human's place, and its top probabilities over the legal actions when
+    it has ``probabilities`` (ppo:, onnx: agents). It thinks on a copy: the game itself is never touched."""
+    view = state.clone()
+    label = agent_label(agent)
+    try:
+        a = bot_action(agent, view, f"hint bot {label}")
+        lines = [f"hint ({label}): {state.action_to_string(a)}"]
+        probabilities = getattr(agent, "probabilities", None)
+        if callable(probabilities):
+            env = view._env
+            p = np.asarray(probabilities(env.observe(), env.legal_mask(), env))[0]
+            best = sorted(state.legal_actions(), key=lambda x: -float(p[x]))[:top]
+            lines.append("  probabilities: " + ", ".join(f"{state.action_to_string(x)} {float(p[x]):.2f}"
+                                                         for x in best))
+    except (ValueError, OSError, RuntimeError) as e:
+        return [f"hint ({label}) failed: {_one_line(e)}"]
+    return lines
 
 
 def describe(state: State, viewer: int) -> str:
@@ -96,7 +206,10 @@ def describe(state: State, viewer: int) -> str:
     return "\n".join(lines)
 
 
-def ask_human(state: State, inp: Callable[[str], str] = input, out: Callable[[str], object] = print) -> int:
+def ask_human(state: State, inp: Callable[[str], str] = input, out: Callable[[str], object] = print,
+              hint: AgentLike | None = None) -> int:
+    """The human's move (module docstring); ``hint``, ``help`` and bad input re-prompt, ``quit`` and end of
+    input raise GameAbandoned."""
     legal = state.legal_actions()
     names = [state.action_to_string(a) for a in legal]
     out(describe(state, state.current_player()))
@@ -105,7 +218,17 @@ def ask_human(state: State, inp: Callable[[str], str] = input, out: Callable[[st
         try:
             text = inp("your move> ").strip()
         except EOFError:
-            raise SystemExit("input closed; game abandoned") from None
+            raise GameAbandoned("input closed") from None
+        command = text.lower()
+        if command in ("quit", "exit"):
+            raise GameAbandoned("quit")
+        if command in ("help", "?"):
+            out(HELP)
+            continue
+        if command == "hint":
+            for line in hint_lines(hint, state) if hint is not None else ["no hint bot (--hint)"]:
+                out(line)
+            continue
         if text.isdigit() and int(text) < len(legal):
             return legal[int(text)]
         for a, n in zip(legal, names, strict=True):
@@ -113,26 +236,49 @@ def ask_human(state: State, inp: Callable[[str], str] = input, out: Callable[[st
                 return a
             if text.lower() == n.partition(":")[2].lower() and n.startswith("bid:"):
                 return a
-        out(f"not a legal move: {text!r}; type a number 0..{len(legal) - 1} or one of the names above")
+        out(f"not a legal move: {text!r}; type a number 0..{len(legal) - 1} or one of the names above "
+            "(help: the commands)")
 
 
-def play_game(variant: str, seats: Sequence[str], seed: int | None = None,
+def play_game(variant: str, seats: Sequence[str | AgentLike], seed: int | None = None,
               record_path: str | os.PathLike[str] | None = None, inp: Callable[[str], str] = input,
-              out: Callable[[str], object] = print) -> dict[str, Any]:
-    """Play one deal; returns its record (also written to ``record_path`` when given)."""
-    game = make(variant)
+              out: Callable[[str], object] = print, options: dict[str, Any] | None = None,
+              hint: str | AgentLike | None = "heuristic") -> dict[str, Any]:
+    """Play one deal; returns its record (also written to ``record_path`` when given, once the deal is over).
+
+    ``seats``: per seat ``human``, an agent spec or an agent; ``hint``: the bot asked by ``hint`` (a spec or an
+    agent; None: none). Bad specs or options are a ValueError before the deal starts. When the human quits
+    the record returned is the partial one (no ``result``) and nothing is saved."""
+    game = make(variant, **(options or {}))
+    if len(seats) != game.num_players:
+        raise ValueError(f"{variant} needs {game.num_players} seats, got {len(seats)}")
+    if seed is None:
+        seed = new_seed()
+    agents = make_seat_agents(seats, seed)
+    hint_bot = None if hint is None else make_bot(hint, seed, "--hint")
+    labels = ["human" if a is None else agent_label(s) for s, a in zip(seats, agents, strict=True)]
     state = game.new_state(seed)
+    out(f"{variant} {game.options}, seed {seed}: " + ", ".join(f"seat {p} {s}" for p, s in enumerate(labels)))
     if state.is_terminal():
         out("the deal was annulled at once (French petit sec); deal again")
-    rng = np.random.default_rng(seed)
-    while not state.is_terminal():
-        p = state.current_player()
-        if seats[p] == "human":
-            a = ask_human(state, inp, out)
-        else:
-            a = int(rng.choice(state.legal_actions()))
-        out(f"seat {p} ({seats[p]}): {state.action_to_string(a)}")
-        state.apply(a)
+    try:
+        while not state.is_terminal():
+            p = state.current_player()
+            agent = agents[p]
+            if agent is not None:
+                a = bot_action(agent, state, f"seat {p} ({labels[p]})")
+                out(f"seat {p} ({labels[p]}): {state.action_to_string(a)}")
+            elif len(legal := state.legal_actions()) == 1:
+                a = legal[0]
+                out(f"seat {p} plays {state.action_to_string(a)} (only legal move)")
+            else:
+                a = ask_human(state, inp, out, hint_bot)
+                out(f"seat {p} (human): {state.action_to_string(a)}")
+            state.apply(a)
+    except (GameAbandoned, KeyboardInterrupt) as e:
+        reason = str(e) if isinstance(e, GameAbandoned) else "interrupted"
+        out(f"game abandoned ({reason}) after {len(state.history)} actions; no record saved")
+        return state.to_record()
 
     out("=== deal over ===")
     for line in describe_outcome(state.outcome(), state.game.variant):
@@ -143,4 +289,3 @@ def play_game(variant: str, seats: Sequence[str], seed: int | None = None,
             json.dump(record, f)
         out(f"record saved to {record_path}")
     return record
-
