@@ -13,14 +13,38 @@ A checkpoint holds: ``format`` (``CHECKPOINT_FORMAT``), ``config`` (dict), ``mod
 ``update``, ``decisions``, ``samples``, ``minutes`` (training time so far), ``pool`` (list of snapshot id and
 model state), ``next_snapshot_id``, ``learner_rng`` (torch generator state of the minibatch shuffles) and
 ``workers`` (each rollout worker's random state), so a resumed run continues exactly.
+
+Loading is safe: ``torch.load(..., weights_only=True)``, whose unpickler builds only tensors, containers and
+numbers, plus the allow-list :data:`SAFE_GLOBALS` (numpy arrays: the workers' game RNG states). A file that
+asks for anything else (a class, a function: a pickle that would run code) is refused with a
+:class:`CheckpointError` before any of it runs.
 """
 
 import os
+import pickle
+import re
+import warnings
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import torch
 
 CHECKPOINT_FORMAT = "tarocchi-rl-ppo/1"
+
+
+def _numpy_array_globals() -> list[Any]:
+    """What a pickled numpy array names: its reconstructor (under numpy 1's and 2's module names), the array
+    type and the dtype. Building an array from these runs no code of the file (object arrays get their items
+    from the same restricted unpickler)."""
+    reconstruct = np.ndarray.__reduce__(np.zeros(1))[0]  # numpy(._)core.multiarray._reconstruct
+    return [reconstruct, (reconstruct, "numpy.core.multiarray._reconstruct"),
+            (reconstruct, "numpy._core.multiarray._reconstruct"), np.ndarray, np.dtype,
+            *{type(np.dtype(t)) for t in ("u8", "i8", "u4", "i4", "f4", "f8", "u1", "?")}]
+
+
+# everything a tarocchi-rl checkpoint holds beyond what weights_only allows by default: numpy arrays
+SAFE_GLOBALS = _numpy_array_globals()
 
 
 class CheckpointError(ValueError):
@@ -55,10 +79,7 @@ def load_checkpoint(path: str | Path, latest: bool = False) -> dict:
         p = p / "checkpoints/latest.pt"
     else:
         p = resolve_checkpoint(p)
-    try:
-        data = torch.load(p, map_location="cpu", weights_only=False)
-    except Exception as e:  # torch raises many types for a damaged file
-        raise CheckpointError(f"checkpoint {p} is corrupt or not a PyTorch file: {type(e).__name__}: {e}") from None
+    data = _safe_load(p)
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{p} is not a tarocchi-rl PPO checkpoint (format {CHECKPOINT_FORMAT} expected)")
     missing = [k for k in ("config", "model") if k not in data]
@@ -66,3 +87,30 @@ def load_checkpoint(path: str | Path, latest: bool = False) -> dict:
         raise CheckpointError(f"checkpoint {p} lacks {', '.join(missing)}")
     data["path"] = str(p)
     return data
+
+
+def _safe_load(p: Path) -> Any:
+    """``torch.load`` with ``weights_only=True`` and :data:`SAFE_GLOBALS`; CheckpointError (one line) otherwise."""
+    try:
+        with warnings.catch_warnings(), torch.serialization.safe_globals(SAFE_GLOBALS):
+            warnings.simplefilter("ignore")  # e.g. "Detected pickle protocol 4": the refusal below says enough
+            return torch.load(p, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        text = str(e)
+        m = re.search(r"(?:Unsupported global: |unsupported )GLOBAL (\S+)", text)
+        if m:  # a class or function outside the allow-list: what a pickle that runs code needs
+            raise CheckpointError(f"checkpoint {p} refused: it asks for {m.group(1)}, which is not on the allow-list "
+                                  "(checkpoints are loaded with weights_only=True: tensors, containers, numbers and "
+                                  "numpy arrays only)") from None
+        m = re.search(r"Unsupported operand (\S+)", text)
+        why = f"the safe loader cannot read pickle opcode {m.group(1)}" if m else _one_line(text)
+        raise CheckpointError(f"checkpoint {p} is corrupt or not a PyTorch file ({why})") from None
+    except Exception as e:  # torch raises many types for a damaged file
+        raise CheckpointError(f"checkpoint {p} is corrupt or not a PyTorch file: {type(e).__name__}: "
+                              f"{_one_line(str(e))}") from None
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
