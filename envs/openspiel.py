@@ -25,7 +25,7 @@ Observations (an OpenSpiel observer, so C++ and Python algorithms get tensors an
   core's per-seat played cards these give the order of play, so the tensor holds everything the player has
   seen except the order of his own discards (not needed to act);
 - information-state string: ``p<seat>`` then the player's view, one token per step
-  (:class:`tarocchi_rl.envs.openspiel_view.Views`): his cards as dealt, every action with its seat (others'
+  (:class:`tarocchi_rl.views.Views`): his cards as dealt, every action with its seat (others'
   face-down discards as ``discard:?``), revealed cards (monte / chien, called trump, poignée, accuso) and
   the cards joining his hand. Equal exactly for the positions he cannot tell apart (ISMCTS keys its nodes
   on it). During the deal: ``p<seat> deal:<k>/<C>`` and the cards he has been dealt so far;
@@ -55,7 +55,7 @@ from numpy.typing import NDArray
 from tarocchi_rl.bits import seed_states
 from tarocchi_rl.core.state import DISCARDED, SHOWN, alloc_state
 from tarocchi_rl.engine.observation import observe_row
-from tarocchi_rl.envs.openspiel_view import Views, core_game
+from tarocchi_rl.views import Views, core_game
 from tarocchi_rl.search.determinize import determinize_row
 from tarocchi_rl.variants import VARIANTS, get_variant
 

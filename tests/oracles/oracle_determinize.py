@@ -20,7 +20,7 @@ cards, then the other ten), every action with its seat (the declarer's face-down
 ``discard:?`` to the others; a discarded trump is shown), the cards revealed to all (monte / chien, the
 called trump, poignée and accuso cards) and the cards that join his own hand (the monte he takes). His
 *view* is that sequence of tokens, one entry per step; ``Tracker.info_string(p)`` joins it into a string, the
-same as the OpenSpiel adapter's information-state string (``tarocchi_rl.envs.openspiel_view``, written apart:
+same as the OpenSpiel adapter's information-state string (``tarocchi_rl.views``, written apart:
 the tests compare them). Two positions are indistinguishable for p exactly when their views are equal.
 
 The sampler: propose, replay, accept.

@@ -1,4 +1,5 @@
-"""What each seat has seen of one game: the information-state strings of the OpenSpiel adapter.
+"""What each seat has seen of one game: its view, the information-state strings of the OpenSpiel adapter and of
+the bot protocol (docs/bot-protocol.md).
 
 :class:`Views` steps one core game (a single-game :class:`tarocchi_rl.game.State`, with the row kernels
 ``engine.is_legal`` / ``step_row`` / ``legal_mask_row``: no thread-pool launch per step) and records, one entry
