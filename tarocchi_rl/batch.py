@@ -54,6 +54,7 @@ class BatchEnv:
         self._single = self.batch_size == 1  # a batch of one calls the row kernels: no parallel dispatch
         self._done = np.zeros(self.batch_size, bool)
         self._payoffs = np.zeros((self.batch_size, 4), np.int32)
+        self.history: list[list[int]] | None = None  # per game, the actions of its deal (keep_history())
         self.reset(seed)
 
     @property
@@ -61,9 +62,16 @@ class BatchEnv:
         """The variant's family module (action strings, outcome)."""
         return self.spec.rules
 
+    def keep_history(self) -> None:
+        """From now on keep ``history[i]``, the action ids of game i's deal so far (emptied on a new deal): for
+        agents that need the whole game, such as an external bot (``needs_history``); off by default."""
+        self.history = [[] for _ in range(self.batch_size)]
+
     # -- dealing ------------------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> None:
         """New deals for every game (from ``seed`` if given, else from each game's RNG)."""
+        if self.history is not None:
+            self.keep_history()
         if seed is not None:
             self.state.rng[:] = seed_states(seed, self.batch_size)
         engine.reset_batch(self.state, self.tables, True)
@@ -85,6 +93,8 @@ class BatchEnv:
         self.state.deck[:, :n] = decks
         self.state.deck[:, n:] = -1
         engine.reset_batch(self.state, self.tables, False)
+        if self.history is not None:
+            self.keep_history()
 
     # -- queries ------------------------------------------------------------------------------------------
     def done(self) -> NDArray[np.bool_]:
@@ -155,10 +165,17 @@ class BatchEnv:
             bad = engine.first_illegal(self.state, a, self.tables)
             if bad >= 0:
                 raise ValueError(self._illegal_message(bad, int(a[bad])))
+        live = self.state.meta[:, PHASE] != DONE if self.history is not None else None
         if self._single:
             engine.step_one(self.state, 0, a[0], self.tables, self.auto_reset, self._done, self._payoffs)
         else:
             engine.step_batch(self.state, a, self.tables, self.auto_reset, self._done, self._payoffs)
+        if self.history is not None:
+            for i in np.nonzero(live)[0]:
+                if self.auto_reset and self._done[i]:
+                    self.history[i] = []  # a new deal has started in this slot
+                else:
+                    self.history[i].append(int(a[i]))
         return self._payoffs[:, : self.num_players].copy(), self._done.copy()
 
     def random_actions(self) -> NDArray[np.int64]:

@@ -232,3 +232,31 @@ def _replayed(variant: str, options: Mapping[str, Any], deck: bytes, history: Se
     for a in history:
         v.apply(a)
     return v
+
+
+def seat_request(views: Views, seat: int) -> dict[str, Any]:
+    """What ``seat`` knows, as the fields of a ``tarocchi-bot/1`` act request (docs/bot-protocol.md): variant,
+    options, seat, hand (its cards as dealt), history (its view of every step) and decision (the phase)."""
+    view = views.view(seat)
+    hand = view[0].split(";")[0][len("hand:"):]
+    g = views.game
+    return {
+        "variant": g.variant,
+        "options": dict(g.options),
+        "seat": int(seat),
+        "hand": [c for c in hand.split(",") if c],
+        "history": view[1:],
+        "decision": PHASE_NAMES[int(views.state._env.state.meta[0, PHASE])],
+    }
+
+
+def views_of_row(env: Any, i: int) -> Views:
+    """Views of game ``i`` of a :class:`~tarocchi_rl.batch.BatchEnv` that keeps its history
+    (``env.keep_history()``): its deal replayed."""
+    if env.history is None:
+        raise ValueError("views_of_row needs env.keep_history() before the deal starts")
+    n = env.spec.deck.n_cards
+    v = Views(core_game(env.variant, env.options), env.state.deck[i, :n].tolist())
+    for a in env.history[i]:
+        v.apply(a)
+    return v

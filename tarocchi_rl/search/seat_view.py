@@ -398,7 +398,10 @@ def rebuild(game: Game, seat: int, hand: list[str], history: list[str], seed: in
         assert cache is not None and cache.views is not None
         v = cache.views.__deepcopy__({})
     else:
-        v = Views(game, _initial_deal(game, seat, own, entries, seed))
+        for k in range(100):  # a fill that ends the deal at once (French: a petit sec) is drawn again
+            v = Views(game, _initial_deal(game, seat, own, entries, seed + k))
+            if not v.is_terminal() or not entries:
+                break
         expect_hand = _cards(game, v.view(seat)[0].split(";")[0][5:], "hand")
         if sorted(expect_hand) != sorted(own):
             raise ViewError(f"hand: seat {seat} is dealt {len(expect_hand)} cards in {game.variant}, "

@@ -1,0 +1,283 @@
+"""``tarocchi-rl bot``: one agent answering for one seat over the ``tarocchi-bot/1`` protocol (JSON lines).
+
+The frontend owns the game; each ``act`` request carries only what the seat knows (its cards as dealt and its
+view of every step, docs/bot-protocol.md); the bot rebuilds a position from that alone
+(:func:`tarocchi_rl.search.seat_view.rebuild`) and answers with an action string, and on request the policy's
+probabilities, its value and the search statistics. Every request gets exactly one line back; a bad one gets
+an ``error`` line naming the problem and the bot keeps serving.
+"""
+
+import hashlib
+import json
+import sys
+from collections.abc import Callable, Iterable
+from typing import IO, Any
+
+import numpy as np
+
+from . import __version__
+from .game import Game, make
+from .search.seat_view import ViewCache, ViewError, rebuild
+from .views import Views
+
+PROTOCOL = "tarocchi-bot/1"
+VARIANTS = ("mineo", "piedmont3", "piedmont4", "french3", "french4")
+MAX_LINE = 1 << 20  # bytes: a longer request line is refused
+# request fields: name -> (required, accepted types, meaning)
+FIELDS: dict[str, dict[str, tuple[bool, tuple[type, ...]]]] = {
+    "hello": {"type": (True, (str,)), "id": (False, (int, str)), "protocol": (False, (str,))},
+    "act": {"type": (True, (str,)), "id": (False, (int, str)), "variant": (True, (str,)),
+            "options": (False, (dict,)), "seat": (True, (int,)), "hand": (True, (list,)),
+            "history": (True, (list,)), "decision": (True, (str,)), "want": (False, (list,))},
+    "quit": {"type": (True, (str,)), "id": (False, (int, str))},
+}
+WANTS = ("probabilities", "value", "search")
+
+
+class RequestError(ValueError):
+    """A request the bot cannot answer; the message names the field."""
+
+
+def _check_fields(req: dict[str, Any]) -> str:
+    kind = req.get("type")
+    if kind not in FIELDS:
+        raise RequestError(f"type: expected one of {', '.join(FIELDS)}, got {kind!r}")
+    spec = FIELDS[kind]
+    for name in req:
+        if name not in spec:
+            raise RequestError(f"unknown field {name!r} in a {kind} request (known: {', '.join(spec)})")
+    for name, (required, types) in spec.items():
+        if name not in req:
+            if required:
+                raise RequestError(f"{name}: missing (a {kind} request needs it)")
+            continue
+        v = req[name]
+        if isinstance(v, bool) or not isinstance(v, types):
+            want = " or ".join(t.__name__ for t in types)
+            raise RequestError(f"{name}: expected {want}, got {type(v).__name__}")
+    return str(kind)
+
+
+class BotServer:
+    """Answers protocol lines with one agent (``make_agent(spec)``); :meth:`handle` never raises."""
+
+    def __init__(self, spec: str, make_agent: Callable[[str], Any], name: str | None = None) -> None:
+        self.spec = spec
+        self.agent = make_agent(spec)
+        self.name = name or f"tarocchi-rl {spec}"
+        self.games: dict[tuple[str, str], Game] = {}
+        self.cache = ViewCache()
+
+    def capabilities(self) -> list[str]:
+        caps = ["act"]
+        caps += [w for w, attr in (("probabilities", "probabilities"), ("value", "value"), ("search", "search"))
+                 if callable(getattr(self.agent, attr, None))]
+        return caps
+
+    def hello(self) -> dict[str, Any]:
+        return {"type": "hello", "protocol": PROTOCOL, "name": self.name, "agent": self.spec,
+                "version": __version__, "variants": list(VARIANTS), "capabilities": self.capabilities()}
+
+    # -- requests --------------------------------------------------------------------------------------
+    def handle(self, line: str) -> dict[str, Any]:
+        """One request line -> one response (``action``, ``hello``, ``bye`` or ``error``)."""
+        rid: Any = None
+        try:
+            if len(line) > MAX_LINE:
+                raise RequestError(f"line longer than {MAX_LINE} bytes")
+            try:
+                req = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise RequestError(f"not JSON: {e.msg} at column {e.colno}") from None
+            if not isinstance(req, dict):
+                raise RequestError("a request must be a JSON object")
+            rid = req.get("id") if isinstance(req.get("id"), (int, str)) else None
+            kind = _check_fields(req)
+            if kind == "hello":
+                if req.get("protocol", PROTOCOL) != PROTOCOL:
+                    raise RequestError(f"protocol: this bot speaks {PROTOCOL}, not {req['protocol']!r}")
+                out = self.hello()
+            elif kind == "quit":
+                out = {"type": "bye"}
+            else:
+                out = self.act(req)
+        except (RequestError, ViewError) as e:
+            out = {"type": "error", "error": str(e)}
+        except ValueError as e:  # the agent or the game refused the request
+            out = {"type": "error", "error": str(e)}
+        except Exception as e:  # a bug must not kill the session: say so and keep serving
+            out = {"type": "error", "error": f"internal error: {type(e).__name__}: {e}"}
+        if rid is not None:
+            out["id"] = rid
+        return out
+
+    def game(self, variant: str, options: dict[str, Any]) -> Game:
+        if variant not in VARIANTS:
+            raise RequestError(f"variant: unknown {variant!r} (known: {', '.join(VARIANTS)})")
+        key = (variant, json.dumps(options, sort_keys=True))
+        if key not in self.games:
+            try:
+                self.games[key] = make(variant, **options)
+            except ValueError as e:
+                raise RequestError(f"options: {e}") from None
+        return self.games[key]
+
+    def act(self, req: dict[str, Any]) -> dict[str, Any]:
+        game = self.game(req["variant"], req.get("options", {}))
+        want = req.get("want", [])
+        for w in want:
+            if w not in WANTS:
+                raise RequestError(f"want: unknown {w!r} (known: {', '.join(WANTS)})")
+            if w not in self.capabilities():
+                raise RequestError(f"want: this bot ({self.spec}) cannot give {w!r} "
+                                   f"(its capabilities: {', '.join(self.capabilities())})")
+        seat = req["seat"]
+        views = rebuild(game, seat, req["hand"], req["history"], cache=self.cache)
+        if views.is_terminal():
+            raise RequestError("history: the deal is over, there is no decision to make")
+        state = views.state
+        phase = state.phase
+        if req["decision"] != phase:
+            raise RequestError(f"decision: the position is a {phase!r} decision, not {req['decision']!r}")
+        if views.current_player() != seat:
+            raise RequestError(f"seat: it is seat {views.current_player()}'s turn, not seat {seat}'s")
+        return self._answer(views, seat, want, self._seed(req))
+
+    def _seed(self, req: dict[str, Any]) -> int:
+        """A seed from the request's content: the same request gets the same answer."""
+        key = {k: req.get(k) for k in ("variant", "options", "seat", "hand", "history")}
+        return int.from_bytes(hashlib.sha256(json.dumps(key, sort_keys=True).encode()).digest()[:7], "little")
+
+    def _answer(self, views: Views, seat: int, want: list[str], seed: int) -> dict[str, Any]:
+        state = views.state
+        env = state._env
+        idx = np.array([0], np.int64)
+        mask = env.legal_mask()[:1]
+        obs = env.observe(np.array([seat]))
+        agent = self.agent
+        if isinstance(getattr(agent, "rng", None), np.random.Generator):
+            agent.rng = np.random.default_rng(seed)
+        out: dict[str, Any] = {"type": "action"}
+        visits = None
+        if "search" in want:
+            actions, visits = agent.search(obs, env, idx, mask)
+            a = int(actions[0])
+        else:
+            a = int(agent.act(obs, mask, env, idx)[0])
+        if not mask[0, a]:
+            raise RuntimeError(f"the agent chose an illegal action {a}")
+        out["action"] = state.action_to_string(a)
+        legal = np.flatnonzero(mask[0])
+        if "probabilities" in want:
+            p = np.asarray(agent.probabilities(obs, mask, env))[0]
+            out["probabilities"] = {state.action_to_string(int(x)): round(float(p[x]), 6) for x in legal}
+        if "value" in want:
+            out["value"] = float(np.asarray(agent.value(obs, mask))[0])
+        if visits is not None:
+            v = visits[0]
+            out["search"] = {"visits": {state.action_to_string(int(x)): int(v[x]) for x in legal},
+                             "iterations": int(v[legal].sum())}
+        return out
+
+
+class Referee:
+    """A table for testing frontends and bots (``tarocchi-rl referee``): it owns one deal and, for the seat to
+    act, writes the act request that seat's bot must get. Lines in: ``new`` (variant, options, seed),
+    ``apply`` (action), ``quit``; lines out: ``turn`` (seat, request), ``over`` (payoffs, record) or
+    ``error``."""
+
+    FIELDS = {"new": {"type", "id", "variant", "options", "seed"}, "apply": {"type", "id", "action"},
+              "quit": {"type", "id"}}
+
+    def __init__(self) -> None:
+        self.views: Views | None = None
+        self.requests = 0
+
+    def handle(self, line: str) -> dict[str, Any]:
+        rid: Any = None
+        try:
+            try:
+                req = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise RequestError(f"not JSON: {e.msg} at column {e.colno}") from None
+            if not isinstance(req, dict):
+                raise RequestError("a request must be a JSON object")
+            rid = req.get("id") if isinstance(req.get("id"), (int, str)) else None
+            kind = req.get("type")
+            if kind not in self.FIELDS:
+                raise RequestError(f"type: expected one of {', '.join(self.FIELDS)}, got {kind!r}")
+            extra = sorted(set(req) - self.FIELDS[kind])
+            if extra:
+                raise RequestError(f"unknown field {extra[0]!r} in a {kind} request")
+            if kind == "quit":
+                out: dict[str, Any] = {"type": "bye"}
+            elif kind == "new":
+                out = self.new(req)
+            else:
+                out = self.apply(req)
+        except ValueError as e:
+            out = {"type": "error", "error": str(e)}
+        if rid is not None:
+            out["id"] = rid
+        return out
+
+    def new(self, req: dict[str, Any]) -> dict[str, Any]:
+        from .views import core_game
+
+        variant, options, seed = req.get("variant"), req.get("options", {}), req.get("seed", 0)
+        if variant not in VARIANTS:
+            raise RequestError(f"variant: unknown {variant!r} (known: {', '.join(VARIANTS)})")
+        if not isinstance(options, dict):
+            raise RequestError("options: expected an object")
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise RequestError("seed: expected an integer >= 0")
+        game = core_game(variant, options)
+        deck = np.random.default_rng(seed).permutation(game.deck.n_cards).tolist()
+        self.views = Views(game, deck)
+        return self._next()
+
+    def apply(self, req: dict[str, Any]) -> dict[str, Any]:
+        v = self.views
+        if v is None or v.is_terminal():
+            raise RequestError("no deal in progress: send new first")
+        action = req.get("action")
+        if not isinstance(action, str):
+            raise RequestError("action: expected an action string such as 'play:KC'")
+        a = v.state.string_to_action(action)
+        v.apply(a)
+        return self._next()
+
+    def _next(self) -> dict[str, Any]:
+        from .views import seat_request
+
+        v = self.views
+        assert v is not None
+        if v.is_terminal():
+            return {"type": "over", "payoffs": v.returns(), "record": v.state.to_record()}
+        seat = v.current_player()
+        self.requests += 1
+        return {"type": "turn", "seat": seat, "request": {"type": "act", "id": self.requests,
+                                                         **seat_request(v, seat)}}
+
+
+def serve_lines(handle: Callable[[str], dict[str, Any]], lines: Iterable[str], out: IO[str]) -> int:
+    """Answer every non-empty line with ``handle`` until it says ``bye`` or the input ends; returns 0."""
+    for line in lines:
+        if not line.strip():
+            continue
+        resp = handle(line)
+        out.write(json.dumps(resp, separators=(",", ":")) + "\n")
+        out.flush()
+        if resp.get("type") == "bye":
+            break
+    return 0
+
+
+def run_referee() -> int:
+    """``tarocchi-rl referee``: serve stdin / stdout."""
+    return serve_lines(Referee().handle, sys.stdin, sys.stdout)
+
+
+def run_bot(spec: str, make_agent: Callable[[str], Any], name: str | None = None) -> int:
+    """``tarocchi-rl bot``: serve stdin / stdout."""
+    return serve_lines(BotServer(spec, make_agent, name).handle, sys.stdin, sys.stdout)
