@@ -1,0 +1,284 @@
+"""An exported policy (a bot directory written by ``tarocchi-rl export``) as an agent, on onnxruntime and numpy.
+
+This module never imports torch, directly or indirectly: with the ``bot`` extra (``pip install
+tarocchi-rl[bot]``: onnxruntime) a policy plays in ``eval``, in the environments and as a search prior on a
+machine without torch or Ray. The exporter (:mod:`tarocchi_rl.rl.export`, which needs torch) writes the files;
+the format and the checks are defined here, so that both sides share them.
+
+A bot directory (format ``tarocchi-policy/1``)::
+
+    policy.onnx     inputs  obs float32[N, obs_dim], mask bool[N, num_actions]
+                    outputs probs float32[N, num_actions] (masked action probabilities, 0 on illegal actions),
+                            value float32[N] (the acting seat's expected payoff / payoff_scale)
+    manifest.json   what the network plays and how it was made (below)
+    golden.jsonl    reference positions: observation, mask, probabilities, greedy action, phase
+    README.md       the model card
+
+``manifest.json`` holds ``format``, ``variant``, ``options`` (resolved), ``obs_dim``, ``observation_layout``
+(the sections as ``{name, offset, size}``, in order) and ``layout_fingerprint`` (:func:`layout_fingerprint` of
+that list), ``num_actions`` and ``actions`` (id -> action string), ``inputs`` and ``outputs`` (names), the
+``network``, the ``provenance`` and the ``evaluation``. Loading compares the first group with this engine
+(:func:`engine_facts`) and refuses a mismatch with a :class:`ManifestMismatchError` naming the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..variants import VARIANTS, VariantSpec, get_variant
+from .base import Agent
+
+if TYPE_CHECKING:
+    from ..batch import BatchEnv
+
+MANIFEST_FORMAT = "tarocchi-policy/1"
+MODEL_FILE = "policy.onnx"
+MANIFEST_FILE = "manifest.json"
+GOLDEN_FILE = "golden.jsonl"
+README_FILE = "README.md"
+INPUT_NAMES = ("obs", "mask")
+OUTPUT_NAMES = ("probs", "value")
+# the manifest fields that must equal the engine's (checked in this order on loading)
+CHECKED_FIELDS = ("format", "variant", "options", "obs_dim", "layout_fingerprint", "num_actions", "actions")
+
+
+class OnnxPolicyError(ValueError):
+    """A missing, unreadable or damaged bot directory or file (the message names the file)."""
+
+
+class ManifestMismatchError(OnnxPolicyError):
+    """The manifest describes another game than this engine plays (the message names the field)."""
+
+
+def observation_layout(spec: VariantSpec) -> list[dict[str, Any]]:
+    """The variant's observation sections in order: ``[{"name", "offset", "size"}, ...]``."""
+    return [{"name": name, "offset": int(offset), "size": int(size)} for offset, size, name in spec.obs_rows]
+
+
+def layout_fingerprint(layout: list[dict[str, Any]]) -> str:
+    """sha256 (hex) of the canonical JSON of an observation layout (keys sorted, no spaces, ASCII)."""
+    canonical = json.dumps(layout, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+def action_table(spec: VariantSpec) -> list[str]:
+    """Action id -> its string (the phase-free form: ``pass`` rather than ``bid:pass``)."""
+    return [spec.rules.action_to_string(a, -1) for a in range(spec.n_actions)]
+
+
+def engine_facts(variant: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What this engine says about ``variant`` with ``options``: the fields a manifest must match."""
+    spec = get_variant(variant)
+    layout = observation_layout(spec)
+    return {
+        "format": MANIFEST_FORMAT, "variant": variant, "options": spec.resolve_options(dict(options or {})),
+        "obs_dim": int(spec.obs_dim), "observation_layout": layout, "layout_fingerprint": layout_fingerprint(layout),
+        "num_actions": int(spec.n_actions), "actions": action_table(spec),
+    }
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_manifest(manifest: Any, where: str = MANIFEST_FILE) -> dict[str, Any]:
+    """The engine's facts for a manifest that matches them; a :class:`ManifestMismatchError` naming the first
+    field that differs otherwise (one line)."""
+    if not isinstance(manifest, dict):
+        raise OnnxPolicyError(f"{where}: not a JSON object")
+    missing = [k for k in (*CHECKED_FIELDS, "observation_layout") if k not in manifest]
+    if missing:
+        raise ManifestMismatchError(f"{where}: field {missing[0]} is missing")
+    if manifest["format"] != MANIFEST_FORMAT:
+        raise ManifestMismatchError(f"{where}: field format is {_short(manifest['format'])}, this engine reads "
+                                    f"{MANIFEST_FORMAT}")
+    variant = manifest["variant"]
+    if variant not in VARIANTS:
+        raise ManifestMismatchError(f"{where}: field variant is {_short(variant)}, which this engine does not "
+                                    f"know (known: {', '.join(VARIANTS)})")
+    options = manifest["options"]
+    if not isinstance(options, dict):
+        raise ManifestMismatchError(f"{where}: field options must be an object, got {_short(options)}")
+    try:
+        facts = engine_facts(variant, options)
+    except ValueError as e:
+        raise ManifestMismatchError(f"{where}: field options: {' '.join(str(e).split())}") from None
+    if facts["options"] != options:
+        raise ManifestMismatchError(f"{where}: field options is {_short(options)}, this engine resolves them to "
+                                    f"{_short(facts['options'])}")
+    listed = manifest["observation_layout"]
+    if not isinstance(listed, list) or layout_fingerprint(listed) != manifest["layout_fingerprint"]:
+        raise ManifestMismatchError(f"{where}: field layout_fingerprint does not match the manifest's own "
+                                    "observation_layout (a damaged manifest)")
+    for key in ("obs_dim", "layout_fingerprint", "num_actions"):
+        if manifest[key] != facts[key]:
+            extra = ""
+            if key == "layout_fingerprint":
+                extra = f" ({_layout_difference(listed, facts['observation_layout'])})"
+            raise ManifestMismatchError(f"{where}: field {key} is {_short(manifest[key])}, this engine's {variant} "
+                                        f"has {_short(facts[key])}{extra}")
+    actions = manifest["actions"]
+    if not isinstance(actions, list) or len(actions) != facts["num_actions"]:
+        raise ManifestMismatchError(f"{where}: field actions must list {facts['num_actions']} action strings")
+    for a, (mine, theirs) in enumerate(zip(actions, facts["actions"], strict=True)):
+        if mine != theirs:
+            raise ManifestMismatchError(f"{where}: field actions differs at id {a}: {_short(mine)}, this engine "
+                                        f"says {_short(theirs)}")
+    return facts
+
+
+def _layout_difference(listed: list[Any], engine: list[dict[str, Any]]) -> str:
+    for k, (a, b) in enumerate(zip(listed, engine, strict=False)):
+        if a != b:
+            return f"section {k}: {_short(a, 60)} here, {_short(b, 60)} in the engine"
+    return f"{len(listed)} sections here, {len(engine)} in the engine"
+
+
+def read_manifest(directory: str | Path) -> dict[str, Any]:
+    """The manifest of a bot directory, parsed (not checked): :class:`OnnxPolicyError` naming the file."""
+    d = Path(directory)
+    if not d.is_dir():
+        raise OnnxPolicyError(f"bot directory {d} not found" if not d.exists() else f"{d} is not a directory")
+    path = d / MANIFEST_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise OnnxPolicyError(f"{path} not found (is {d} a directory written by `tarocchi-rl export`?)") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise OnnxPolicyError(f"{path} is unreadable: {e}") from None
+    try:
+        manifest = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise OnnxPolicyError(f"{path} is not valid JSON: {e}") from None
+    if not isinstance(manifest, dict):
+        raise OnnxPolicyError(f"{path}: not a JSON object")
+    return manifest
+
+
+def make_session(model_path: str | Path, threads: int = 1) -> Any:
+    """An onnxruntime CPU session with ``threads`` intra-op threads (1 by default) and one inter-op thread."""
+    try:
+        import onnxruntime as ort  # the optional dependency of this module (the ``bot`` extra)
+    except ImportError as e:
+        raise OnnxPolicyError(f"onnx: agents need onnxruntime (pip install 'tarocchi-rl[bot]'): {e}") from None
+    if int(threads) < 1:
+        raise OnnxPolicyError(f"threads must be >= 1, got {threads}")
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = int(threads)
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    so.log_severity_level = 3  # errors only
+    p = Path(model_path)
+    if not p.is_file():
+        raise OnnxPolicyError(f"{p} not found")
+    try:
+        return ort.InferenceSession(str(p), so, providers=["CPUExecutionProvider"])
+    except Exception as e:  # onnxruntime raises its own exception types for a damaged model
+        raise OnnxPolicyError(f"{p} is not a loadable ONNX model: {' '.join(str(e).split())[:300]}") from None
+
+
+class OnnxAgent(Agent):
+    """Plays an exported policy: the argmax of its probabilities (``greedy``) or a sample from them.
+
+    ``probabilities(obs, mask, env)`` -> float32[k, num_actions] and ``value(obs, mask)`` -> float32[k] give the
+    network's outputs, as :class:`tarocchi_rl.rl.policy.PPOAgent` does for a checkpoint.
+    """
+
+    needs_obs = True
+    needs_mask = True
+    legal_by_construction = False  # probabilities are 0 on illegal actions, but the arena checks anyway
+
+    def __init__(self, path: str | Path, greedy: bool = True, seed: int = 0, threads: int = 1,
+                 label: str | None = None) -> None:
+        self.path = Path(path)
+        self.manifest = read_manifest(self.path)
+        facts = check_manifest(self.manifest, str(self.path / MANIFEST_FILE))
+        self.variant: str = facts["variant"]
+        self.options: dict[str, Any] = facts["options"]
+        self.obs_dim: int = facts["obs_dim"]
+        self.num_actions: int = facts["num_actions"]
+        self.actions: list[str] = facts["actions"]
+        self.session = make_session(self.path / MODEL_FILE, threads)
+        self._check_model()
+        self.threads = int(threads)
+        self.greedy = bool(greedy)
+        self.rng = np.random.default_rng(seed)
+        self.name = label or f"onnx:{path}"
+
+    def _check_model(self) -> None:
+        """The model's inputs and outputs are the manifest's (names, element types and widths)."""
+        where = self.path / MODEL_FILE
+        want_in = {"obs": ("tensor(float)", self.obs_dim), "mask": ("tensor(bool)", self.num_actions)}
+        want_out = {"probs": ("tensor(float)", self.num_actions), "value": ("tensor(float)", None)}
+        for kind, args, want in (("input", self.session.get_inputs(), want_in),
+                                 ("output", self.session.get_outputs(), want_out)):
+            got = {a.name: a for a in args}
+            if set(got) != set(want):
+                raise OnnxPolicyError(f"{where}: {kind}s {sorted(got)}, expected {sorted(want)}")
+            for name, (typ, width) in want.items():
+                a = got[name]
+                if a.type != typ:
+                    raise OnnxPolicyError(f"{where}: {kind} {name} is {a.type}, expected {typ}")
+                if width is not None and (len(a.shape) != 2 or a.shape[1] != width):
+                    raise OnnxPolicyError(f"{where}: {kind} {name} has shape {a.shape}, expected [N, {width}]")
+
+    # -- the network --------------------------------------------------------------------------------------
+    def _inputs(self, obs: NDArray[Any] | None, mask: NDArray[Any] | None,
+                env: BatchEnv | None) -> dict[str, NDArray[Any]]:
+        if env is not None:
+            if getattr(env, "variant", self.variant) != self.variant:
+                raise ValueError(f"{self.name} was trained on {self.variant}, not {env.variant}")
+            options = getattr(env, "options", None)
+            if options is not None and options != self.options:
+                raise ValueError(f"{self.name} was trained with options {self.options}, the game has {options}")
+        if obs is None or mask is None:
+            raise ValueError(f"{self.name} needs observations and masks")
+        o = np.ascontiguousarray(obs, np.float32)
+        m = np.ascontiguousarray(mask, np.bool_)
+        if o.ndim != 2 or m.ndim != 2 or o.shape[1] != self.obs_dim or m.shape[1] != self.num_actions:
+            raise ValueError(f"{self.name}: observations/masks of shape {o.shape}/{m.shape}, the network expects "
+                             f"[k, {self.obs_dim}]/[k, {self.num_actions}]")
+        if len(o) != len(m):
+            raise ValueError(f"{self.name}: {len(o)} observations but {len(m)} masks")
+        if not m.any(axis=1).all():
+            raise ValueError(f"{self.name}: a row of the mask has no legal action")
+        return {"obs": o, "mask": m}
+
+    def run(self, obs: NDArray[Any] | None, mask: NDArray[Any] | None,
+            env: BatchEnv | None = None) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """(probs float32[k, num_actions], value float32[k]) of k positions."""
+        probs, value = self.session.run(list(OUTPUT_NAMES), self._inputs(obs, mask, env))
+        return probs, value
+
+    def probabilities(self, obs: NDArray[Any] | None, mask: NDArray[Any] | None,
+                      env: BatchEnv | None = None) -> NDArray[np.float32]:
+        """float32[k, num_actions]: the policy's action probabilities (0 on illegal actions)."""
+        probs: NDArray[np.float32] = self.session.run(["probs"], self._inputs(obs, mask, env))[0]
+        return probs
+
+    def value(self, obs: NDArray[Any] | None, mask: NDArray[Any] | None,
+              env: BatchEnv | None = None) -> NDArray[np.float32]:
+        """float32[k]: the value head (the acting seat's expected payoff / payoff_scale)."""
+        value: NDArray[np.float32] = self.session.run(["value"], self._inputs(obs, mask, env))[0]
+        return value
+
+    def act(self, obs: NDArray[np.float32] | None, mask: NDArray[np.bool_] | None, env: BatchEnv | None = None,
+            idx: NDArray[np.int64] | None = None) -> NDArray[np.int64]:
+        probs = self.probabilities(obs, mask, env)
+        if self.greedy:
+            return probs.argmax(axis=1).astype(np.int64)
+        # inverse CDF: the first action whose cumulative probability exceeds u * total (illegal actions have
+        # probability 0, so they never are the first; the clip covers u * total rounding up to the total)
+        c = np.cumsum(probs, axis=1, dtype=np.float64)
+        u = self.rng.random(len(c)) * c[:, -1]
+        a = (c <= u[:, None]).sum(axis=1)
+        last_legal = probs.shape[1] - 1 - (probs[:, ::-1] > 0).argmax(axis=1)
+        return np.minimum(a, last_legal).astype(np.int64)
