@@ -1,4 +1,4 @@
-"""The ``tarocchi-rl`` command: play, replay, bench, eval, deals, train, demo (``tarocchi-rl COMMAND --help``).
+"""The ``tarocchi-rl`` command: play, replay, bench, eval, deals, train, export, demo (``tarocchi-rl COMMAND --help``).
 
 Each subcommand imports its modules when it runs, so that a light command (``replay``, ``play``) never loads
 torch, Ray or TensorBoard; these imports point down the layers like any other (docs/architecture.md).
@@ -124,6 +124,24 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    try:
+        from .rl.export import checkpoint_of_spec, export_policy
+    except ImportError as e:  # torch and onnx: the train extra
+        raise ValueError(f"export needs torch and onnx (pip install 'tarocchi-rl[train]'): {e}") from None
+
+    path = checkpoint_of_spec(args.agent)  # errors (ValueError subclasses) are one line: see main
+    m = export_policy(path, args.out, eval_deals=args.eval_deals, golden=args.golden, seed=args.seed,
+                      progress=sys.stderr.isatty())
+    print(f"wrote {args.out}: policy.onnx, manifest.json, golden.jsonl ({m['golden']['positions']} positions), "
+          "README.md", file=sys.stderr)
+    for opp, r in ((m.get("evaluation") or {}).get("opponents") or {}).items():
+        lo, hi = r["ci95"]
+        print(f"  vs {opp}: {r['mean_payoff_per_deal']:.3f} per deal [{lo:.3f}, {hi:.3f}] over {r['deals']} deals",
+              file=sys.stderr)
+    return 0
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
@@ -190,6 +208,17 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--ray-address", default=None, help="join a Ray cluster (e.g. auto or HOST:6379)")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
     t.set_defaults(func=_cmd_train)
+
+    ex = sub.add_parser("export", help="export a trained policy as a bot directory (ONNX, manifest, golden "
+                        "positions, model card) that runs without torch as onnx:DIR")
+    ex.add_argument("--agent", required=True, metavar="ppo:PATH", help="the policy: ppo:RUN_DIR or ppo:CHECKPOINT")
+    ex.add_argument("--out", required=True, metavar="DIR", help="the bot directory to write (a previous export "
+                    "there is replaced)")
+    ex.add_argument("--eval-deals", type=int, default=500, help="duplicate deals of the evaluation against "
+                    "heuristic and against random, written to the manifest and the model card (0: none)")
+    ex.add_argument("--golden", type=int, default=256, help="reference positions in golden.jsonl (every phase)")
+    ex.add_argument("--seed", type=int, default=0, help="seeds the golden positions and the evaluation deals")
+    ex.set_defaults(func=_cmd_export)
 
     d = sub.add_parser("demo", help="heuristic against random bots in the duplicate arena, every variant")
     d.add_argument("--deals", type=int, default=1000)

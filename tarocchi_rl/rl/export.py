@@ -1,0 +1,532 @@
+"""Export a trained PPO policy as a self-describing bot directory (``tarocchi-rl export``).
+
+    tarocchi-rl export --agent ppo:runs/mineo-... --out bots/mineo-v1 [--eval-deals 500] [--golden 256]
+
+writes, in ``--out`` (format ``tarocchi-policy/1``, defined with its checks in
+:mod:`tarocchi_rl.policies.onnx_policy`):
+
+- ``policy.onnx``: the network with the mask applied and the softmax taken: inputs ``obs`` float32[N, obs_dim]
+  and ``mask`` bool[N, num_actions], outputs ``probs`` (0 on illegal actions) and ``value`` float32[N]; the
+  batch axis is dynamic; ``onnx.checker`` (full check) passes.
+- ``manifest.json``: variant and options, the observation layout and its fingerprint, the action table, the
+  inputs and outputs, the network, the provenance (config, update, samples, versions, git commit) and the
+  evaluation of the exported model itself (duplicate arena against ``heuristic`` and ``random``).
+- ``golden.jsonl``: reference positions from every phase that occurs in play (policy, heuristic and random
+  seats), stratified by phase: observation, mask, the torch network's probabilities and value, the greedy
+  action (id and string), the phase. A runtime that reproduces them plays like the network.
+- ``README.md``: the model card.
+
+Before anything is written to ``--out`` the exported model is checked against torch on the golden positions
+(probabilities within 1e-5); everything is first written to a staging directory beside ``--out``, which then
+replaces it, so ``--out`` never holds a half-written bot. An existing ``--out`` is replaced only when it holds
+a previous export (a ``manifest.json`` and only the files above).
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import importlib.metadata
+import json
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+
+from ..arena import run_arena
+from ..batch import BatchEnv
+from ..core.phases import PHASE_NAMES
+from ..core.state import PHASE
+from ..policies import HeuristicAgent, RandomAgent
+from ..policies.onnx_policy import (
+    GOLDEN_FILE,
+    INPUT_NAMES,
+    MANIFEST_FILE,
+    MANIFEST_FORMAT,
+    MODEL_FILE,
+    OUTPUT_NAMES,
+    README_FILE,
+    OnnxAgent,
+    engine_facts,
+    make_session,
+)
+from ..variants import get_variant
+from .checkpoint import load_checkpoint
+from .config import TrainConfig, config_from_dict
+from .network import PolicyValueNet, build_network
+from .policy import PPOAgent
+
+OPSET = 18  # onnxruntime >= 1.17 runs it; torch's exporter writes it without a version conversion
+TOLERANCE = 1e-5  # largest |probability difference| between onnxruntime and torch accepted on the golden positions
+BOT_FILES = (MODEL_FILE, MANIFEST_FILE, GOLDEN_FILE, README_FILE)
+EVAL_OPPONENTS = ("heuristic", "random")
+
+
+class ExportError(ValueError):
+    """A bad agent spec, an unusable output directory or an export that failed its checks (one line)."""
+
+
+def checkpoint_of_spec(spec: str) -> str:
+    """The checkpoint path of a ``ppo:PATH`` agent spec (PATH: a checkpoint file or a run directory)."""
+    kind, _, path = spec.strip().partition(":")
+    if kind.lower() != "ppo" or not path.strip():
+        raise ExportError(f"export takes a trained policy as ppo:PATH (a checkpoint or run directory), got {spec!r}")
+    path = path.strip()
+    if "," in path:
+        raise ExportError(f"export takes ppo:PATH without options (greedy, seed: the bot's own spec), got {spec!r}")
+    return path
+
+
+class _Masked(torch.nn.Module):
+    """The exported function: (obs, mask) -> (masked probabilities, value)."""
+
+    def __init__(self, net: PolicyValueNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits, value = self.net(obs, mask)
+        return torch.softmax(logits, dim=1), value
+
+
+@contextmanager
+def _quiet_exporter() -> Iterator[None]:
+    """torch's ONNX exporter logs and warns about things that do not concern this model (torchvision ops, ...)."""
+    loggers = [logging.getLogger(n) for n in ("torch.onnx", "torch.export", "torch._dynamo", "onnxscript")]
+    levels = [lg.level for lg in loggers]
+    try:
+        for lg in loggers:
+            lg.setLevel(logging.ERROR)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+
+
+def export_onnx(net: PolicyValueNet, path: str | Path, metadata: dict[str, str] | None = None) -> None:
+    """Write ``net`` as an ONNX model (opset :data:`OPSET`, dynamic batch) to ``path`` and check it."""
+    import onnx  # the export-side dependency (the ``train`` extra), not needed to run a bot
+
+    net = net.eval()
+    obs = torch.zeros(2, net.obs_dim)
+    mask = torch.ones(2, net.n_actions, dtype=torch.bool)
+    batch = torch.export.Dim("batch")
+    with _quiet_exporter(), torch.no_grad():
+        program = torch.onnx.export(
+            _Masked(net), (obs, mask), None, dynamo=True, opset_version=OPSET, input_names=list(INPUT_NAMES),
+            output_names=list(OUTPUT_NAMES), dynamic_shapes={"obs": {0: batch}, "mask": {0: batch}},
+            external_data=False, verbose=False,
+        )
+    if program is None:  # pragma: no cover - dynamo=True returns the program
+        raise ExportError("torch.onnx.export returned no program")
+    model = program.model_proto
+    model.producer_name = "tarocchi-rl"
+    model.doc_string = "tarocchi-rl policy: (obs, mask) -> (masked action probabilities, value); see manifest.json"
+    for k, v in (metadata or {}).items():
+        entry = model.metadata_props.add()
+        entry.key, entry.value = k, v
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save_model(model, str(path))
+
+
+# -- golden positions -----------------------------------------------------------------------------------------
+class _Reservoir:
+    """A uniform sample of at most ``cap`` rows from a stream (Algorithm R, batched)."""
+
+    def __init__(self, cap: int, obs_dim: int, n_actions: int, rng: np.random.Generator) -> None:
+        self.obs = np.zeros((cap, obs_dim), np.float32)
+        self.mask = np.zeros((cap, n_actions), bool)
+        self.cap, self.seen, self.rng = cap, 0, rng
+
+    def add(self, obs: NDArray[np.float32], mask: NDArray[np.bool_]) -> None:
+        m = len(obs)
+        fill = max(0, min(m, self.cap - self.seen))
+        self.obs[self.seen : self.seen + fill] = obs[:fill]
+        self.mask[self.seen : self.seen + fill] = mask[:fill]
+        rest = np.arange(fill, m)
+        if len(rest):
+            slots = self.rng.integers(0, self.seen + rest + 1)  # row j replaces a slot with probability cap / seen_j
+            keep = slots < self.cap
+            self.obs[slots[keep]] = obs[rest[keep]]  # in stream order: a later row wins a shared slot, as in R
+            self.mask[slots[keep]] = mask[rest[keep]]
+        self.seen += m
+
+    def rows(self) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
+        k = min(self.seen, self.cap)
+        return self.obs[:k], self.mask[:k]
+
+
+def collect_positions(net: PolicyValueNet, variant: str, options: dict[str, Any], n: int, seed: int = 0,
+                      games: int | None = None) -> tuple[NDArray[np.float32], NDArray[np.bool_], NDArray[np.int64]]:
+    """``n`` decision positions (obs, mask, phase code) from games where each seat is the policy (sampling),
+    the heuristic or a random bot, stratified by phase: every phase that occurs gets an equal share (or all
+    of its positions when it has fewer), so rare phases (bids, discards, announcements) are not drowned by play.
+    """
+    rng = np.random.default_rng(seed)
+    env = BatchEnv(variant, games or max(128, n), seed=seed, **options)
+    kinds = rng.integers(0, 3, size=(env.batch_size, env.num_players))  # 0 policy, 1 heuristic, 2 random
+    agents = [PPOAgent(net=net, variant=variant, greedy=False, seed=seed), HeuristicAgent(seed), RandomAgent(seed)]
+    res: dict[int, _Reservoir] = {}
+    rows = np.arange(env.batch_size)
+    actions = np.zeros(env.batch_size, np.int64)
+    while not env.all_done():
+        cur = env.current_player().astype(np.int64)
+        live = cur >= 0
+        mask = env.legal_mask()
+        obs = env.observe()
+        phase = env.state.meta[:, PHASE].copy()
+        for ph in np.unique(phase[live]):
+            sel = np.nonzero(live & (phase == ph))[0]
+            if int(ph) not in res:
+                res[int(ph)] = _Reservoir(n, env.obs_dim, env.num_actions, rng)
+            res[int(ph)].add(obs[sel], mask[sel])
+        who = np.where(live, kinds[rows, np.maximum(cur, 0)], -1)
+        actions[:] = -1
+        for k, agent in enumerate(agents):
+            idx = np.nonzero(who == k)[0]
+            if len(idx):
+                actions[idx] = agent.act(obs[idx], mask[idx], env, idx)
+        env.step(actions)
+    phases = sorted(res, key=lambda p: res[p].seen)
+    remaining = min(n, sum(min(r.seen, r.cap) for r in res.values()))
+    out_obs, out_mask, out_phase = [], [], []
+    take: dict[int, int] = {}
+    for k, ph in enumerate(phases):  # water-filling: equal shares, the rare phases' leftovers go to the others
+        take[ph] = min(min(res[ph].seen, n), remaining // (len(phases) - k))
+        remaining -= take[ph]
+    for ph in sorted(res):
+        o, m = res[ph].rows()
+        pick = np.sort(rng.choice(len(o), take[ph], replace=False))
+        out_obs.append(o[pick])
+        out_mask.append(m[pick])
+        out_phase.append(np.full(len(pick), ph, np.int64))
+    return np.concatenate(out_obs), np.concatenate(out_mask), np.concatenate(out_phase)
+
+
+def _num(x: float) -> float | int:
+    """A float32 as the shortest JSON number that reads back to the same float32 (integers as integers)."""
+    f = float(x)
+    return int(f) if f.is_integer() else float(str(np.float32(f)))
+
+
+def golden_records(net: PolicyValueNet, variant: str, obs: NDArray[np.float32], mask: NDArray[np.bool_],
+                   phase: NDArray[np.int64]) -> list[dict[str, Any]]:
+    """The golden lines: each position with the torch network's probabilities, value and greedy action."""
+    rules = get_variant(variant).rules
+    with torch.no_grad():
+        logits, value = net.eval()(torch.from_numpy(obs), torch.from_numpy(mask))
+        probs = torch.softmax(logits, dim=1).numpy()
+        greedy = logits.argmax(dim=1).numpy()
+        values = value.numpy()
+    out = []
+    for i in range(len(obs)):
+        a = int(greedy[i])
+        out.append({
+            "phase": PHASE_NAMES[int(phase[i])], "obs": [_num(x) for x in obs[i]], "mask": mask[i].astype(int).tolist(),
+            "probs": [_num(x) for x in probs[i]], "value": _num(values[i]), "greedy_id": a,
+            "greedy_action": rules.action_to_string(a, int(phase[i])),
+        })
+    return out
+
+
+def read_golden(path: str | Path) -> tuple[NDArray[np.float32], NDArray[np.bool_], NDArray[np.float32],
+                                            list[dict[str, Any]]]:
+    """(obs, mask, probs, records) of a golden.jsonl file."""
+    recs = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    obs = np.array([r["obs"] for r in recs], np.float32)
+    mask = np.array([r["mask"] for r in recs], bool)
+    probs = np.array([r["probs"] for r in recs], np.float32)
+    return obs, mask, probs, recs
+
+
+# -- provenance and evaluation --------------------------------------------------------------------------------
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _git_state() -> dict[str, Any]:
+    """The commit of the source tree this package was imported from (None when it is not a git checkout)."""
+    here = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip() != ""
+    except (OSError, subprocess.SubprocessError):
+        return {"git_commit": None, "git_dirty": None}
+    return {"git_commit": commit or None, "git_dirty": dirty}
+
+
+def _package_version() -> str | None:
+    try:
+        return importlib.metadata.version("tarocchi-rl")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def evaluate(agent: OnnxAgent, variant: str, options: dict[str, Any], deals: int, seed: int = 0,
+             progress: bool = False) -> dict[str, Any]:
+    """The exported agent (greedy) in the duplicate arena against each of :data:`EVAL_OPPONENTS`."""
+    spec = get_variant(variant)
+    out: dict[str, Any] = {
+        "method": "Duplicate arena (tarocchi_rl.arena.run_arena): the same deals with the seats rotated, the bot "
+                  "(onnxruntime, greedy) against copies of the opponent; 95% CI: bootstrap over deals",
+        "payoff_unit": spec.rules.BONUS_UNIT, "seed": seed, "deals": deals, "opponents": {},
+    }
+    for opp in EVAL_OPPONENTS:
+        r = run_arena(variant, [agent, opp], deals=deals, seed=seed, options=options, progress=progress)
+        row = r["table"][0]
+        out["opponents"][opp] = {
+            "mean_payoff_per_deal": row["mean_payoff_per_deal"], "ci95": row["ci95"], "deals": r["deals"],
+            "games": r["games"], "win_rate": row["win_rate"],
+        }
+    return out
+
+
+# -- the directory --------------------------------------------------------------------------------------------
+def _check_out(out: Path) -> None:
+    """``out`` may be written: a new directory under a writable one, an empty directory or a previous export."""
+    if out.exists():
+        if not out.is_dir():
+            raise ExportError(f"--out {out} exists and is not a directory")
+        present = {p.name for p in out.iterdir()}
+        if present and (MANIFEST_FILE not in present or not present <= set(BOT_FILES)):
+            raise ExportError(f"--out {out} exists and is not empty (only a previous export is replaced)")
+    for parent in out.absolute().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ExportError(f"cannot write to {out}: {parent} is not a directory")
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise ExportError(f"cannot write to {out}: {parent} is not writable")
+            break
+
+
+def _staging_dir(out: Path) -> Path:
+    """A fresh staging directory beside ``out``."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{out.name}.export-", dir=out.parent))
+    except OSError as e:
+        raise ExportError(f"cannot write to {out}: {e.strerror or e}") from None
+
+
+def _install(staging: Path, out: Path) -> None:
+    """Replace ``out`` by the finished staging directory."""
+    mode = os.umask(0)
+    os.umask(mode)
+    staging.chmod(0o777 & ~mode)  # mkdtemp made it private; the bot is an ordinary directory
+    if out.exists():
+        shutil.rmtree(out)
+    os.replace(staging, out)
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    path.write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
+
+
+def export_policy(checkpoint: str | Path, out: str | Path, eval_deals: int = 500, golden: int = 256,
+                  seed: int = 0, progress: bool = False) -> dict[str, Any]:
+    """Export the policy of a checkpoint (file or run directory) to the bot directory ``out``; returns the
+    manifest. ``eval_deals`` duplicate deals against each of heuristic and random (0: no evaluation),
+    ``golden`` reference positions (at least 1)."""
+    if eval_deals < 0:
+        raise ExportError(f"--eval-deals must be >= 0, got {eval_deals}")
+    if golden < 1:
+        raise ExportError(f"--golden must be >= 1, got {golden}")
+    out = Path(out)
+    _check_out(out)
+    data = load_checkpoint(checkpoint)
+    cfg = config_from_dict(data["config"])
+    spec = get_variant(cfg.variant)
+    net = build_network(cfg, spec.obs_dim, spec.n_actions)
+    try:
+        net.load_state_dict(data["model"])
+    except RuntimeError as e:
+        raise ExportError(f"checkpoint {data['path']}: the weights do not fit its network: "
+                          f"{' '.join(str(e).split())[:200]}") from None
+    net.eval()
+    facts = engine_facts(cfg.variant, cfg.options)
+    staging = _staging_dir(out)
+    try:
+        manifest = _build(net, cfg, data, facts, staging, eval_deals, golden, seed, progress)
+        _install(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return manifest
+
+
+def _build(net: PolicyValueNet, cfg: TrainConfig, data: dict[str, Any], facts: dict[str, Any], staging: Path,
+           eval_deals: int, golden: int, seed: int, progress: bool) -> dict[str, Any]:
+    export_onnx(net, staging / MODEL_FILE, {"format": MANIFEST_FORMAT, "variant": cfg.variant,
+                                            "layout_fingerprint": facts["layout_fingerprint"]})
+    obs, mask, phase = collect_positions(net, cfg.variant, facts["options"], golden, seed)
+    recs = golden_records(net, cfg.variant, obs, mask, phase)
+    with open(staging / GOLDEN_FILE, "w", encoding="utf-8") as f:
+        for r in recs:
+            f.write(json.dumps(r, separators=(",", ":")) + "\n")
+    verification = _verify(staging / MODEL_FILE, staging / GOLDEN_FILE)
+    manifest = _manifest(net, cfg, data, facts, verification, len(recs), sorted({r["phase"] for r in recs}))
+    _write_json(staging / MANIFEST_FILE, manifest)  # the agent below reads it; rewritten with the evaluation
+    if eval_deals:
+        agent = OnnxAgent(staging, label="onnx (this bot)")
+        manifest["evaluation"] = evaluate(agent, cfg.variant, facts["options"], eval_deals, seed, progress)
+    _write_json(staging / MANIFEST_FILE, manifest)
+    (staging / README_FILE).write_text(model_card(manifest), encoding="utf-8")
+    return manifest
+
+
+def _verify(model: Path, golden: Path) -> dict[str, Any]:
+    """onnxruntime against the torch values stored in the golden file; ExportError beyond :data:`TOLERANCE`."""
+    obs, mask, probs, recs = read_golden(golden)
+    got_p, got_v = make_session(model).run(list(OUTPUT_NAMES), {"obs": obs, "mask": mask})
+    dp = float(np.abs(got_p - probs).max())
+    dv = float(np.abs(got_v - np.array([r["value"] for r in recs], np.float32)).max())
+    same = int((got_p.argmax(axis=1) == np.array([r["greedy_id"] for r in recs])).sum())
+    if not dp <= TOLERANCE or (got_p[~mask] != 0).any():
+        raise ExportError(f"the exported model differs from torch on the golden positions (largest probability "
+                          f"difference {dp:.2e} > {TOLERANCE:g}, or probability on an illegal action)")
+    return {"positions": len(recs), "max_abs_prob_diff": dp, "max_abs_value_diff": dv, "greedy_agree": same,
+            "tolerance": TOLERANCE, "runtime": "onnxruntime"}
+
+
+def _manifest(net: PolicyValueNet, cfg: TrainConfig, data: dict[str, Any], facts: dict[str, Any],
+              verification: dict[str, Any], n_golden: int, phases: list[str]) -> dict[str, Any]:
+    spec = get_variant(cfg.variant)
+    ckpt = Path(data["path"])
+    n, a = facts["obs_dim"], facts["num_actions"]
+    return {
+        **facts,
+        "long_name": spec.long_name,
+        "n_players": spec.n_players,
+        "inputs": [
+            {"name": "obs", "dtype": "float32", "shape": ["N", n],
+             "meaning": "the observation of the player to act (observation_layout; docs/observations.md)"},
+            {"name": "mask", "dtype": "bool", "shape": ["N", a], "meaning": "legal actions (ids of actions)"},
+        ],
+        "outputs": [
+            {"name": "probs", "dtype": "float32", "shape": ["N", a],
+             "meaning": "the policy's action probabilities, 0 on illegal actions; greedy play = argmax"},
+            {"name": "value", "dtype": "float32", "shape": ["N"],
+             "meaning": "expected payoff of the player to act / payoff_scale"},
+        ],
+        "payoff_scale": cfg.payoff_scale,
+        "network": {
+            "type": "mlp", "hidden": list(cfg.network.hidden), "activation": cfg.network.activation,
+            "parameters": int(sum(p.numel() for p in net.parameters())),
+            "heads": "linear policy head (illegal logits set to -1e9, then softmax), linear value head",
+            "onnx_opset": OPSET,
+        },
+        "golden": {"file": GOLDEN_FILE, "positions": n_golden, "phases": phases},
+        "verification": verification,
+        "provenance": {
+            "checkpoint": str(ckpt), "checkpoint_sha256": _sha256(ckpt), "config": data["config"],
+            "update": data.get("update"), "samples": data.get("samples"), "decisions": data.get("decisions"),
+            "minutes": data.get("minutes"), "imitation_warm_start": bool(data.get("imitated", False)),
+            "tarocchi_rl_version": _package_version(), **_git_state(), "torch_version": torch.__version__,
+            "exported_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        },
+        "evaluation": None,
+    }
+
+
+def _fmt_eval(e: dict[str, Any] | None) -> list[str]:
+    if not e:
+        return ["Not evaluated (exported with `--eval-deals 0`): run `tarocchi-rl eval` (below)."]
+    lines = [f"{e['method']}. Mean payoff per deal in {e['payoff_unit']} (positive: the bot wins), {e['deals']} "
+             f"duplicate deals per opponent, seed {e['seed']}:", "",
+             "| opponent | mean payoff / deal | 95% CI | deals won | deals |", "|---|---|---|---|---|"]
+    for opp, r in e["opponents"].items():
+        lo, hi = r["ci95"]
+        wr = "-" if r["win_rate"] is None else f"{100 * r['win_rate']:.1f}%"
+        lines.append(f"| {opp} | {r['mean_payoff_per_deal']:.3f} | [{lo:.3f}, {hi:.3f}] | {wr} | {r['deals']} |")
+    return lines
+
+
+def model_card(m: dict[str, Any]) -> str:
+    """The README.md of a bot directory, from its manifest."""
+    p, net, cfg = m["provenance"], m["network"], m["provenance"]["config"]
+    opts = ", ".join(f"{k}={json.dumps(v)}" for k, v in m["options"].items()) or "none"
+    commit = p.get("git_commit") or "unknown"
+    if p.get("git_dirty"):
+        commit += " (with uncommitted changes)"
+    imitation = (f"a warm start imitating the heuristic on {cfg['imitation']['decisions']:,} decisions, then "
+                 if p.get("imitation_warm_start") else "")
+    lines = [
+        f"# tarocchi-rl bot: {m['variant']}",
+        "",
+        f"A policy network for **{m['long_name']}** (`{m['variant']}`, options: {opts}), exported by `tarocchi-rl "
+        f"export` in the `{m['format']}` format. It plays every decision of the game (bids, calls, discards, "
+        f"announcements, card play) for any seat; {m['n_players']} players.",
+        "",
+        "## What it plays",
+        "",
+        f"Input: the observation of the player to act, {m['obs_dim']} floats (layout in `manifest.json`, "
+        f"`observation_layout`, fingerprint `{m['layout_fingerprint'][:16]}...`), and the mask of its "
+        f"{m['num_actions']} actions (the action table: `manifest.json`, `actions`). Output: a probability per "
+        "action (0 on illegal ones) and a value (expected payoff / "
+        f"{m['payoff_scale']:g}). Greedy play takes the most probable action.",
+        "",
+        "## How strong",
+        "",
+        *_fmt_eval(m.get("evaluation")),
+        "",
+        "## How it was trained",
+        "",
+        f"PPO self-play (tarocchi-rl {p.get('tarocchi_rl_version') or '?'}, commit {commit}): {imitation}"
+        f"{p.get('update')} updates on {p.get('samples') or 0:,} learner samples "
+        f"({p.get('decisions') or 0:,} decisions in all, {p.get('minutes') or 0:.1f} minutes), a league of "
+        f"self-play ({cfg['league']['self_play_share']}), heuristic ({cfg['league']['heuristic_share']}) and past "
+        f"snapshots, seed {cfg['seed']}. Network: MLP {'x'.join(str(h) for h in net['hidden'])}, "
+        f"{net['activation']}, {net['parameters']:,} parameters; shared by every seat. The full config is in "
+        f"`manifest.json` (`provenance.config`); the checkpoint's sha256 is `{p['checkpoint_sha256'][:16]}...`.",
+        "",
+        "## What it cannot do",
+        "",
+        f"- It plays only `{m['variant']}` with these options; an engine whose observation layout or action table "
+        "differs refuses to load it (the manifest is checked field by field).",
+        "- It sees only its own observation: no memory beyond what the observation encodes, no search, no "
+        "reasoning about other seats' hidden cards beyond what it learned.",
+        "- Its strength is the evaluation above, against the baseline bots; nothing is known against people.",
+        "- The value head estimates payoffs for the positions it was trained on; it is not calibrated elsewhere.",
+        "",
+        "## How to load it",
+        "",
+        "```bash",
+        "pip install 'tarocchi-rl[bot]'   # onnxruntime and numpy: no torch",
+        f"tarocchi-rl eval --variant {m['variant']} --agents onnx:THIS_DIR,heuristic --deals 1000",
+        "```",
+        "",
+        "```python",
+        "from tarocchi_rl.policies.onnx_policy import OnnxAgent",
+        "",
+        "bot = OnnxAgent('THIS_DIR')                  # checks manifest.json against the engine",
+        "actions = bot.act(obs, mask)                 # greedy; bot.probabilities(obs, mask), bot.value(obs, mask)",
+        "```",
+        "",
+        f"Any ONNX runtime works: feed `obs` (float32[N, {m['obs_dim']}]) and `mask` (bool[N, {m['num_actions']}]), "
+        f"read `probs` and `value`. `golden.jsonl` holds {m['golden']['positions']} positions from every phase that "
+        f"occurred ({', '.join(m['golden']['phases'])}) with the expected probabilities: a runtime that reproduces "
+        "them (within 1e-5) plays like this bot.",
+        "",
+        "Files: `policy.onnx` (the network), `manifest.json` (what it plays, provenance, evaluation), `golden.jsonl`, "
+        "this card.",
+        "",
+    ]
+    return "\n".join(lines)
