@@ -120,6 +120,8 @@ def play_games(
     need_obs = any(getattr(a, "needs_obs", True) for a in agents)
     need_mask = any(getattr(a, "needs_mask", True) for a in agents)
     trusted = all(getattr(a, "legal_by_construction", False) for a in agents)  # else every action is checked
+    if any(getattr(a, "needs_history", False) for a in agents):  # e.g. an external bot: it gets the seat's view
+        env.keep_history()
     mask_buf = np.empty((g, env.num_actions), bool)
     actions = np.zeros(g, np.int64)
     history: list[tuple[NDArray[np.int64], NDArray[np.int32]]] = []

@@ -246,10 +246,10 @@ class _Rebuilder:
         self.deck = game.deck
         self.expected = [canonical(game, e) for e in entries]
 
-    def later_plays(self, k: int) -> dict[int, int]:
-        """card -> seat for the cards other seats play after step k (they hold them now)."""
+    def later_plays(self, k: int, end: int | None = None) -> dict[int, int]:
+        """card -> seat for the cards other seats play in steps k..end-1 (they hold them now)."""
         out: dict[int, int] = {}
-        for e in self.entries[k:]:
+        for e in self.entries[k:end]:
             if e.actor != self.seat and e.action.startswith("play:"):
                 out[self.deck.card_id(e.action[5:])] = e.actor
         return out
@@ -279,12 +279,15 @@ class _Rebuilder:
         return seen == self.expected[k] or _canonical_views_entry(self.game, seen) == self.expected[k]
 
     def redraw(self, k: int) -> bool:
-        """Redraw the hidden cards before step k until the step passes (module docstring, 2.)."""
+        """Redraw the hidden cards before step k until the step passes (module docstring, 2.): first keeping
+        the cards each seat plays later in his hand, then with only this step's own constraints."""
+        return self._redraw(k, self.later_plays(k)) or self._redraw(k, self.later_plays(k, k + 1))
+
+    def _redraw(self, k: int, pins: dict[int, int]) -> bool:
         e = self.entries[k]
         v = self.v
         st, tb = v.state._env.state, self.tb
         src = _copy(st)
-        pins = self.later_plays(k)
         phase = int(st.meta[0, PHASE])
         if phase == PLAY and e.action.startswith("play:") and e.actor != self.seat:
             c = self.deck.card_id(e.action[5:])
@@ -341,8 +344,8 @@ class _Rebuilder:
             if q == self.seat or _holds(cards, HAND + q, tb, c):
                 continue
             r = _find(cards, tb, c, [HAND + s for s in range(self.n)] + [DISCARDED, STOCK])
-            if r < 0 or r < HAND + self.n:  # not dealt, or in another hand: that draw cannot be fixed
-                return False
+            if r < 0 or r < HAND + self.n or _holds(cards, EXCLUDED + q, tb, c):
+                return False  # not dealt, in another hand, or known not to be his: this draw cannot be fixed
             swap = -1
             for d in range(self.deck.n_cards):
                 if d in pinned or not _holds(cards, HAND + q, tb, d):
@@ -400,13 +403,34 @@ def rebuild(game: Game, seat: int, hand: list[str], history: list[str], seed: in
     else:
         for k in range(100):  # a fill that ends the deal at once (French: a petit sec) is drawn again
             v = Views(game, _initial_deal(game, seat, own, entries, seed + k))
-            if not v.is_terminal() or not entries:
+            if not v.is_terminal():
                 break
         expect_hand = _cards(game, v.view(seat)[0].split(";")[0][5:], "hand")
         if sorted(expect_hand) != sorted(own):
             raise ViewError(f"hand: seat {seat} is dealt {len(expect_hand)} cards in {game.variant}, "
                             f"got {len(own)}")
     rb = _Rebuilder(game, seat, entries, v, seed)
+    try:
+        _replay(rb, entries, start, history)
+    except ViewError:
+        if not start:
+            raise
+        # the new entries tell something the cached deal did not place (the seat's second-round cards, a
+        # shown stock): rebuild from the deal
+        return rebuild(game, seat, hand, history, seed, None if cache is None else _reset(cache))
+    if cache is not None:
+        cache.key, cache.history, cache.views = key, list(history), rb.v.__deepcopy__({})
+    return rb.v
+
+
+def _reset(cache: ViewCache) -> ViewCache:
+    cache.key, cache.history, cache.views = None, [], None
+    return cache
+
+
+def _replay(rb: _Rebuilder, entries: list[Entry], start: int, history: list[Any]) -> None:
+    """Steps start.. of the view on rb's game (module docstring, 2.); ViewError naming the failing entry."""
+    game, seat = rb.game, rb.seat
     for k in range(start, len(entries)):
         e = entries[k]
         if rb.v.is_terminal():
@@ -428,6 +452,3 @@ def rebuild(game: Game, seat: int, hand: list[str], history: list[str], seed: in
         if not rb.redraw(k):
             raise ViewError(f"{e.where}: {history[k]!r} is impossible: no deal consistent with the view "
                             f"before it allows it")
-    if cache is not None:
-        cache.key, cache.history, cache.views = key, list(history), rb.v.__deepcopy__({})
-    return rb.v
