@@ -1,4 +1,5 @@
-"""The ``tarocchi-rl`` command: play, replay, bench, eval, deals, train, export, demo (``tarocchi-rl COMMAND --help``).
+"""The ``tarocchi-rl`` command: play, replay, bench, eval, deals, train, export, bot, referee, demo
+(``tarocchi-rl COMMAND --help``).
 
 Each subcommand imports its modules when it runs, so that a light command (``replay``, ``play``) never loads
 torch, Ray or TensorBoard; these imports point down the layers like any other (docs/architecture.md).
@@ -124,6 +125,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bot(args: argparse.Namespace) -> int:
+    from .agents.specs import make_agent
+    from .bot import run_bot
+
+    return run_bot(args.agent, make_agent, args.name)
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
     try:
         from .rl.export import checkpoint_of_spec, export_policy
@@ -140,6 +148,12 @@ def _cmd_export(args: argparse.Namespace) -> int:
         print(f"  vs {opp}: {r['mean_payoff_per_deal']:.3f} per deal [{lo:.3f}, {hi:.3f}] over {r['deals']} deals",
               file=sys.stderr)
     return 0
+
+
+def _cmd_referee(args: argparse.Namespace) -> int:
+    from .bot import run_referee
+
+    return run_referee()
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -219,6 +233,16 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--golden", type=int, default=256, help="reference positions in golden.jsonl (every phase)")
     ex.add_argument("--seed", type=int, default=0, help="seeds the golden positions and the evaluation deals")
     ex.set_defaults(func=_cmd_export)
+
+    bt = sub.add_parser("bot", help="answer for one seat over the tarocchi-bot/1 protocol (JSON lines on "
+                        "stdin/stdout, docs/bot-protocol.md)")
+    bt.add_argument("--agent", required=True, help="the agent spec: heuristic, ismcts:..., ppo:PATH, onnx:DIR")
+    bt.add_argument("--name", default=None, help="the name the bot gives in its hello")
+    bt.set_defaults(func=_cmd_bot)
+
+    rf = sub.add_parser("referee", help="a table for testing bots and frontends: deals and writes each seat's "
+                        "tarocchi-bot/1 request (JSON lines, docs/bot-protocol.md)")
+    rf.set_defaults(func=_cmd_referee)
 
     d = sub.add_parser("demo", help="heuristic against random bots in the duplicate arena, every variant")
     d.add_argument("--deals", type=int, default=1000)
