@@ -23,6 +23,7 @@ from .views import Views
 PROTOCOL = "tarocchi-bot/1"
 VARIANTS = ("mineo", "piedmont3", "piedmont4", "french3", "french4")
 MAX_LINE = 1 << 20  # bytes: a longer request line is refused
+MAX_CACHES = 32  # rebuilt positions kept (one per variant, options and seat), so a deal's next request is quick
 # request fields: name -> (required, accepted types, meaning)
 FIELDS: dict[str, dict[str, tuple[bool, tuple[type, ...]]]] = {
     "hello": {"type": (True, (str,)), "id": (False, (int, str)), "protocol": (False, (str,))},
@@ -66,7 +67,7 @@ class BotServer:
         self.agent = make_agent(spec)
         self.name = name or f"tarocchi-rl {spec}"
         self.games: dict[tuple[str, str], Game] = {}
-        self.cache = ViewCache()
+        self.caches: dict[tuple[str, str, int], ViewCache] = {}  # per game and seat: the last rebuild
 
     def capabilities(self) -> list[str]:
         caps = ["act"]
@@ -132,7 +133,11 @@ class BotServer:
                 raise RequestError(f"want: this bot ({self.spec}) cannot give {w!r} "
                                    f"(its capabilities: {', '.join(self.capabilities())})")
         seat = req["seat"]
-        views = rebuild(game, seat, req["hand"], req["history"], cache=self.cache)
+        key = (req["variant"], json.dumps(req.get("options", {}), sort_keys=True), seat)
+        if key not in self.caches and len(self.caches) >= MAX_CACHES:
+            self.caches.pop(next(iter(self.caches)))
+        cache = self.caches.setdefault(key, ViewCache())
+        views = rebuild(game, seat, req["hand"], req["history"], cache=cache)
         if views.is_terminal():
             raise RequestError("history: the deal is over, there is no decision to make")
         state = views.state
