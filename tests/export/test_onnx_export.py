@@ -324,3 +324,15 @@ def test_a_french_bot_covers_the_french_phases(tmp_path, make_ckpt):
     agent = OnnxAgent(tmp_path / "bot")
     r = run_arena("french4", [agent, "random"], deals=2, progress=False)
     assert r["games"] == 2 * 14
+
+
+def test_the_onnx_agent_is_a_gymnasium_opponent(bot):
+    gymnasium = pytest.importorskip("gymnasium")
+    import tarocchi_rl.envs.gym  # noqa: F401  (registers the environments)
+
+    env = gymnasium.make("tarocchi_rl/Mineo-v0", opponents=f"onnx:{bot}")
+    obs, _ = env.reset(seed=0)
+    done = False
+    while not done:
+        obs, reward, done, _, info = env.step(env.action_space.sample(mask=obs["action_mask"]))
+    assert sum(info["payoffs"]) == 0 and reward == info["payoffs"][0]
