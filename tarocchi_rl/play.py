@@ -131,6 +131,8 @@ def bot_action(agent: AgentLike, state: State, who: str = "bot") -> int:
     env = state._env
     mask = env.legal_mask() if getattr(agent, "needs_mask", True) else None
     obs = env.observe() if getattr(agent, "needs_obs", True) else None
+    if getattr(agent, "needs_history", False):  # an external bot (cmd:) writes the seat's view from it
+        env.history = [list(state.history)]
     a = int(np.asarray(agent.act(obs, mask, env, np.zeros(1, np.int64)))[0])
     if a not in state.legal_actions():
         raise ValueError(state.illegal_action_message(a, who))
