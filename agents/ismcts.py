@@ -10,7 +10,8 @@ Spec: ``ismcts:iterations=1000[,c=0.7][,rollout=random|heuristic][,workers=N][,p
 | c          | UCB exploration constant, rewards being payoffs / the variant's payoff_scale (default 0.7)  |
 | rollout    | rollout policy: random (default) or heuristic                                               |
 | workers    | root parallelism: N independent searches (Ray actors when N > 1), root visits summed        |
-| prior      | a PPO checkpoint (file or run dir): its policy is a PUCT prior at the root                  |
+| prior      | a policy whose probabilities are a PUCT prior at the root: an exported bot directory        |
+|            | (``onnx:DIR`` or a DIR with manifest.json: no torch) or a PPO checkpoint (file or run dir)  |
 | c_prior    | weight of the prior (default 2)                                                             |
 | seed       | the agent's random seed                                                                     |
 
@@ -28,8 +29,6 @@ from tarocchi_rl.core.state import BatchState, alloc_state
 from tarocchi_rl.policies import Agent
 from tarocchi_rl.search.ismcts import ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, search_batch
 from tarocchi_rl.variants import get_variant
-
-from .ppo import PPOAgent
 
 
 def _search(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: int, c: float, payoff_scale: float,
@@ -63,6 +62,20 @@ class _RemoteSearcher:
                        c_prior, seeds)[1]
 
 
+def load_prior(prior: str) -> Any:
+    """The prior policy: ``onnx:DIR`` or a bot directory (onnxruntime), else a PPO checkpoint (torch)."""
+    from pathlib import Path
+
+    from tarocchi_rl.policies.onnx_policy import OnnxAgent
+
+    path = prior[len("onnx:"):] if prior.startswith("onnx:") else prior
+    if prior.startswith("onnx:") or (Path(path) / "manifest.json").is_file():
+        return OnnxAgent(path)
+    from .ppo import PPOAgent  # torch: only for a checkpoint prior
+
+    return PPOAgent(path=prior)
+
+
 class ISMCTSAgent(Agent):
     """SO-ISMCTS for every decision (module docstring)."""
 
@@ -85,9 +98,9 @@ class ISMCTSAgent(Agent):
         self.iterations, self.c, self.rollout = int(iterations), float(c), rollout
         self.workers, self.c_prior, self.time_budget = int(workers), float(c_prior), time_budget
         self.rng = np.random.default_rng(seed)
-        self.prior: PPOAgent | None = None
+        self.prior: Any = None
         if prior is not None:
-            self.prior = PPOAgent(path=prior)
+            self.prior = load_prior(prior)
         self.needs_obs = self.prior is not None
         self.name = label or f"ismcts:iterations={self.iterations}"
         self._actors: tuple[tuple, list[Any]] | None = None  # (variant key, Ray actor handles)
