@@ -55,9 +55,9 @@ from numpy.typing import NDArray
 from tarocchi_rl.bits import seed_states
 from tarocchi_rl.core.state import DISCARDED, SHOWN, alloc_state
 from tarocchi_rl.engine.observation import observe_row
-from tarocchi_rl.views import Views, core_game
 from tarocchi_rl.search.determinize import determinize_row
 from tarocchi_rl.variants import VARIANTS, get_variant
+from tarocchi_rl.views import Views, core_game
 
 __all__ = ["GAME_CLASSES", "GAME_NAMES", "TarocchiGame", "TarocchiObserver", "TarocchiState"]
 

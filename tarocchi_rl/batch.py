@@ -165,7 +165,7 @@ class BatchEnv:
             bad = engine.first_illegal(self.state, a, self.tables)
             if bad >= 0:
                 raise ValueError(self._illegal_message(bad, int(a[bad])))
-        live = self.state.meta[:, PHASE] != DONE if self.history is not None else None
+        live = self.state.meta[:, PHASE] != DONE  # the games this step acts in (for the history)
         if self._single:
             engine.step_one(self.state, 0, a[0], self.tables, self.auto_reset, self._done, self._payoffs)
         else:

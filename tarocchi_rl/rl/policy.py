@@ -61,6 +61,13 @@ class PPOAgent(Agent):
         return torch.softmax(self._logits(obs, mask, env), dim=1).numpy()
 
     @torch.no_grad()
+    def value(self, obs: NDArray[Any] | None, mask: NDArray[Any] | None, env: Any = None) -> np.ndarray:
+        """float32[k]: the value head's estimate of the seat's payoff (in units of the variant's payoff scale)."""
+        obs_t = torch.from_numpy(np.asarray(obs, np.float32))
+        mask_t = torch.from_numpy(np.asarray(mask, bool))
+        return self.net(obs_t, mask_t)[1].numpy()
+
+    @torch.no_grad()
     def act(self, obs: NDArray[np.float32] | None, mask: NDArray[np.bool_] | None, env: Any = None,
             idx: NDArray[np.int64] | None = None) -> NDArray[np.int64]:
         logits = self._logits(obs, mask, env)
