@@ -197,7 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("eval", help="duplicate arena: agents on the same deals with seats rotated")
     e.add_argument("--variant", default="mineo", help="mineo, piedmont3, piedmont4, french3, french4")
     e.add_argument("--agents", required=True, help="comma-separated agent specs: random, heuristic, "
-                   "ppo:PATH[,greedy=false] (PATH: a checkpoint or run directory)")
+                   "ppo:PATH[,greedy=false] (a checkpoint or run directory), onnx:DIR (an exported bot), "
+                   "ismcts:iterations=N[,...], cmd:\"PROGRAM ARGS\"[,timeout=S] (a tarocchi-bot/1 program)")
     e.add_argument("--deals", type=int, default=2000, help="number of deals (ignored with --deals-file)")
     e.add_argument("--deals-file", default=None, help="a frozen deal set written by `tarocchi-rl deals`")
     e.add_argument("--seed", type=int, default=0)
