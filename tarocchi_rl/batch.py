@@ -187,15 +187,20 @@ class BatchEnv:
         return out
 
     def _illegal_message(self, i: int, a: int) -> str:
-        mask = np.zeros(self.num_actions, bool)
-        engine.legal_mask_row(self.state, i, self.tables, mask)
-        phase = int(self.state.meta[i, PHASE])
-        legal = [self._r.action_to_string(x, phase) for x in np.nonzero(mask)[0]]
-        try:
-            name = self._r.action_to_string(a, phase)
-        except ValueError:
-            name = "out of range"
-        return (
-            f"illegal action {a} ({name}) in game {i} for seat {int(self.state.meta[i, CUR])} in phase "
-            f"{PHASE_NAMES[phase]}; legal: {', '.join(legal)}"
-        )
+        return illegal_action_message(self, i, a, f"game {i}, seat {int(self.state.meta[i, CUR])}")
+
+
+def illegal_action_message(env: BatchEnv, i: int, action: Any, who: str) -> str:
+    """The one wording of an illegal action (BatchEnv, State, the seat views, the adapters): 'illegal action 17
+    (play:KC) for <who> in phase play of mineo; legal actions: 3 (play:2S), 9 (play:5S)'."""
+    mask = np.zeros(env.num_actions, bool)
+    engine.legal_mask_row(env.state, i, env.tables, mask)
+    phase = int(env.state.meta[i, PHASE])
+    rules = env.spec.rules
+    try:
+        name = rules.action_to_string(int(action), phase)
+    except (ValueError, IndexError, TypeError):
+        name = f"out of range 0..{env.num_actions - 1}"
+    legal = ", ".join(f"{x} ({rules.action_to_string(int(x), phase)})" for x in np.nonzero(mask)[0])
+    return (f"illegal action {action} ({name}) for {who} in phase {PHASE_NAMES[phase]} of {env.variant}; "
+            f"legal actions: {legal}")

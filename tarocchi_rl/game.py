@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .batch import BatchEnv
+from .batch import BatchEnv, illegal_action_message
 from .core.phases import PHASE_NAMES
 from .core.state import HAND, PHASE, copy_state
 from .variants import get_variant
@@ -157,13 +157,8 @@ class State:
         self.history.append(int(a))
 
     def illegal_action_message(self, action: int, who: str) -> str:
-        """'illegal action 17 (play:KC) for <who> in phase play; legal actions: 3 (play:2S), ...'."""
-        try:
-            name = self.action_to_string(action)
-        except (ValueError, IndexError, TypeError):
-            name = f"out of range 0..{self.game.num_actions - 1}"
-        legal = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self.legal_actions())
-        return f"illegal action {action} ({name}) for {who} in phase {self.phase}; legal actions: {legal}"
+        """'illegal action 17 (play:KC) for <who> in phase play of mineo; legal actions: 3 (play:2S), ...'."""
+        return illegal_action_message(self._env, 0, action, who)
 
     def action_to_string(self, action: int) -> str:
         """The action's string in the notation of docs/rules.md (``play:KC``, ``discard:5D``, ``bid:call``, ...)."""

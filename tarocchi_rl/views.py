@@ -151,16 +151,8 @@ class Views:
         return self.lay.rules.action_to_string(int(action), int(self.state._env.state.meta[0, PHASE]))
 
     def illegal_message(self, action: int) -> str:
-        lay = self.lay
-        m = self.state._env.state.meta[0]
-        phase = int(m[PHASE])
-        legal = ", ".join(f"{lay.rules.action_to_string(x, phase)} ({x})" for x in self.legal_actions())
-        try:
-            name = lay.rules.action_to_string(int(action), phase)
-        except (ValueError, TypeError, IndexError):
-            name = "out of range"
-        return (f"illegal action {action} ({name}) for seat {int(m[CUR])} in phase {PHASE_NAMES[phase]} of "
-                f"{self.game.variant}; legal: {legal}")
+        """The toolkit's one wording (:func:`tarocchi_rl.batch.illegal_action_message`), for the seat to act."""
+        return self.state.illegal_action_message(action, f"seat {self.current_player()}")
 
     # -- acting -------------------------------------------------------------------------------------------
     def apply(self, action: int | np.integer[Any]) -> None:

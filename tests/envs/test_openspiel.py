@@ -454,7 +454,7 @@ def test_illegal_actions_raise_a_clear_error():
         state.apply_action(5)
     deal(state, np.random.default_rng(11))
     with pytest.raises(ValueError, match=r"illegal action 0 \(play:T0\) for seat 0 in phase early of mineo; "
-                                         r"legal: bid:pass \(126\), bid:solo \(127\)"):
+                                         r"legal actions: 126 \(bid:pass\), 127 \(bid:solo\)"):
         state.apply_action(0)
     assert len(state.history()) == 63  # nothing was applied
     state.apply_action(126)

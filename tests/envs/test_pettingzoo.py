@@ -89,7 +89,7 @@ def test_illegal_action_raises_a_value_error_naming_it_and_the_legal_ones():
     mask = env.last()[0]["action_mask"]
     legal = np.flatnonzero(mask).tolist()
     bad = int(np.flatnonzero(mask == 0)[0])
-    with pytest.raises(ValueError, match=rf"illegal action {bad} \(.*\) for {agent} in phase early; "
+    with pytest.raises(ValueError, match=rf"illegal action {bad} \(.*\) for {agent} in phase early of mineo; "
                                           rf"legal actions: {legal[0]} \(bid:pass\)"):
         env.step(bad)
     with pytest.raises(ValueError, match="out of range 0..130"):
