@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -162,6 +163,36 @@ class ScenarioGame:
 
     def lowest(self) -> str:
         return min(self.legal(), key=self.action_key)
+
+
+class EngineGame(ScenarioGame):
+    """The engine behind the scenarios' interface: a :class:`tarocchi_rl.game.State` in ``raw``. A family's test
+    module sets ``raw`` in ``__init__`` and writes ``figures`` (its outcome as the family's figures)."""
+
+    impl = "engine"
+    raw: Any = None
+
+    def _apply(self, action):
+        self.raw.apply(action)
+
+    def current_player(self):
+        return self.raw.current_player()
+
+    def legal(self):
+        return {self.raw.action_to_string(a) for a in self.raw.legal_actions()}
+
+    @property
+    def phase(self):
+        return self.raw.phase
+
+    def hand(self, seat):
+        return self.raw.hand(seat)
+
+    def is_terminal(self):
+        return self.raw.is_terminal()
+
+    def action_key(self, action):
+        return self.raw.string_to_action(action)
 
 
 def _check_at(game: ScenarioGame, at: At) -> None:

@@ -27,6 +27,7 @@ from conftest import (
     IMPLS,
     LOWEST,
     At,
+    EngineGame,
     Finish,
     Illegal,
     Scenario,
@@ -77,34 +78,12 @@ def settled(f: dict) -> dict:
     return f
 
 
-class Engine(ScenarioGame):
-    impl, n_players = "engine", 4
+class Engine(EngineGame):
+    n_players = 4
 
     def __init__(self, deal: dict, **options):
         super().__init__()
         self.raw = tarocchi_rl.make("mineo", **options).state_from_deal(*hands_and_monte(deal))
-
-    def _apply(self, action):
-        self.raw.apply(action)
-
-    def current_player(self):
-        return self.raw.current_player()
-
-    def legal(self):
-        return {self.raw.action_to_string(a) for a in self.raw.legal_actions()}
-
-    @property
-    def phase(self):
-        return self.raw.phase
-
-    def hand(self, seat):
-        return self.raw.hand(seat)
-
-    def is_terminal(self):
-        return self.raw.is_terminal()
-
-    def action_key(self, action):
-        return self.raw.string_to_action(action)
 
     def figures(self):
         out = self.raw.outcome()

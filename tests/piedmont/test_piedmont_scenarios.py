@@ -40,7 +40,7 @@ from cards78 import (
     suit,
     trumps,
 )
-from conftest import ANY_CARD, IMPLS, At, Finish, Illegal, Scenario, ScenarioGame, slug
+from conftest import ANY_CARD, IMPLS, At, EngineGame, Finish, Illegal, Scenario, ScenarioGame, slug
 from conftest import play_scenario as play
 from oracle_piedmont import PiedmontOracle
 
@@ -73,35 +73,11 @@ def settled(f: dict, variant: str) -> dict:
     return f
 
 
-class Engine(ScenarioGame):
-    impl = "engine"
-
+class Engine(EngineGame):
     def __init__(self, deal: Deal, **options):
         super().__init__()
         self.variant, self.n_players = deal.variant, len(deal.hands)
         self.raw = new(deal.variant, deal.hands, deal.stock, **options)
-
-    def _apply(self, action):
-        self.raw.apply(action)
-
-    def current_player(self):
-        return self.raw.current_player()
-
-    def legal(self):
-        return {self.raw.action_to_string(a) for a in self.raw.legal_actions()}
-
-    @property
-    def phase(self):
-        return self.raw.phase
-
-    def hand(self, seat):
-        return self.raw.hand(seat)
-
-    def is_terminal(self):
-        return self.raw.is_terminal()
-
-    def action_key(self, action):
-        return self.raw.string_to_action(action)
 
     def figures(self):
         out = self.raw.outcome()
