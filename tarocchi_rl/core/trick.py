@@ -23,19 +23,24 @@ from .state import (
     LED_SUIT,
     PHASE,
     PLAYED,
+    SIDE,
     TRICK,
     TRICK_COUNT,
     TRICK_LEADER,
+    TRICKS_WON,
 )
 from .tables import (
     CARD_BIT,
     CARD_SUIT,
     CARD_WORD,
+    EX_LAST_OTHER_SIDE,
     MK_SUIT,
     MK_TRUMPS,
+    P_EX_LAST,
     P_EX_LEAD_ANY,
     P_MUST_OVERTRUMP,
     P_PLAYERS,
+    P_TRICKS,
 )
 
 _EXB = np.uint64(1) << np.uint64(EX_BIT)
@@ -191,3 +196,29 @@ def card_mask(card, tb):
     if tb.card[card, CARD_WORD] == 0:
         return mk, U0
     return U0, mk
+
+
+@njit(cache=True)
+def excuse_last_trick_to(st, i, owner, winner, tb):
+    """The seat whose won cards take EX, played to the last trick by ``owner`` and going to the trick (see
+    P_EX_LAST), the trick won by ``winner`` (called before the trick is counted in TRICKS_WON): the winner, except
+    under EX_LAST_OTHER_SIDE (French ``other_side``) when the winner is on the owner's side: then, unless that side
+    won every other trick and the owner led EX (a chelem: the winner keeps it), the camp opposite the owner."""
+    if tb.params[P_EX_LAST] != EX_LAST_OTHER_SIDE:
+        return winner
+    m = st.meta[i]
+    n = tb.params[P_PLAYERS]
+    side = m[SIDE + owner]
+    if m[SIDE + winner] != side:
+        return winner
+    if m[TRICK_LEADER] == owner:
+        won = 0
+        for s in range(n):
+            if m[SIDE + s] == side:
+                won += m[TRICKS_WON + s]
+        if won == tb.params[P_TRICKS] - 1:
+            return winner
+    for s in range(n):
+        if m[SIDE + s] != side:
+            return s
+    return winner

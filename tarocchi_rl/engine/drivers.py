@@ -77,6 +77,7 @@ from ..core.trick import (
     add_to_trick,
     card_mask,
     clear_trick,
+    excuse_last_trick_to,
     legal_cards,
     play_exclusions,
     play_legal,
@@ -318,8 +319,8 @@ def step_row(st, i, a, tb):
 
 @njit(cache=True)
 def resolve_trick(st, i, tb):
-    """The trick is complete: the winner takes the cards (EX by the variant's rule; French EX in the last trick:
-    french.last_trick_excuse_to), next trick or settle."""
+    """The trick is complete: the winner takes the cards (EX by the variant's rule, P_EX_LAST in the last trick:
+    core.trick.excuse_last_trick_to), next trick or settle."""
     m = st.meta[i]
     n = tb.params[P_PLAYERS]
     last = m[TRICK_NUM] == tb.params[P_TRICKS] - 1
@@ -339,10 +340,7 @@ def resolve_trick(st, i, tb):
             m[EX_TRICK_WINNER] = winner
             if last and (tb.params[P_EX_LAST] != EX_LAST_IF_LED or m[TRICK_LEADER] == s):
                 m[EX_LAST] = 1
-                to = winner
-                if fam == FAMILY_FRENCH:  # option excuse_last_trick: it may change camp
-                    to = french.last_trick_excuse_to(st, i, s, winner, tb)
-                st.cards[i, WON + to, 0] |= mk
+                st.cards[i, WON + excuse_last_trick_to(st, i, s, winner, tb), 0] |= mk
             continue
         st.cards[i, WON + winner, w] |= mk
         if w == 0 and (pig0 & mk) != U0 and m[SIDE + s] != wside:

@@ -395,32 +395,6 @@ def last_trick_winner(st, i, winner, tb):
 
 
 @njit(cache=True)
-def last_trick_excuse_to(st, i, owner, winner, tb):
-    """The seat whose won cards take EX, played to the last trick by ``owner``, the trick won by ``winner``
-    (called before the trick is counted in TRICKS_WON). ``trick_winner``: the winner. ``other_side``: the
-    winner when he is not on the owner's side; otherwise, unless the owner's side won every other trick and
-    the owner led EX (a chelem: the winner keeps it), the camp opposite the owner (the taker, or a defender)."""
-    if tb.params[P_EX_LAST] != EX_LAST_OTHER_SIDE:
-        return winner
-    m = st.meta[i]
-    n = tb.params[P_PLAYERS]
-    side = m[SIDE + owner]
-    if m[SIDE + winner] != side:
-        return winner
-    if m[TRICK_LEADER] == owner:
-        won = 0
-        for s in range(n):
-            if m[SIDE + s] == side:
-                won += m[TRICKS_WON + s]
-        if won == tb.params[P_TRICKS] - 1:
-            return winner
-    for s in range(n):
-        if m[SIDE + s] != side:
-            return s
-    return winner
-
-
-@njit(cache=True)
 def note_petit(st, i, winner, tb):
     """Remember the trick in which T1 was played and its winner (for the petit au bout)."""
     m = st.meta[i]
