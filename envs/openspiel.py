@@ -54,6 +54,7 @@ from numpy.typing import NDArray
 
 from tarocchi_rl.bits import seed_states
 from tarocchi_rl.core.state import DISCARDED, SHOWN, alloc_state
+from tarocchi_rl.core.tables import P_EARLY_SOLO, P_FIRST_ROUND
 from tarocchi_rl.engine.observation import observe_row
 from tarocchi_rl.search.determinize import determinize_row
 from tarocchi_rl.variants import VARIANTS, get_variant
@@ -106,7 +107,9 @@ class _Config:
         self.n_cards = spec.deck.n_cards
         self.n_players = spec.n_players
         self.n_tricks = spec.hand_sizes[0]
-        self.early = variant == "mineo" and bool(self.options.get("early_solo", True))
+        tb = spec.tables(spec.resolve_options(self.options))
+        self.early = bool(tb.params[P_EARLY_SOLO])  # a first round of the deal before the rest is dealt
+        self.first_round = int(tb.params[P_FIRST_ROUND])  # its cards per seat (the variant's own fact)
         self.blocks: list[range] = []
         k = 0
         for size in spec.hand_sizes:
@@ -121,9 +124,10 @@ class _Config:
         return cls._cache[key]
 
     def visible_slots(self, seat: int) -> range:
-        """Deal slots whose card ``seat`` sees while the deal is being made (Mineo early round: 5)."""
+        """Deal slots whose card ``seat`` sees while the deal is being made (Mineo early round: the first
+        round's cards)."""
         block = self.blocks[seat]
-        return block[:5] if self.early else block
+        return block[: self.first_round] if self.early else block
 
     def __deepcopy__(self, memo: dict[int, Any]) -> "_Config":
         return self
