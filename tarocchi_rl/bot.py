@@ -23,7 +23,8 @@ from .views import Views
 PROTOCOL = "tarocchi-bot/1"
 VARIANTS = ("mineo", "piedmont3", "piedmont4", "french3", "french4")
 MAX_LINE = 1 << 20  # bytes: a longer request line is refused
-MAX_CACHES = 32  # rebuilt positions kept (one per variant, options and seat), so a deal's next request is quick
+MAX_CACHES = 512  # rebuilt positions kept (one per deal and seat, least recent dropped): a deal's next request
+# replays only its new steps, even with many clients interleaved
 # request fields: name -> (required, accepted types, meaning)
 FIELDS: dict[str, dict[str, tuple[bool, tuple[type, ...]]]] = {
     "hello": {"type": (True, (str,)), "id": (False, (int, str)), "protocol": (False, (str,))},
@@ -67,7 +68,7 @@ class BotServer:
         self.agent = make_agent(spec)
         self.name = name or f"tarocchi-rl {spec}"
         self.games: dict[tuple[str, str], Game] = {}
-        self.caches: dict[tuple[str, str, int], ViewCache] = {}  # per game and seat: the last rebuild
+        self.caches: dict[tuple[Any, ...], ViewCache] = {}  # per deal and seat: the last rebuild (LRU order)
 
     def capabilities(self) -> list[str]:
         caps = ["act"]
@@ -133,10 +134,12 @@ class BotServer:
                 raise RequestError(f"want: this bot ({self.spec}) cannot give {w!r} "
                                    f"(its capabilities: {', '.join(self.capabilities())})")
         seat = req["seat"]
-        key = (req["variant"], json.dumps(req.get("options", {}), sort_keys=True), seat)
-        if key not in self.caches and len(self.caches) >= MAX_CACHES:
+        hand = tuple(sorted(str(c) for c in req["hand"]))  # one cache per deal and seat: clients interleave
+        key = (req["variant"], json.dumps(req.get("options", {}), sort_keys=True), seat, hand)
+        cache = self.caches.pop(key, None) or ViewCache()
+        self.caches[key] = cache  # the most recent last
+        if len(self.caches) > MAX_CACHES:
             self.caches.pop(next(iter(self.caches)))
-        cache = self.caches.setdefault(key, ViewCache())
         views = rebuild(game, seat, req["hand"], req["history"], cache=cache)
         if views.is_terminal():
             raise RequestError("history: the deal is over, there is no decision to make")
