@@ -1,4 +1,4 @@
-"""The ``tarocchi-rl`` command: play, replay, bench, eval, deals, train, export, bot, referee, demo
+"""The ``tarocchi-rl`` command: play, replay, bench, eval, deals, train, export, bot, referee, serve, demo
 (``tarocchi-rl COMMAND --help``).
 
 Each subcommand imports its modules when it runs, so that a light command (``replay``, ``play``) never loads
@@ -156,6 +156,21 @@ def _cmd_referee(args: argparse.Namespace) -> int:
     return run_referee()
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from .web.app import ServerConfig
+        from .web.serve import run_server
+    except ImportError as e:  # starlette, uvicorn: the web extra
+        raise ValueError(f"serve needs the web extra (pip install 'tarocchi-rl[web]'): {e}") from None
+    from .agents.specs import split_agent_specs
+
+    config = ServerConfig(agents=split_agent_specs(args.agents) if args.agents else [],
+                          seats=[s.strip() for s in args.seats.split(",")] if args.seats else None,
+                          ismcts=args.ismcts, idle_timeout=args.idle_timeout, max_tables=args.max_tables)
+    run_server(config, args.host, args.port, args.workers)
+    return 0
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
@@ -244,6 +259,23 @@ def build_parser() -> argparse.ArgumentParser:
     rf = sub.add_parser("referee", help="a table for testing bots and frontends: deals and writes each seat's "
                         "tarocchi-bot/1 request (JSON lines, docs/bot-protocol.md)")
     rf.set_defaults(func=_cmd_referee)
+
+    sv = sub.add_parser("serve", help="the browser game and the HTTP API (Starlette under uvicorn; the web extra)")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--seats", default=None, help="the seating the page offers first, e.g. human,heuristic,ismcts,"
+                    "heuristic: human once, the others bots of this server (built in or --agents)")
+    sv.add_argument("--agents", default=None, metavar="SPEC,...", help="extra bots offered besides random, "
+                    "heuristic and ismcts, e.g. onnx:bots/mineo,ppo:runs/x (clients choose them by name, never "
+                    "by spec)")
+    sv.add_argument("--ismcts", default="ismcts:time=0.2", metavar="SPEC", help="the built-in ismcts bot's spec "
+                    "(default ismcts:time=0.2: 0.2 s a decision)")
+    sv.add_argument("--workers", type=int, default=1, help="server processes (tables live in their "
+                    "connection's process)")
+    sv.add_argument("--idle-timeout", type=float, default=1800.0, help="seconds without a message before a "
+                    "table is closed")
+    sv.add_argument("--max-tables", type=int, default=1000, help="open tables (WebSocket connections) per process")
+    sv.set_defaults(func=_cmd_serve)
 
     d = sub.add_parser("demo", help="heuristic against random bots in the duplicate arena, every variant")
     d.add_argument("--deals", type=int, default=1000)

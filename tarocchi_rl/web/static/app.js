@@ -1,0 +1,613 @@
+// The page of `tarocchi-rl serve`: play a deal over the /ws WebSocket, replay records with POST /v1/replay.
+// Plain JavaScript, no build step, no external resources. Hooks for automation: data-testid on every control,
+// data-action on every legal move, data-phase / data-to-act / data-your-turn on the status element, the
+// payoffs as data attributes of the result.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, attrs = {}, ...children) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "text") e.textContent = v;
+    else if (k === "class") e.className = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+};
+
+const app = {
+  variants: {},      // name -> /v1/variants entry
+  bots: [],          // /v1/bots
+  defaultBot: "heuristic",
+  defaultSeats: null,
+  ws: null,
+  queue: [],         // messages waiting for the socket to open
+  busy: false,
+  table: null,       // the last snapshot
+  seats: [],         // names per seat
+  legal: [],         // the legal moves shown, in order
+  selected: -1,
+  record: null,
+  seed: null,
+  replay: null,      // {steps, index, result}
+  mode: "play",
+};
+
+// -- cards -----------------------------------------------------------------------------------------------
+const FRENCH_SUITS = { S: ["♠", "Spades", "black"], H: ["♥", "Hearts", "red"], D: ["♦", "Diamonds", "red"],
+  C: ["♣", "Clubs", "black"] };
+const ITALIAN_SUITS = { C: ["☕", "Coppe (cups)", "coppe"], D: ["◉", "Denari (coins)", "denari"],
+  S: ["⚔", "Spade (swords)", "spade"], B: ["♧", "Bastoni (batons)", "bastoni"] };
+const RANKS = { 1: "Ace", J: "Jack", N: "Knight", Q: "Queen", K: "King" };
+const FOOL = { mineo: "Fuggitivo (the Fool)", piedmont3: "Matto (the Fool)", piedmont4: "Matto (the Fool)",
+  french3: "Excuse", french4: "Excuse" };
+
+function cardInfo(name, variant) {
+  if (name === "EX") return { rank: "EX", sym: "☆", suit: "fool", label: FOOL[variant] || "Fool" };
+  if (/^T\d+$/.test(name)) return { rank: name.slice(1), sym: "✦", suit: "trump", label: `Trump ${name.slice(1)}` };
+  const letter = name.slice(-1);
+  const rank = name.slice(0, -1);
+  const suits = variant && variant.startsWith("french") ? FRENCH_SUITS : ITALIAN_SUITS;
+  const [sym, suitName, colour] = suits[letter] || ["?", letter, "black"];
+  return { rank, sym, suit: colour, label: `${RANKS[rank] || rank} of ${suitName}` };
+}
+
+function cardEl(name, variant, extra = {}) {
+  const info = cardInfo(name, variant);
+  const tag = extra.button ? "button" : "span";
+  const attrs = { class: `card suit-${info.suit}`, "data-card": name, title: info.label };
+  if (extra.button) {
+    attrs.type = "button";
+  } else {
+    attrs.role = "img";
+    attrs["aria-label"] = info.label;
+  }
+  for (const [k, v] of Object.entries(extra.attrs || {})) attrs[k] = v;
+  return el(tag, attrs,
+    el("span", { class: "rank", "aria-hidden": "true", text: info.rank }),
+    el("span", { class: "sym", "aria-hidden": "true", text: info.sym }),
+    el("span", { class: "name", text: name }));
+}
+
+function cardsEl(cards, variant, testid) {
+  const box = el("span", { class: "cards", "data-testid": testid, "data-cards": (cards || []).join(",") });
+  for (const c of cards || []) box.append(cardEl(c, variant));
+  if (!cards || !cards.length) box.append(el("span", { class: "none", text: "—" }));
+  return box;
+}
+
+function seatName(seat) {
+  const who = app.mode === "replay" ? null : app.seats[seat];
+  if (who === "human") return `seat ${seat} (you)`;
+  return who ? `seat ${seat} (${who})` : `seat ${seat}`;
+}
+
+function actionLabel(action, variant) {
+  const [kind, arg] = action.split(/:(.*)/s);
+  if ((kind === "play" || kind === "discard") && arg && arg !== "?") return `${kind} ${arg} (${cardInfo(arg, variant).label})`;
+  if (kind === "discard") return "discard a card face down";
+  return action.replace("_", " ");
+}
+
+// -- server --------------------------------------------------------------------------------------------------
+async function getJSON(url) {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`${url}: ${r.status}`);
+  return r.json();
+}
+
+function setConnection(state, text) {
+  const c = $("connection");
+  c.dataset.state = state;
+  c.textContent = text;
+}
+
+function connect() {
+  if (app.ws && (app.ws.readyState === WebSocket.OPEN || app.ws.readyState === WebSocket.CONNECTING)) return app.ws;
+  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
+  app.ws = ws;
+  setConnection("connecting", "connecting…");
+  ws.addEventListener("open", () => {
+    setConnection("open", "connected");
+    for (const m of app.queue.splice(0)) ws.send(m);
+  });
+  ws.addEventListener("message", (ev) => onMessage(JSON.parse(ev.data)));
+  ws.addEventListener("close", (ev) => {
+    setConnection("closed", ev.code === 4000 ? "table closed (idle): deal again" : "not connected");
+    if (app.busy) setBusy(false);
+    if (app.ws === ws) app.ws = null;
+  });
+  ws.addEventListener("error", () => showError("the connection to the server failed"));
+  return ws;
+}
+
+function send(msg) {
+  const text = JSON.stringify(msg);
+  const ws = connect();
+  if (ws.readyState === WebSocket.OPEN) ws.send(text);
+  else app.queue.push(text);
+  setBusy(true);
+}
+
+function setBusy(b) {
+  app.busy = b;
+  $("status").dataset.busy = String(b);
+  $("start").disabled = b;
+  for (const b2 of document.querySelectorAll("#hand button, #actions button")) {
+    if (b) b2.disabled = true;
+  }
+  if (!b && app.table) renderDecisions(app.table);
+}
+
+function showError(text) {
+  $("error").textContent = text || "";
+  $("error").dataset.error = text ? "true" : "false";
+}
+
+function onMessage(msg) {
+  setBusy(false);
+  if (msg.type === "error") {
+    showError(msg.error);
+    if (msg.fatal) { app.table = null; $("status").dataset.over = "true"; }
+    if (app.table) renderDecisions(app.table);
+    return;
+  }
+  if (msg.type === "pong") return;
+  showError("");
+  if (msg.seed !== undefined) app.seed = msg.seed;
+  addMoves(msg.moves || [], msg.table.variant);
+  renderGame(msg.table);
+  if (msg.type === "over") renderResult($("result"), msg, msg.table.variant, true);
+}
+
+// -- setup ----------------------------------------------------------------------------------------------------
+function buildVariantSelect() {
+  const sel = $("variant");
+  sel.textContent = "";
+  for (const v of Object.values(app.variants)) sel.append(el("option", { value: v.name, text: `${v.name} — ${v.long_name}` }));
+  sel.addEventListener("change", buildVariantForm);
+  buildVariantForm();
+}
+
+function buildVariantForm() {
+  const v = app.variants[$("variant").value];
+  $("variant-name").textContent = `${v.players} players`;
+  const opts = $("options");
+  opts.replaceChildren(el("legend", { text: "Options" }));
+  if (!v.options.length) opts.append(el("span", { text: "none" }));
+  for (const o of v.options) {
+    const id = `opt-${o.name}`;
+    let input;
+    if (o.type === "boolean") {
+      input = el("input", { type: "checkbox", id, "data-testid": `option-${o.name}`, "data-option": o.name,
+        "data-type": o.type, checked: o.default ? true : null });
+    } else if (o.choices) {
+      input = el("select", { id, "data-testid": `option-${o.name}`, "data-option": o.name, "data-type": o.type });
+      for (const c of o.choices) input.append(el("option", { value: c, text: c, selected: c === o.default ? true : null }));
+    } else {
+      input = el("input", { type: o.type === "integer" ? "number" : "text", id, "data-testid": `option-${o.name}`,
+        "data-option": o.name, "data-type": o.type, value: o.default, min: o.minimum, max: o.maximum });
+    }
+    opts.append(el("span", { class: "option" }, el("label", { for: id, text: o.name.replace(/_/g, " ") }), input));
+  }
+  const human = $("human-seat");
+  human.textContent = "";
+  const defaults = app.defaultSeats && app.defaultSeats.length === v.players ? app.defaultSeats : null;
+  const humanAt = defaults ? defaults.indexOf("human") : 0;
+  for (let k = 0; k < v.players; k++) human.append(el("option", { value: k, text: `seat ${k}`, selected: k === humanAt ? true : null }));
+  human.onchange = buildSeatBots;
+  buildSeatBots(defaults);
+}
+
+function buildSeatBots(defaults) {
+  const v = app.variants[$("variant").value];
+  const humanAt = Number($("human-seat").value);
+  const box = $("seat-bots");
+  const previous = {};
+  for (const s of box.querySelectorAll("select")) previous[s.dataset.seat] = s.value;
+  box.textContent = "";
+  for (let k = 0; k < v.players; k++) {
+    if (k === humanAt) continue;
+    const id = `seat-bot-${k}`;
+    const sel = el("select", { id, "data-testid": id, "data-seat": k });
+    const want = (Array.isArray(defaults) && defaults[k] !== "human" && defaults[k]) || previous[k] || app.defaultBot;
+    for (const b of app.bots) sel.append(el("option", { value: b.name, text: b.name, selected: b.name === want ? true : null }));
+    box.append(el("span", { class: "seat-bot" }, el("label", { for: id, text: `seat ${k}` }), sel));
+  }
+}
+
+function readSetup() {
+  const v = app.variants[$("variant").value];
+  const options = {};
+  for (const input of $("options").querySelectorAll("[data-option]")) {
+    const t = input.dataset.type;
+    options[input.dataset.option] = t === "boolean" ? input.checked : t === "integer" ? Number(input.value) : input.value;
+  }
+  const humanAt = Number($("human-seat").value);
+  const seats = [];
+  for (let k = 0; k < v.players; k++) seats.push(k === humanAt ? "human" : $(`seat-bot-${k}`).value);
+  const msg = { type: "start", variant: v.name, options, seats };
+  const seed = $("seed").value.trim();
+  if (seed !== "") msg.seed = Number(seed);
+  return msg;
+}
+
+function startDeal(ev) {
+  if (ev) ev.preventDefault();
+  const msg = readSetup();
+  app.seats = msg.seats;
+  app.table = null;
+  app.record = null;
+  $("moves").textContent = "";
+  $("result").hidden = true;
+  $("result").textContent = "";
+  $("game").hidden = false;
+  showError("");
+  send(msg);
+}
+
+// -- the table ----------------------------------------------------------------------------------------------------
+function phaseText(t) {
+  if (t.over) return "the deal is over";
+  const who = t.to_act === t.seat ? "your turn" : `${seatName(t.to_act)} to act`;
+  return `${t.phase}: ${who}`;
+}
+
+function renderGame(t) {
+  app.table = t;
+  const st = $("status");
+  Object.assign(st.dataset, { phase: t.phase, toAct: t.to_act, yourTurn: t.your_turn, over: t.over,
+    steps: t.steps, variant: t.variant, seat: t.seat, seed: app.seed, legal: t.legal.length });
+  st.textContent = `${t.variant}, seed ${app.seed} — ${phaseText(t)}`;
+  renderBoard($("board"), t, "");
+  renderHand(t);
+  renderDecisions(t);
+}
+
+function section(id, title, ...children) {
+  return el("section", { id, "data-testid": id, class: "panel", "aria-label": title }, el("h2", { text: title }), ...children);
+}
+
+function renderBoard(root, t, prefix) {
+  const v = t.variant;
+  root.textContent = "";
+  // the seats: who, tricks, card points, roles
+  const seats = el("div", { class: "seats" });
+  for (let s = 0; s < t.players; s++) {
+    const roles = [];
+    if (t.declarer === s) roles.push(t.declarer_role);
+    if (t.partner === s) roles.push("partner");
+    if (t.seat === s) roles.push("you");
+    const player = t.seats[s].player;
+    seats.append(el("div", { class: `seat${t.to_act === s ? " to-act" : ""}`, "data-testid": `${prefix}seat-${s}`,
+      "data-seat": s, "data-player": player, "data-to-act": t.to_act === s, "data-tricks": t.tricks_won[s],
+      "data-points": t.card_points[s] },
+      el("strong", { text: `seat ${s}` }), ` ${player}${roles.length ? " — " + roles.join(", ") : ""}`,
+      el("br"), `tricks ${t.tricks_won[s]}, card points ${fmt(t.card_points[s])}`,
+      t.to_act === s ? el("span", { class: "badge", text: " to act" }) : null));
+  }
+  root.append(section(`${prefix}seats-panel`, "Players", seats));
+
+  // contract, stock, shown cards
+  const info = el("dl", { class: "info" });
+  const add = (term, ...def) => info.append(el("dt", { text: term }), el("dd", {}, ...def));
+  add("contract", el("span", { "data-testid": `${prefix}contract`, "data-contract": t.contract ?? "",
+    "data-declarer": t.declarer ?? "", text: t.declarer === null ? (t.contract || "not yet") :
+      `${t.contract ? t.contract + ", " : ""}${t.declarer_role} ${seatName(t.declarer)}` }));
+  if (t.called) add("called trump", cardEl(t.called, v));
+  if (t.sides) add("sides", el("span", { "data-testid": `${prefix}sides`, text: t.sides.map((s, k) =>
+    `${s.map((q) => `seat ${q}`).join(" + ")}${t.side_points ? ` (${fmt(t.side_points[k])} card points)` : ""}`).join(" vs ") }));
+  if (t.stock) add(t.stock_shown || t.seat === null ? "monte / chien" : "stock", cardsEl(t.stock, v, `${prefix}stock`));
+  if (t.taken && t.taken.length) add("you took", cardsEl(t.taken, v, `${prefix}taken`));
+  if (t.discard && t.discard.length) add(t.seat === null ? "discard" : "your discard", cardsEl(t.discard, v, `${prefix}discard`));
+  if (t.shown && t.shown.length) add("discards shown", cardsEl(t.shown, v, `${prefix}shown`));
+  for (const sb of t.shown_by) add(`shown by seat ${sb.seat}`, cardsEl(sb.cards, v, `${prefix}shown-by-${sb.seat}`));
+  for (const d of t.declarations.filter((d) => d.action !== "pass")) add(`${d.phase}`, `seat ${d.seat}: ${d.action}`);
+  root.append(section(`${prefix}info`, "Contract", info));
+
+  // the auction
+  const auction = el("ol", { class: "auction" });
+  for (const a of t.auction) auction.append(el("li", { "data-seat": a.seat, "data-action": null, "data-bid": a.action,
+    text: `${a.phase === "early" ? "early round, " : ""}seat ${a.seat}: ${a.action.replace(/^bid:/, "").replace("_", " ")}` }));
+  if (!t.auction.length) auction.append(el("li", { text: "—" }));
+  root.append(section(`${prefix}auction`, "Auction", auction));
+
+  // the trick on the table and the last one
+  const trick = el("div", { class: "trick" });
+  if (t.trick) {
+    for (const c of t.trick.cards) trick.append(el("figure", { "data-seat": c.seat, "data-card": c.card },
+      cardEl(c.card, v), el("figcaption", { text: `seat ${c.seat}` })));
+    if (!t.trick.cards.length) trick.append(el("span", { class: "none", text: `trick ${t.trick.number + 1}: seat ${t.trick.leader} leads` }));
+  } else trick.append(el("span", { class: "none", text: "—" }));
+  root.append(section(`${prefix}trick`, "Trick on the table", trick));
+  const last = el("div", { class: "trick" });
+  const lt = t.last_trick;
+  if (lt) {
+    for (const c of lt.cards) last.append(el("figure", { "data-seat": c.seat, "data-card": c.card, class: c.seat === lt.winner ? "winner" : null },
+      cardEl(c.card, v), el("figcaption", { text: `seat ${c.seat}` })));
+    last.append(el("p", { "data-testid": `${prefix}last-trick-winner`, "data-winner": lt.winner, text: `won by ${seatName(lt.winner)}` }));
+  } else last.append(el("span", { class: "none", text: "—" }));
+  const lts = section(`${prefix}last-trick`, "Last trick", last);
+  lts.dataset.winner = lt ? lt.winner : "";
+  root.append(lts);
+}
+
+function fmt(x) {
+  return Number.isInteger(x) ? String(x) : x.toFixed(2).replace(/0$/, "");
+}
+
+function renderHand(t) {
+  const hand = $("hand");
+  hand.textContent = "";
+  hand.dataset.cards = (t.hand || []).join(",");
+  for (const c of t.hand || []) {
+    hand.append(cardEl(c, t.variant, { button: true, attrs: { "data-testid": `card-${c}`, disabled: true,
+      "aria-label": `${cardInfo(c, t.variant).label}` } }));
+  }
+}
+
+function renderDecisions(t) {
+  const legal = app.busy || !t.your_turn ? [] : t.legal;
+  app.legal = legal;
+  const actions = $("actions");
+  actions.textContent = "";
+  for (const b of $("hand").querySelectorAll("button")) {
+    b.disabled = true;
+    b.removeAttribute("data-action");
+    b.removeAttribute("data-key");
+    b.classList.remove("selected");
+    b.setAttribute("aria-label", cardInfo(b.dataset.card, t.variant).label);
+  }
+  const hand = {};
+  for (const b of $("hand").querySelectorAll("button")) hand[b.dataset.card] = b;
+  legal.forEach((a, k) => {
+    const [kind, arg] = a.action.split(/:(.*)/s);
+    const key = k < 9 ? String(k + 1) : null;
+    let b = (kind === "play" || kind === "discard") ? hand[arg] : null;
+    if (b) {
+      b.disabled = false;
+      b.setAttribute("aria-label", `${kind} ${cardInfo(arg, t.variant).label}${key ? ` (key ${key})` : ""}`);
+    } else {
+      b = el("button", { type: "button", class: "action", "data-testid": `action-${a.action}`,
+        text: a.action.replace(/^bid:/, "bid ").replace("_", " "),
+        "aria-label": `${actionLabel(a.action, t.variant)}${key ? ` (key ${key})` : ""}` });
+      actions.append(b);
+    }
+    b.dataset.action = a.action;
+    b.dataset.actionId = a.id;
+    b.dataset.index = k;
+    if (key) b.dataset.key = key;
+    b.onclick = () => play(a.action);
+  });
+  if (t.your_turn && !app.busy) {
+    const what = t.phase === "discard" ? `discard ${t.discards_left} more card(s): pick them from your hand` :
+      t.phase === "play" ? "play a card" : "your decision";
+    actions.prepend(el("p", { class: "hint", text: `${what} (keys 1-9, arrows, Enter)` }));
+    select(Math.min(Math.max(app.selected, 0), legal.length - 1));
+  } else {
+    app.selected = -1;
+  }
+}
+
+function legalButtons() {
+  return app.legal.map((a) => document.querySelector(`#game [data-action="${CSS.escape(a.action)}"]`)).filter(Boolean);
+}
+
+function select(k, focus = true) {
+  const buttons = legalButtons();
+  if (!buttons.length) return;
+  k = (k + buttons.length) % buttons.length;
+  for (const b of buttons) b.classList.remove("selected");
+  app.selected = k;
+  buttons[k].classList.add("selected");
+  if (focus) buttons[k].focus();
+}
+
+function play(action) {
+  if (app.busy || !app.table || !app.table.your_turn) return;
+  app.selected = -1;
+  send({ type: "act", action });
+}
+
+function addMoves(moves, variant) {
+  const list = $("moves");
+  for (const m of moves) {
+    const parts = [`${seatName(m.seat)}: ${actionLabel(m.action, variant)}`];
+    if (m.by === "forced") parts.push("(only legal move)");
+    if (m.won_by !== undefined) parts.push(`— ${seatName(m.won_by)} wins the trick`);
+    if (m.stock) parts.push(`— stock shown: ${m.stock.join(" ")}`);
+    if (m.called) parts.push(`— called ${m.called}`);
+    for (const s of m.shown || []) parts.push(`— seat ${s.seat} shows ${s.cards.join(" ")}`);
+    if (m.received) parts.push(`— you receive ${m.received.join(" ")}`);
+    list.append(el("li", { "data-index": m.index, "data-seat": m.seat, "data-move": m.action, "data-by": m.by,
+      text: parts.join(" ") }));
+  }
+  if (moves.length) list.lastElementChild.scrollIntoView({ block: "nearest" });
+}
+
+// -- the result -----------------------------------------------------------------------------------------------------
+function renderResult(box, msg, variant, live) {
+  const out = msg.outcome;
+  box.hidden = false;
+  box.textContent = "";
+  box.dataset.payoffs = JSON.stringify(out.payoffs);
+  out.payoffs.forEach((p, s) => { box.dataset[`payoff${s}`] = p; });
+  box.dataset.contract = out.contract ?? "";
+  box.dataset.declarer = out.declarer ?? "";
+  box.dataset.annulled = String(!!msg.annulled);
+  const unit = app.variants[variant] ? app.variants[variant].bonus_unit : "";
+  box.append(el("h2", { text: msg.annulled ? "Deal annulled" : "Score" }));
+  const table = el("table", { class: "payoffs", "data-testid": live ? "payoffs" : "replay-payoffs" },
+    el("thead", {}, el("tr", {}, el("th", { text: "seat" }), el("th", { text: "player" }), el("th", { text: "payoff" }))));
+  const body = el("tbody");
+  out.payoffs.forEach((p, s) => body.append(el("tr", { "data-seat": s, "data-payoff": p },
+    el("td", { text: `seat ${s}` }), el("td", { text: live ? (app.seats[s] === "human" ? "you" : app.seats[s]) : "" }),
+    el("td", { text: String(p) }))));
+  table.append(body);
+  box.append(table);
+  if (out.sides && out.sides.length) {
+    const sides = el("ul", { "data-testid": live ? "sides-points" : "replay-sides-points" });
+    out.sides.forEach((s, k) => sides.append(el("li", { "data-side": k, "data-points": out.card_points[k],
+      text: `side ${k} (${s.map((q) => `seat ${q}`).join(" + ")}): ${fmt(out.card_points[k])} card points` })));
+    box.append(sides);
+  }
+  const bonuses = el("ul", { "data-testid": live ? "bonuses" : "replay-bonuses" });
+  for (const b of out.bonuses || []) bonuses.append(el("li", { "data-bonus": b.name, "data-side": b.side, "data-points": b.points,
+    text: `${b.name}: ${b.points} ${unit} to side ${b.side}` }));
+  if (!(out.bonuses || []).length) bonuses.append(el("li", { text: "no bonus" }));
+  box.append(el("h3", { text: `Bonuses (${unit})` }), bonuses);
+  const summary = el("pre", { "data-testid": live ? "summary" : "replay-summary", text: (msg.summary || []).join("\n") });
+  box.append(summary);
+  if (live) {
+    app.record = msg.record;
+    box.append(el("div", { class: "buttons" },
+      el("button", { type: "button", "data-testid": "download-record", id: "download-record", onclick: downloadRecord,
+        text: "Download the record (JSON)" }),
+      el("button", { type: "button", "data-testid": "replay-this", id: "replay-this",
+        onclick: () => { setMode("replay"); loadReplay(app.record); }, text: "Replay this deal" }),
+      el("button", { type: "button", "data-testid": "new-deal", id: "new-deal", onclick: () => startDeal(), text: "New deal" })));
+    $("download-record").focus();
+  }
+}
+
+function downloadRecord() {
+  if (!app.record) return;
+  const blob = new Blob([JSON.stringify(app.record) + "\n"], { type: "application/json" });
+  const a = el("a", { href: URL.createObjectURL(blob), download: `tarocchi-${app.record.variant}-${app.seed}.json` });
+  document.body.append(a);
+  a.click();
+  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 0);
+}
+
+// -- replay ------------------------------------------------------------------------------------------------------
+function replayError(text) {
+  $("replay-error").textContent = text || "";
+  $("replay-error").dataset.error = text ? "true" : "false";
+}
+
+async function loadReplayText(text) {
+  const lines = text.split(/\r?\n/).filter((l) => l.trim());
+  if (!lines.length) return replayError("nothing to replay: pick a file or paste a record");
+  let record;
+  try {
+    record = JSON.parse(text);
+  } catch (e) {
+    const k = Number($("replay-line").value || 1);
+    if (k < 1 || k > lines.length) return replayError(`line ${k}: the text has ${lines.length} line(s)`);
+    try { record = JSON.parse(lines[k - 1]); } catch (e2) { return replayError(`line ${k} is not JSON: ${e2.message}`); }
+  }
+  return loadReplay(record);
+}
+
+async function loadReplay(record) {
+  replayError("");
+  $("replay-load").disabled = true;
+  try {
+    const r = await fetch("/v1/replay?steps=true", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(record) });
+    const out = await r.json();
+    if (!r.ok) {
+      replayError(`${r.status}: ${out.error}`);
+      $("replay-game").hidden = true;
+      return;
+    }
+    app.replay = { steps: out.steps, index: 0, result: out };
+    $("replay-game").hidden = false;
+    showStep(0);
+  } catch (e) {
+    replayError(`the server could not be reached: ${e.message}`);
+  } finally {
+    $("replay-load").disabled = false;
+  }
+}
+
+function showStep(k) {
+  const rp = app.replay;
+  if (!rp) return;
+  k = Math.max(0, Math.min(rp.steps.length - 1, k));
+  rp.index = k;
+  const step = rp.steps[k];
+  const t = step.table;
+  const last = rp.steps.length - 1;
+  const st = $("replay-status");
+  Object.assign(st.dataset, { index: k, count: rp.steps.length, phase: t.phase, toAct: t.to_act, over: t.over });
+  st.textContent = `step ${k} of ${last} — ${t.variant}, ${t.over ? "over" : `${t.phase}, seat ${t.to_act} to act`}`;
+  const mv = $("replay-move");
+  mv.dataset.index = k;
+  mv.textContent = step.move ? `${step.move.index + 1}. seat ${step.move.seat}: ${actionLabel(step.move.action, t.variant)}` +
+    (step.move.won_by !== undefined ? ` — seat ${step.move.won_by} wins the trick` : "") : "the deal";
+  renderBoard($("replay-board"), t, "replay-");
+  const hands = $("replay-hands");
+  hands.textContent = "";
+  t.hands.forEach((h, s) => hands.append(el("div", { class: "replay-hand", "data-seat": s },
+    el("strong", { text: `seat ${s}${t.to_act === s ? " (to act)" : ""}: ` }), cardsEl(h, t.variant, `replay-hand-${s}`))));
+  $("replay-first").disabled = $("replay-prev").disabled = k === 0;
+  $("replay-next").disabled = $("replay-last").disabled = k === last;
+  const res = $("replay-result");
+  if (k === last) renderResult(res, rp.result, t.variant, false);
+  else res.hidden = true;
+}
+
+// -- modes and keys ---------------------------------------------------------------------------------------------
+function setMode(mode) {
+  app.mode = mode;
+  $("play-view").hidden = mode !== "play";
+  $("replay-view").hidden = mode !== "replay";
+  $("tab-play").setAttribute("aria-pressed", String(mode === "play"));
+  $("tab-replay").setAttribute("aria-pressed", String(mode === "replay"));
+  document.body.dataset.mode = mode;
+}
+
+function onKey(ev) {
+  const tag = (ev.target && ev.target.tagName) || "";
+  if (["INPUT", "SELECT", "TEXTAREA"].includes(tag) || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+  if (app.mode === "replay" && app.replay) {
+    const moves = { ArrowLeft: -1, ArrowRight: 1 };
+    if (ev.key in moves) showStep(app.replay.index + moves[ev.key]);
+    else if (ev.key === "Home") showStep(0);
+    else if (ev.key === "End") showStep(app.replay.steps.length - 1);
+    else return;
+    ev.preventDefault();
+    return;
+  }
+  if (app.mode !== "play" || !app.legal.length) return;
+  if (/^[1-9]$/.test(ev.key) && Number(ev.key) <= app.legal.length) select(Number(ev.key) - 1);
+  else if (ev.key === "ArrowRight" || ev.key === "ArrowDown") select(app.selected + 1);
+  else if (ev.key === "ArrowLeft" || ev.key === "ArrowUp") select(app.selected - 1);
+  else if (ev.key === "Enter" && tag !== "BUTTON" && app.selected >= 0) play(app.legal[app.selected].action);
+  else return;
+  ev.preventDefault();
+}
+
+async function init() {
+  $("tab-play").addEventListener("click", () => setMode("play"));
+  $("tab-replay").addEventListener("click", () => setMode("replay"));
+  $("setup").addEventListener("submit", startDeal);
+  $("replay-load").addEventListener("click", async () => {
+    const f = $("replay-file").files[0];
+    const text = f ? await f.text() : $("replay-text").value;
+    loadReplayText(text);
+  });
+  $("replay-first").addEventListener("click", () => showStep(0));
+  $("replay-prev").addEventListener("click", () => showStep(app.replay.index - 1));
+  $("replay-next").addEventListener("click", () => showStep(app.replay.index + 1));
+  $("replay-last").addEventListener("click", () => showStep(app.replay.steps.length - 1));
+  document.addEventListener("keydown", onKey);
+  setMode("play");
+  try {
+    const [variants, bots] = await Promise.all([getJSON("/v1/variants"), getJSON("/v1/bots")]);
+    for (const v of variants.variants) app.variants[v.name] = v;
+    app.bots = bots.bots;
+    app.defaultBot = bots.default;
+    app.defaultSeats = bots.seats;
+    buildVariantSelect();
+    document.body.dataset.ready = "true";
+  } catch (e) {
+    showError(`the server could not be reached: ${e.message}`);
+  }
+}
+
+document.addEventListener("DOMContentLoaded", init);

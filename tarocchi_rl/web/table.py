@@ -1,0 +1,421 @@
+"""A table of the browser game: one deal, one human seat, bots in the others, and the snapshot of what a seat may
+see. Pure Python on :class:`tarocchi_rl.views.Views` (the game stepped with legality checks, and what each seat
+has seen): no web framework here, so that all of it is tested directly.
+
+The bots are driven as the arena and ``tarocchi-rl play`` drive them (:func:`tarocchi_rl.play.bot_action`: the
+observation and legal mask of their own seat). A decision of the human with one legal move plays itself.
+
+What a seat may see (:meth:`Table.snapshot`) is read from the public rows of the core (the auction, contract,
+declarer, the called trump, the cards shown to all, the trick on the table, the tricks and card points won) and
+from the seat's own view (:meth:`Views.view`: its hand, the cards that joined it, the monte / chien when shown,
+its own discard); the partnership of a Mineo call is shown once the seat knows it
+(:func:`tarocchi_rl.variants.mineo.partner_known`). ``viewer=None`` is the open view of a finished record
+(every hand, the stock, every discard): the replay.
+"""
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core.phases import ACCUSO, BIDDING_PHASES, CHELEM, DISCARD, PHASE_NAMES, PLAY, POIGNEE, RIVANTO, SCOMMESSA
+from ..core.points import card_points
+from ..core.state import (
+    CALLED,
+    CONTRACT,
+    CUR,
+    DECLARER,
+    DISCARDED,
+    DISCARDS_LEFT,
+    HAND,
+    LAST_WINNER,
+    PARTNER,
+    PHASE,
+    SHOWN,
+    SHOWN_BY,
+    SIDE,
+    STOCK_SHOWN,
+    TRICK_LEADER,
+    TRICK_NUM,
+    TRICKS_WON,
+    WON,
+)
+from ..game import Game
+from ..play import bot_action
+from ..records import describe_outcome
+from ..variants import VARIANTS, french, get_variant, mineo
+from ..views import Views, core_game
+
+__all__ = ["INT_OPTION_RANGE", "STRING_CHOICES", "SeatBot", "Table", "check_options", "replay_steps",
+           "variants_info"]
+
+# The values a client may give a string option (the rules check them too: a test keeps both in step).
+STRING_CHOICES: dict[str, tuple[str, ...]] = {"honour_5": ("mondo", "angelo"),
+                                              "excuse_last_trick": tuple(french.EXCUSE_LAST_TRICK)}
+INT_OPTION_RANGE = (0, 99)  # integer options from a client (accuso_points): each value is a cached game
+MAX_ACTION_TEXT = 64
+DECLARATION_PHASES = (SCOMMESSA, RIVANTO, CHELEM, POIGNEE, ACCUSO)
+
+
+def check_options(variant: Any, options: Any) -> dict[str, Any]:
+    """A client's variant and options, resolved (defaults filled in); ValueError naming what is wrong. Integer
+    options must lie in :data:`INT_OPTION_RANGE`."""
+    if not isinstance(variant, str) or variant not in VARIANTS:
+        raise ValueError(f"variant: unknown {variant!r} (known: {', '.join(VARIANTS)})")
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise ValueError("options: expected an object of option -> value")
+    spec = get_variant(variant)
+    lo, hi = INT_OPTION_RANGE
+    for k, v in options.items():
+        typ = spec.options.get(k, (None, None))[0]
+        if typ is int and isinstance(v, int) and not isinstance(v, bool) and not lo <= v <= hi:
+            raise ValueError(f"options: {k} must be an integer {lo}..{hi}, got {v}")
+    try:
+        return spec.resolve_options(options)
+    except ValueError as e:
+        raise ValueError(f"options: {e}") from None
+
+
+def _type_name(t: type) -> str:
+    return {bool: "boolean", int: "integer", str: "string"}.get(t, t.__name__)
+
+
+def variants_info() -> list[dict[str, Any]]:
+    """Every variant: long name, players, options (type, default, choices), the action table (id -> string;
+    ``bidding`` gives the string in a bidding phase where it differs, e.g. ``bid:pass``)."""
+    out = []
+    for name in VARIANTS:
+        spec = get_variant(name)
+        rules = spec.rules
+        options = []
+        for k, (typ, default) in spec.options.items():
+            o: dict[str, Any] = {"name": k, "type": _type_name(typ), "default": default}
+            if k in STRING_CHOICES:
+                o["choices"] = list(STRING_CHOICES[k])
+            if typ is int:
+                o["minimum"], o["maximum"] = INT_OPTION_RANGE
+            options.append(o)
+        actions = [rules.action_to_string(a, -1) for a in range(spec.n_actions)]
+        bidding = {}
+        for a in range(spec.n_actions):
+            for ph in BIDDING_PHASES:
+                text = rules.action_to_string(a, ph)
+                if text != actions[a]:
+                    bidding[str(a)] = text
+        out.append({
+            "name": name,
+            "long_name": spec.long_name,
+            "players": spec.n_players,
+            "hand_sizes": list(spec.hand_sizes),
+            "stock_size": spec.stock_size,
+            "declarer_role": spec.declarer_role,
+            "bonus_unit": rules.BONUS_UNIT,
+            "card_point_units": rules.CARD_POINT_UNITS,
+            "suits": spec.deck.suit_letters,
+            "cards": list(spec.deck.names),
+            "options": options,
+            "actions": actions,
+            "bidding_actions": bidding,
+        })
+    return out
+
+
+@dataclass
+class SeatBot:
+    """The bot of a seat: ``name`` (the server's name for it), the agent, and for an agent shared between
+    tables the lock held while it thinks (its random generator is then reseeded from the table's seed and the
+    move number, so that a seeded deal plays the same). ``fast``: cheap enough to run on the event loop."""
+
+    name: str
+    agent: Any
+    lock: "threading.Lock | None" = None
+    fast: bool = True
+
+
+def _parse_entry(text: str) -> dict[str, Any]:
+    """One view entry (``2:bid:pass;stock:5S,T3;+5S``) -> seat, action and what the step showed."""
+    head, *parts = text.split(";")
+    seat, _, action = head.partition(":")
+    out: dict[str, Any] = {"seat": int(seat), "action": action}
+    for p in parts:
+        if p.startswith("stock:"):
+            out["stock"] = [c for c in p[len("stock:"):].split(",") if c]
+        elif p.startswith("called:"):
+            out["called"] = p[len("called:"):]
+        elif p.startswith("show"):
+            who, _, cards = p[len("show"):].partition(":")
+            out.setdefault("shown", []).append({"seat": int(who), "cards": [c for c in cards.split(",") if c]})
+        elif p.startswith("+"):
+            out["received"] = [c for c in p[1:].split(",") if c]
+    return out
+
+
+class Table:
+    """One deal on :class:`Views`: ``seats[k]`` is a :class:`SeatBot` or None (the human; exactly one for a
+    game, none for a replay). ``advance`` plays the bots and the human's forced moves; ``act`` the human's move;
+    ``snapshot`` what a seat may see; ``take_moves`` the moves since the last call, as the human saw them."""
+
+    def __init__(self, game: Game, deck_ids: Sequence[int], seats: Sequence[SeatBot | None], seed: int = 0,
+                 replay: bool = False) -> None:
+        if len(seats) != game.num_players:
+            raise ValueError(f"seats: {game.variant} has {game.num_players} seats, got {len(seats)}")
+        humans = [k for k, s in enumerate(seats) if s is None]
+        if not replay and len(humans) != 1:
+            raise ValueError(f"seats: exactly one must be human, got {len(humans)}")
+        self.game = game
+        self.views = Views(game, deck_ids)
+        self.seats = list(seats)
+        self.human: int | None = None if replay else humans[0]
+        self.seed = int(seed)
+        self.names = game.deck.names
+        self.steps: list[dict[str, Any]] = []  # per action: seat, phase, action (its true string), by, ...
+        self.tricks: list[dict[str, Any]] = []  # completed tricks: number, leader, cards [{seat, card}], winner
+        self.current: list[dict[str, str | int]] = []  # the trick on the table
+        self.sent = 0  # steps already reported by take_moves
+        self._parsed: dict[int | None, list[dict[str, Any]]] = {}
+
+    @classmethod
+    def deal(cls, variant: str, options: Mapping[str, Any] | None, seats: Sequence[SeatBot | None],
+             seed: int) -> "Table":
+        """A new deal from ``seed``: the deal ``tarocchi-rl play --seed SEED`` deals with the same options."""
+        game = core_game(variant, check_options(variant, dict(options or {})))
+        env = game.new_state(seed)._env
+        return cls(game, env.state.deck[0, : game.deck.n_cards].tolist(), seats, seed)
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> "Table":
+        """The open table of a record already checked by :func:`tarocchi_rl.records.replay`, every action
+        applied (the steps are then in ``steps``)."""
+        game = core_game(record["variant"], check_options(record["variant"], record.get("options") or {}))
+        deal = record["deal"]
+        ids = [game.deck.card_id(c) for hand in deal["hands"] for c in hand] + [game.deck.card_id(c)
+                                                                               for c in deal["stock"]]
+        return cls(game, ids, [None] * game.num_players, replay=True)
+
+    # -- playing --------------------------------------------------------------------------------------------
+    @property
+    def meta(self) -> Any:
+        return self.views.state._env.state.meta[0]
+
+    def is_over(self) -> bool:
+        return self.views.is_terminal()
+
+    def needs_threads(self) -> bool:
+        """Whether a bot of this table is slow (search, a loaded network): run :meth:`advance` off the loop."""
+        return any(s is not None and not s.fast for s in self.seats)
+
+    def advance(self) -> None:
+        """Play the bots' moves and the human's forced ones, up to the human's next real decision or the end."""
+        v = self.views
+        while not v.is_terminal():
+            p = v.current_player()
+            bot = self.seats[p]
+            if bot is None:
+                legal = v.legal_actions()
+                if len(legal) != 1 or self.human is None:
+                    return
+                self.apply(legal[0], "forced")
+                continue
+            self.apply(self._bot_move(bot, p), "bot")
+
+    def _bot_move(self, bot: SeatBot, seat: int) -> int:
+        who = f"seat {seat} ({bot.name})"
+        if bot.lock is None:
+            return bot_action(bot.agent, self.views.state, who)
+        with bot.lock:
+            if isinstance(getattr(bot.agent, "rng", None), np.random.Generator):
+                bot.agent.rng = np.random.default_rng([self.seed, len(self.steps)])
+            return bot_action(bot.agent, self.views.state, who)
+
+    def action_id(self, action: Any) -> int:
+        """An action string (``play:KC``, ``bid:pass``) or id -> its id; ValueError when it is neither."""
+        n = self.game.num_actions
+        if isinstance(action, str):
+            if len(action) > MAX_ACTION_TEXT:
+                raise ValueError(f"action: longer than {MAX_ACTION_TEXT} characters")
+            try:
+                return int(self.views.state.string_to_action(action))
+            except ValueError as e:
+                raise ValueError(f"action: {e}") from None
+        if isinstance(action, int) and not isinstance(action, bool):
+            if not 0 <= action < n:
+                raise ValueError(f"action: id {action} out of range 0..{n - 1}")
+            return action
+        raise ValueError("action: expected an action string such as 'play:KC' (or its id)")
+
+    def act(self, action: Any) -> None:
+        """The human's move; an unknown or illegal one is a ValueError and changes nothing."""
+        v = self.views
+        if v.is_terminal():
+            raise ValueError("the deal is over: send start for a new deal")
+        if self.human is None or v.current_player() != self.human:
+            raise ValueError(f"it is seat {v.current_player()}'s turn, not yours")
+        a = self.action_id(action)
+        if a not in v.legal_actions():
+            raise ValueError(v.illegal_message(a))
+        self.apply(a, "human")
+
+    def apply(self, a: int, by: str) -> None:
+        """Apply a legal action id and note the step (and the trick it completes)."""
+        v = self.views
+        m = self.meta
+        phase, seat, trick = int(m[PHASE]), int(m[CUR]), int(m[TRICK_NUM])
+        text = v.action_to_string(a)
+        v.apply(a)
+        step: dict[str, Any] = {"seat": seat, "phase": PHASE_NAMES[phase], "action": text, "by": by}
+        if phase == PLAY:
+            card = text.partition(":")[2]
+            step["card"], step["trick"] = card, trick
+            self.current.append({"seat": seat, "card": card})
+            if int(m[TRICK_NUM]) > trick:
+                winner = int(m[LAST_WINNER]) if v.is_terminal() else int(m[TRICK_LEADER])
+                self.tricks.append({"number": trick, "leader": self.current[0]["seat"], "cards": self.current,
+                                    "winner": winner})
+                self.current = []
+                step["won_by"] = winner
+        self.steps.append(step)
+
+    # -- what a seat sees -----------------------------------------------------------------------------------
+    def _entry(self, k: int, viewer: int | None) -> str:
+        """Step k's view entry for ``viewer`` (None: the actor's own, which shows his discard)."""
+        e = self.views.log[k + 1]
+        if isinstance(e, str):
+            return e
+        return e[self.steps[k]["seat"] if viewer is None else viewer]
+
+    def move(self, k: int, viewer: int | None) -> dict[str, Any]:
+        """Step k as ``viewer`` saw it: seat, phase, action (``discard:?`` when face down), by, for a card the
+        trick and its winner when it completed one, and what the step showed (stock, called, shown, received:
+        the cards that joined the viewer's hand)."""
+        step = self.steps[k]
+        seen = self._seen(viewer)[k]
+        out = {"index": k, **step, **seen}
+        if viewer is None:
+            out["action"] = step["action"]
+        if self.human is None:
+            out.pop("by", None)
+        return out
+
+    def _seen(self, seat: int | None) -> list[dict[str, Any]]:
+        """Every step's view entry for ``seat``, parsed (kept: a snapshot reads them all)."""
+        seen = self._parsed.setdefault(seat, [])
+        seen += [_parse_entry(self._entry(k, seat)) for k in range(len(seen), len(self.steps))]
+        return seen
+
+    def take_moves(self) -> list[dict[str, Any]]:
+        """The moves since the last call, as the human saw them."""
+        out = [self.move(k, self.human) for k in range(self.sent, len(self.steps))]
+        self.sent = len(self.steps)
+        return out
+
+    def _cards(self, w: Any) -> list[str]:
+        d = self.game.deck
+        return [d.names[c] for c in sorted(d.cards_of(w), key=d.sort_key)]
+
+    def player(self, q: int) -> str:
+        """Who sits at seat q: ``human`` or the bot's name."""
+        bot = self.seats[q]
+        return "human" if bot is None else bot.name
+
+    def snapshot(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may see now (None: the open view of a replay: every hand, the stock, every discard)."""
+        v = self.views
+        s = v.state
+        st, tb = s._env.state, s._env.tables
+        m = st.meta[0]
+        g = self.game
+        spec = g.spec
+        rules = spec.rules
+        n = g.num_players
+        done = v.is_terminal()
+        phase = int(m[PHASE])
+        to_act = v.current_player()
+        declarer = int(m[DECLARER]) if int(m[DECLARER]) >= 0 else None
+        contract_names = getattr(rules, "CONTRACT_NAMES", None)
+        contract = contract_names[int(m[CONTRACT])] if contract_names and (declarer is not None or done) else None
+        sides_known = declarer is not None and phase not in BIDDING_PHASES and (
+            rules is not mineo or seat is None or done or bool(mineo.partner_known(st, 0, seat, tb)))
+        sides = None
+        if sides_known:
+            side_of = [int(x) for x in m[SIDE : SIDE + n]]
+            sides = [[q for q in range(n) if side_of[q] == k] for k in range(max(side_of) + 1)]
+        partner = int(m[PARTNER]) if rules is mineo and sides_known and int(m[PARTNER]) >= 0 else None
+
+        seen = self._seen(seat)
+        stock_shown = next((e["stock"] for e in seen if "stock" in e), None)
+        deal_stock = s.deal()["stock"]
+        received = [c for e in seen for c in e.get("received", [])] if seat is not None else []
+        units = rules.CARD_POINT_UNITS
+        won = [int(card_points(st.cards[0, WON + q, 0], st.cards[0, WON + q, 1], tb)) for q in range(n)]
+        snap: dict[str, Any] = {
+            "variant": g.variant,
+            "long_name": spec.long_name,
+            "options": dict(g.options),
+            "players": n,
+            "seat": seat,
+            "seats": [{"seat": q, "player": self.player(q)} for q in range(n)],
+            "phase": PHASE_NAMES[phase],
+            "to_act": to_act,
+            "your_turn": seat is not None and to_act == seat,
+            "over": done,
+            "steps": len(self.steps),
+            "declarer_role": spec.declarer_role,
+            "declarer": declarer,
+            "contract": contract,
+            "called": self.names[int(m[CALLED])] if int(m[CALLED]) >= 0 else None,
+            "partner": partner,
+            "sides": sides,
+            "auction": [{"seat": st_["seat"], "phase": st_["phase"], "action": st_["action"]}
+                        for st_ in self.steps if PHASE_NAMES.index(st_["phase"]) in BIDDING_PHASES],
+            "declarations": [{"seat": st_["seat"], "phase": st_["phase"], "action": st_["action"]}
+                             for st_ in self.steps if PHASE_NAMES.index(st_["phase"]) in DECLARATION_PHASES],
+            "stock_shown": int(m[STOCK_SHOWN]) == 1,
+            "stock": deal_stock if seat is None else stock_shown,
+            "taken": [c for c in received if c in deal_stock] if seat is not None and seat == declarer else [],
+            "discard": [st_["action"].partition(":")[2] for st_ in self.steps
+                        if st_["phase"] == "discard" and (seat is None or st_["seat"] == seat)],
+            "discards_left": int(m[DISCARDS_LEFT]) if phase == DISCARD else 0,
+            "shown": self._cards(st.cards[0, SHOWN]),
+            "shown_by": [{"seat": q, "cards": self._cards(st.cards[0, SHOWN_BY + q])} for q in range(n)
+                         if st.cards[0, SHOWN_BY + q].any()],
+            "trick": ({"number": int(m[TRICK_NUM]), "leader": int(self.current[0]["seat"]) if self.current
+                       else int(m[TRICK_LEADER]), "cards": list(self.current)}
+                      if phase in (PLAY, POIGNEE) else None),
+            "last_trick": self.tricks[-1] if self.tricks else None,
+            "tricks_played": len(self.tricks),
+            "tricks_won": [int(x) for x in m[TRICKS_WON : TRICKS_WON + n]],
+            "card_points": [x / units for x in won],
+            "card_point_units": won,
+            "side_points": [sum(won[q] for q in side) / units for side in sides] if sides else None,
+        }
+        if seat is None:
+            snap["hands"] = [self._cards(st.cards[0, HAND + q]) for q in range(n)]
+            snap["discard"] = self._cards(st.cards[0, DISCARDED]) if done else snap["discard"]
+        else:
+            snap["hand"] = self._cards(st.cards[0, HAND + seat])
+        snap["legal"] = ([{"id": a, "action": v.action_to_string(a)} for a in v.legal_actions()]
+                         if snap["your_turn"] else [])
+        return snap
+
+    # -- the end --------------------------------------------------------------------------------------------
+    def result(self) -> dict[str, Any]:
+        """The finished deal: outcome (payoffs, sides, card points, itemised bonuses), its lines, the record."""
+        s = self.views.state
+        out = s.outcome()
+        return {"outcome": out, "summary": describe_outcome(out, self.game.variant), "record": s.to_record(),
+                "annulled": not self.steps}
+
+
+def replay_steps(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The open snapshots of a record checked by :func:`tarocchi_rl.records.replay`: the deal, then one per
+    action with the move."""
+    t = Table.from_record(record)
+    out: list[dict[str, Any]] = [{"index": 0, "move": None, "table": t.snapshot(None)}]
+    for k, text in enumerate(record["actions"]):
+        t.apply(t.action_id(text), "record")
+        out.append({"index": k + 1, "move": t.move(k, None), "table": t.snapshot(None)})
+    return out
