@@ -35,19 +35,48 @@ def record_of(state: State) -> dict[str, Any]:
     return state.to_record()
 
 
+def _show(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for error messages (safe on deeply nested values)."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # nested too deeply, or an int too long to print
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def load(path_or_text: str | os.PathLike[str]) -> dict[str, Any]:
-    """Parse a record from a file path or a JSON string (RecordError if it is not JSON)."""
-    text = str(path_or_text)
+    """Parse a record from a file path or a JSON string (a string that starts with ``{``).
+
+    Everything that goes wrong is a :class:`RecordError`: an argument that is neither a string nor a path (an
+    int is never taken for a file descriptor), a file that cannot be read or is not UTF-8, text that is not
+    JSON or is nested too deeply."""
+    if not isinstance(path_or_text, (str, os.PathLike)):
+        raise RecordError(f"a record is read from a file path or JSON text, got {type(path_or_text).__name__}")
+    text = os.fspath(path_or_text)
+    if not isinstance(text, str):  # a bytes path
+        raise RecordError(f"a record is read from a file path or JSON text, got {_show(text)}")
     if not text.lstrip().startswith("{"):
         try:
-            with open(path_or_text, encoding="utf-8") as f:
+            with open(text, encoding="utf-8") as f:
                 text = f.read()
         except OSError as e:
-            raise RecordError(f"cannot read record file {path_or_text}: {e.strerror}") from None
+            raise RecordError(f"cannot read record file {_show(path_or_text)}: {e.strerror or e}") from None
+        except UnicodeDecodeError as e:
+            raise RecordError(f"record file {_show(path_or_text)} is not UTF-8 text: {e.reason} at byte "
+                              f"{e.start}") from None
+        except ValueError as e:  # e.g. an embedded null character in the path
+            raise RecordError(f"cannot read record file {_show(path_or_text)}: {e}") from None
     try:
-        return json.loads(text)
+        record = json.loads(text)
     except json.JSONDecodeError as e:
         raise RecordError(f"not valid JSON: {e}") from None
+    except RecursionError:
+        raise RecordError("not a record: JSON nested too deeply") from None
+    except ValueError as e:  # e.g. an integer with more digits than Python converts
+        raise RecordError(f"not valid JSON: {e}") from None
+    if not isinstance(record, dict):
+        raise RecordError(f"a record must be a JSON object, got {type(record).__name__}")
+    return record
 
 
 def replay(record: dict[str, Any], require_finished: bool = True) -> State:
@@ -59,18 +88,21 @@ def replay(record: dict[str, Any], require_finished: bool = True) -> State:
     with the engine.
     """
     if not isinstance(record, dict):
-        raise RecordError("a record must be a JSON object")
+        raise RecordError(f"a record must be a JSON object, got {type(record).__name__}")
     if record.get("format") != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}, got {record.get('format')!r}")
+        raise RecordError(f"format must be {FORMAT!r}, got {_show(record.get('format'))}")
     for key in ("variant", "deal", "actions"):
         if key not in record:
             raise RecordError(f"missing field {key!r}")
+    variant = record["variant"]
+    if not isinstance(variant, str):
+        raise RecordError(f"variant must be a string, got {_show(variant)}")
     options = record.get("options") or {}
-    if not isinstance(options, dict):
-        raise RecordError("options must be an object")
+    if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
+        raise RecordError(f"options must be an object, got {_show(options)}")
     try:
-        game = Game(record["variant"], **options)
-    except ValueError as e:
+        game = Game(variant, **options)
+    except (ValueError, TypeError) as e:
         raise RecordError(str(e)) from None
     deal = record["deal"]
     if not isinstance(deal, dict) or "hands" not in deal or "stock" not in deal:
@@ -84,7 +116,7 @@ def replay(record: dict[str, Any], require_finished: bool = True) -> State:
         raise RecordError("actions must be a list of strings")
     for k, text in enumerate(actions):
         if not isinstance(text, str):
-            raise RecordError(f"action {k}: must be a string, got {text!r}", k)
+            raise RecordError(f"action {k}: must be a string, got {_show(text)}", k)
         if state.is_terminal():
             raise RecordError(f"action {k} ({text}): the deal is already over", k)
         try:
@@ -109,9 +141,15 @@ def replay(record: dict[str, Any], require_finished: bool = True) -> State:
         return state
     result = record.get("result")
     if result is not None:
-        payoffs = result.get("payoffs") if isinstance(result, dict) else None
-        if payoffs is not None and list(payoffs) != state.returns():
-            raise RecordError(f"result.payoffs {list(payoffs)} disagree with the engine: {state.returns()}")
+        if not isinstance(result, dict):
+            raise RecordError(f"result must be an object, got {_show(result)}")
+        payoffs = result.get("payoffs")
+        if payoffs is not None:
+            if not isinstance(payoffs, list) or not all(isinstance(x, int) and not isinstance(x, bool)
+                                                        for x in payoffs):
+                raise RecordError(f"result.payoffs must be a list of integers, one per seat, got {_show(payoffs)}")
+            if payoffs != state.returns():
+                raise RecordError(f"result.payoffs {_show(payoffs)} disagree with the engine: {state.returns()}")
     return state
 
 
