@@ -23,7 +23,7 @@ existing family), one registry line in ``_FACTORIES`` and its oracle in ``tests/
 ``tests/core/test_variant_contract.py`` runs over every registered variant.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 
 from ..cards import Deck
@@ -44,6 +44,18 @@ OUTCOME_FIELDS = {
 }
 
 
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1  # the core's payoffs are int32 (core/state.py)
+
+
+def _short(value: object, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for error messages."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # nested too deeply, or an int too long to print
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 @dataclass(frozen=True)
 class VariantSpec:
     """A variant: family module, options (name -> (type, default)), sizes, deal order and facts."""
@@ -59,6 +71,8 @@ class VariantSpec:
     obs_rows: tuple
     fixed: dict  # arguments of make_rule_tables that are not user options (the variant's name)
     long_name: str = ""
+    # the allowed range (lo, hi) of each integer option, so that no deal's payoff can overflow the core's int32
+    option_ranges: dict = field(default_factory=dict)
 
     @property
     def deck(self) -> Deck:
@@ -91,22 +105,35 @@ class VariantSpec:
         return self.fixed or {"variant": self.name}
 
     def resolve_options(self, options: dict) -> dict:
-        """Defaults filled in; an unknown option, a value of the wrong type or a value the rules do not allow is a
-        ValueError saying which."""
+        """Defaults filled in; an unknown option, a value of the wrong type, an integer outside its range
+        (:attr:`option_ranges`) or a value the rules do not allow is a ValueError saying which. The resolved
+        options keep every payoff within the core's int32 (checked on :meth:`utility_bounds`)."""
+        if not isinstance(options, dict):
+            raise ValueError(f"options of variant {self.name!r} must be a mapping of names to values, got "
+                             f"{type(options).__name__}")
         out = {k: default for k, (_, default) in self.options.items()}
-        for k, v in (options or {}).items():
+        for k, v in options.items():
             if k not in self.options:
                 known = ", ".join(sorted(self.options)) or "none"
-                raise ValueError(f"unknown option {k!r} for variant {self.name!r} (options: {known})")
+                raise ValueError(f"unknown option {_short(k)} for variant {self.name!r} (options: {known})")
             typ, _ = self.options[k]
             if typ is bool and not isinstance(v, bool):
-                raise ValueError(f"option {k!r} of variant {self.name!r} must be true or false, got {v!r}")
+                raise ValueError(f"option {k!r} of variant {self.name!r} must be true or false, got {_short(v)}")
             if typ is int and (isinstance(v, bool) or not isinstance(v, int)):
-                raise ValueError(f"option {k!r} of variant {self.name!r} must be an integer, got {v!r}")
+                raise ValueError(f"option {k!r} of variant {self.name!r} must be an integer, got {_short(v)}")
             if typ is str and not isinstance(v, str):
-                raise ValueError(f"option {k!r} of variant {self.name!r} must be a string, got {v!r}")
+                raise ValueError(f"option {k!r} of variant {self.name!r} must be a string, got {_short(v)}")
+            if k in self.option_ranges:
+                lo, hi = self.option_ranges[k]
+                if not lo <= v <= hi:
+                    raise ValueError(f"option {k!r} of variant {self.name!r} must be in [{lo}, {hi}], got "
+                                     f"{_short(v)}")
             out[k] = v
         self.tables(out)  # the family checks the values (e.g. honour_5, excuse_last_trick): ValueError naming them
+        lo, hi = self.rules.utility_bounds(**self.fixed_or_name(), **out)
+        if not INT32_MIN <= lo <= hi <= INT32_MAX:  # a safety net beside option_ranges: payoffs are int32
+            raise ValueError(f"options {out} of variant {self.name!r} allow payoffs in [{lo}, {hi}], beyond the "
+                             "core's int32 payoffs")
         return out
 
     def tables(self, options: dict) -> RuleTables:
@@ -122,6 +149,9 @@ def _mineo() -> VariantSpec:
                        mineo.STOCK_SIZE, mineo.OBS_DIM, tuple(mineo.OBS_ROWS), {}, mineo.LONG_NAME)
 
 
+ACCUSO_POINTS_MAX = 10_000  # piedmont4: far beyond any real table's stake, far below int32 payoffs
+
+
 def _piedmont(name: str) -> VariantSpec:
     n, hand, stock, _, _ = piedmont.SHAPES[name]
     options: dict[str, tuple[type, object]] = {"excuse_exchange": (bool, True)}
@@ -131,8 +161,10 @@ def _piedmont(name: str) -> VariantSpec:
         options["accuso"] = (bool, False)
         options["accuso_points"] = (int, 5)
     _, dim, rows = piedmont.layout(name)
+    # accuso_points: card points per accuso condition; payoffs reach +-(243 + 9 P) thirds (piedmont.utility_bounds)
+    ranges = {"accuso_points": (0, ACCUSO_POINTS_MAX)} if name == "piedmont4" else {}
     return VariantSpec(name, piedmont, options, n, piedmont.N_ACTIONS, (hand,) * n, stock, dim, tuple(rows),
-                       {"variant": name}, piedmont.LONG_NAMES[name])
+                       {"variant": name}, piedmont.LONG_NAMES[name], ranges)
 
 
 def _french(name: str) -> VariantSpec:
