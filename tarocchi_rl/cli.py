@@ -96,7 +96,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     import datetime
 
     from .rl.checkpoint import CheckpointError
-    from .rl.config import ConfigError, load_config
+    from .rl.config import ConfigError, check_run_dir, load_config
 
     try:
         if args.resume:
@@ -104,6 +104,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
             if args.config:
                 raise ConfigError("--resume continues a run with its own config: drop --config")
+            check_run_dir(args.resume)
             overrides: dict[str, str] = {}
             for ov in args.set or []:
                 k, eq, v = ov.partition("=")

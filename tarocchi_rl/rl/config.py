@@ -1,7 +1,9 @@
 """The typed training configuration: YAML file + ``--set key=value`` overrides -> :class:`TrainConfig`.
 
 Every field is documented below; unknown keys, wrong types and out-of-range values are a
-:class:`ConfigError` naming the key (dotted path) and the file. The resolved config is written to the run
+:class:`ConfigError` naming the key (dotted path) and the file. Every number is bounded: floats are finite (no
+``.inf`` / ``.nan``), integers lie in a stated range (sizes and counts have an upper bound, so that a typo fails
+here rather than as an allocation deep in a worker), ``seed`` in [0, 2^63). The resolved config is written to the run
 directory (``config.yaml``) and logged to TensorBoard as text, with ``payoff_scale`` resolved to a number.
 
 Two counts are never mixed: *samples* are the learner seats' decisions (what PPO trains on: ``total_samples``),
@@ -21,6 +23,7 @@ Example (``configs/ppo_mineo.yaml``)::
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import types
 import typing
@@ -42,6 +45,35 @@ def _need(cond: bool, key: str, msg: str) -> None:
         raise ConfigError(f"{key}: {msg}")
 
 
+def _at_most(value: float, hi: float, key: str) -> None:
+    """The upper bound of a size or count (the lower bounds are checked beside it)."""
+    _need(value <= hi, key, f"must be <= {hi:,}, got {value:,}")
+
+
+SEED_MAX = 2**63 - 1  # seeds go through numpy's SeedSequence and torch.manual_seed: non-negative, 63 bits
+BIG = 10**12  # the upper bound of the counts with no natural limit (samples, updates, decisions, intervals)
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for error messages (safe on deeply nested values)."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # nested too deeply, or an int too long to print
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _yaml(text: str, key: str) -> Any:
+    """A ``--set`` value read as YAML (a ConfigError naming the key when it is not YAML)."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        why = " ".join(str(getattr(e, "problem", None) or e).split())
+        raise ConfigError(f"{key}: not a valid YAML value ({why}): {_show(text)}") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as e:  # e.g. a date such as 2024-13-45
+        raise ConfigError(f"{key}: not a valid YAML value ({type(e).__name__}): {_show(text)}") from None
+
+
 @dataclass
 class NetworkConfig:
     hidden: list[int] = field(default_factory=lambda: [256, 256])  # MLP trunk widths (shared by policy and value)
@@ -50,6 +82,8 @@ class NetworkConfig:
     def validate(self) -> None:
         _need(len(self.hidden) >= 1 and all(h >= 1 for h in self.hidden), "network.hidden",
               "must be a non-empty list of positive widths")
+        _need(len(self.hidden) <= 64 and all(h <= 65536 for h in self.hidden), "network.hidden",
+              "must have at most 64 layers of at most 65536 units")
         _need(self.activation in ("relu", "tanh"), "network.activation", "must be relu or tanh")
 
 
@@ -82,6 +116,8 @@ class PPOConfig:
         _need(self.minibatch_size >= 1, "ppo.minibatch_size", "must be >= 1")
         _need(self.max_grad_norm > 0, "ppo.max_grad_norm", "must be > 0")
         _need(self.target_kl >= 0, "ppo.target_kl", "must be >= 0")
+        _at_most(self.epochs, 10_000, "ppo.epochs")
+        _at_most(self.minibatch_size, 2**24, "ppo.minibatch_size")
 
 
 @dataclass
@@ -99,6 +135,8 @@ class LeagueConfig:
               "self_play_share + heuristic_share must be <= 1")
         _need(self.snapshot_every >= 1, "league.snapshot_every", "must be >= 1")
         _need(self.pool_size >= 0, "league.pool_size", "must be >= 0")
+        _at_most(self.snapshot_every, BIG, "league.snapshot_every")
+        _at_most(self.pool_size, 10_000, "league.pool_size")
 
 
 @dataclass
@@ -113,6 +151,8 @@ class ImitationConfig:
         _need(self.lr > 0, "imitation.lr", "must be > 0")
         _need(self.minibatch_size >= 1, "imitation.minibatch_size", "must be >= 1")
         _need(self.value_coef >= 0, "imitation.value_coef", "must be >= 0")
+        _at_most(self.decisions, BIG, "imitation.decisions")
+        _at_most(self.minibatch_size, 2**24, "imitation.minibatch_size")
 
 
 @dataclass
@@ -128,6 +168,9 @@ class EvalConfig:
         _need(self.final_deals >= 0, "eval.final_deals", "must be >= 0")
         _need(all(o in ("heuristic", "random") for o in self.opponents), "eval.opponents",
               "entries must be heuristic or random")
+        _at_most(self.every, BIG, "eval.every")
+        _at_most(self.deals, 10**7, "eval.deals")
+        _at_most(self.final_deals, 10**7, "eval.final_deals")
 
 
 @dataclass
@@ -177,6 +220,18 @@ class TrainConfig:
         _need(self.checkpoint_every >= 1, "checkpoint_every", "must be >= 1")
         _need(self.keep_checkpoints >= 0, "keep_checkpoints", "must be >= 0")
         _need(self.log_every >= 1, "log_every", "must be >= 1")
+        _need(0 <= self.seed <= SEED_MAX, "seed", f"must be in [0, 2^63 - 1], got {self.seed}")
+        _at_most(self.payoff_scale, 1e9, "payoff_scale")
+        _at_most(self.total_samples, 10**15, "total_samples")
+        _at_most(self.max_minutes, 10**7, "max_minutes")
+        _at_most(self.max_updates, BIG, "max_updates")
+        _at_most(self.num_envs, 2**20, "num_envs")
+        _at_most(self.rollout_steps, 10**6, "rollout_steps")
+        _at_most(self.num_workers, 4096, "num_workers")
+        _at_most(self.torch_threads, 4096, "torch_threads")
+        _at_most(self.checkpoint_every, BIG, "checkpoint_every")
+        _at_most(self.keep_checkpoints, 10**6, "keep_checkpoints")
+        _at_most(self.log_every, BIG, "log_every")
         for section in (self.network, self.ppo, self.league, self.imitation, self.eval):
             section.validate()
         return self
@@ -196,52 +251,71 @@ def _coerce(value: Any, typ: Any, key: str) -> Any:
     if origin is list:
         (item,) = typing.get_args(typ)
         if isinstance(value, str):
-            value = yaml.safe_load(value)
+            value = _yaml(value, key)
         if not isinstance(value, list):
-            raise ConfigError(f"{key}: expected a list, got {value!r}")
+            raise ConfigError(f"{key}: expected a list, got {_show(value)}")
+        if len(value) > MAX_LIST:
+            raise ConfigError(f"{key}: at most {MAX_LIST} entries, got {len(value)}")
         return [_coerce(v, item, f"{key}[{k}]") for k, v in enumerate(value)]
     if typ is dict or origin is dict:
         if isinstance(value, str):
-            value = yaml.safe_load(value)
+            value = _yaml(value, key)
         if not isinstance(value, dict):
-            raise ConfigError(f"{key}: expected a mapping, got {value!r}")
+            raise ConfigError(f"{key}: expected a mapping, got {_show(value)}")
         return dict(value)
     return _coerce_scalar(value, typ, key)
 
 
+MAX_LIST = 1000  # entries of a list field (network.hidden, eval.opponents): more is a mistake
+
+
 def _coerce_scalar(value: Any, typ: Any, key: str) -> Any:
-    """A bool, int, float or str leaf (strings from --set parsed as YAML; numbers parsed here)."""
+    """A bool, int, float or str leaf (strings from --set parsed as YAML; numbers parsed here). Floats must be
+    finite; integers fit in 64 bits (each field's own range is checked by ``validate``)."""
     if isinstance(value, str) and typ in (int, float):  # YAML reads 1e-4 as a string: parse numbers here
+        text = value.strip().replace("_", "")
         try:
-            value = typ(value.replace("_", "")) if typ is float or "." not in value else float(value)
+            value = int(text) if typ is int and "." not in text and "e" not in text.lower() else float(text)
         except ValueError:
-            raise ConfigError(f"{key}: expected {'an integer' if typ is int else 'a number'}, got {value!r}") from None
+            parsed = _yaml(value, key)  # .inf, .nan and other YAML spellings of numbers
+            if isinstance(parsed, bool) or not isinstance(parsed, (int, float)):
+                what = "an integer" if typ is int else "a number"
+                raise ConfigError(f"{key}: expected {what}, got {_show(value)}") from None
+            value = parsed
     elif isinstance(value, str) and typ is not str:
-        value = yaml.safe_load(value)
+        value = _yaml(value, key)
     if typ is bool:
         if not isinstance(value, bool):
-            raise ConfigError(f"{key}: expected true or false, got {value!r}")
+            raise ConfigError(f"{key}: expected true or false, got {_show(value)}")
         return value
     if typ is int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
-                return int(value)
-            raise ConfigError(f"{key}: expected an integer, got {value!r}")
+            raise ConfigError(f"{key}: expected an integer, got {_show(value)}")
+        if not -(2**63) <= value < 2**63:
+            raise ConfigError(f"{key}: an integer must fit in 64 bits, got {_show(value)}")
         return value
     if typ is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{key}: expected a number, got {value!r}")
-        return float(value)
+            raise ConfigError(f"{key}: expected a number, got {_show(value)}")
+        try:
+            number = float(value)
+        except OverflowError:  # an int too large for a float
+            number = math.inf
+        if not math.isfinite(number):
+            raise ConfigError(f"{key}: must be a finite number, got {_show(value)}")
+        return number
     if typ is str:
         if not isinstance(value, str):
-            raise ConfigError(f"{key}: expected a string, got {value!r}")
+            raise ConfigError(f"{key}: expected a string, got {_show(value)}")
         return value
     raise ConfigError(f"{key}: unsupported field type {typ}")  # pragma: no cover
 
 
 def _build(cls: Any, data: dict, prefix: str) -> Any:
     if not isinstance(data, dict):
-        raise ConfigError(f"{prefix or 'config'}: expected a mapping, got {data!r}")
+        raise ConfigError(f"{prefix or 'config'}: expected a mapping, got {_show(data)}")
     hints = typing.get_type_hints(cls)
     known = {f.name for f in fields(cls)}
     kwargs = {}
@@ -277,7 +351,7 @@ def rename_legacy_keys(data: dict) -> dict:
     return out
 
 
-def _set(data: dict, dotted: str, value: str) -> None:
+def _set(data: dict, dotted: str, value: Any) -> None:
     """Apply one ``key=value`` override (dotted keys reach the nested sections)."""
     parts = dotted.split(".")
     node = data
@@ -296,12 +370,18 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[
     if path is not None:
         where = f"{path}: "
         try:
-            with open(path) as f:
+            with open(path, encoding="utf-8") as f:
                 loaded = yaml.safe_load(f)
         except FileNotFoundError:
             raise ConfigError(f"config file {path} not found") from None
+        except OSError as e:  # a directory, no permission, ...
+            raise ConfigError(f"cannot read config file {path}: {e.strerror or e}") from None
         except yaml.YAMLError as e:
-            raise ConfigError(f"{path}: not valid YAML: {e}") from None
+            raise ConfigError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        except (ValueError, TypeError, OverflowError, RecursionError) as e:  # YAML that PyYAML cannot build
+            raise ConfigError(f"{path}: not a valid YAML config ({type(e).__name__}: {_show(str(e), 200)})") from None
         if loaded is None:
             loaded = {}
         if not isinstance(loaded, dict):
@@ -315,7 +395,10 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[
             raise ConfigError(f"--set {ov!r}: expected key=value")
         k, _, v = ov.partition("=")
         k = k.strip()
-        _set(data, LEGACY_KEYS.get(k, k), v.strip())
+        value: Any = v.strip()
+        if k.startswith("options."):  # a variant option has no declared type here: read it as YAML
+            value = _yaml(value, k)  # (options.early_solo=false is the boolean, accuso_points=3 the integer)
+        _set(data, LEGACY_KEYS.get(k, k), value)
     try:
         return _build(TrainConfig, data, "").validate()
     except ConfigError as e:
@@ -324,6 +407,16 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[
 
 # the stopping rules: the only keys a resumed run may change (they do not change what is learned)
 RESUMABLE_KEYS = ("max_minutes", "max_updates")
+
+
+def check_run_dir(path: str | os.PathLike[str]) -> str:
+    """``--resume``: the run directory to continue (a ConfigError, before any work, for anything else)."""
+    if not os.path.exists(path):
+        raise ConfigError(f"--resume {path}: run directory not found")
+    if not os.path.isdir(path):
+        raise ConfigError(f"--resume {path}: not a run directory (--resume takes the run directory, e.g. "
+                          f"runs/mineo-XXXX, not a checkpoint file)")
+    return os.fspath(path)
 
 
 def config_from_dict(d: dict) -> TrainConfig:
