@@ -61,11 +61,20 @@ def random_decks(variant: str, n: int, seed: int, **options: Any) -> NDArray[np.
 
 
 def write_deals_file(path: str | os.PathLike[str], variant: str, n: int, seed: int, **options: Any) -> None:
-    """A frozen evaluation set: one JSON object per line, {"variant", "options", "deal": {hands, stock}}."""
+    """A frozen evaluation set: one JSON object per line, {"variant", "options", "deal": {hands, stock}}.
+
+    A path that cannot be written (a directory, a missing parent, no permission) is a ValueError naming it,
+    raised before any deal is made."""
     spec = get_variant(variant)
     opts = spec.resolve_options(options)
     names = spec.deck.names
-    with open(path, "w", encoding="utf-8") as f:
+    if os.path.isdir(path):
+        raise ValueError(f"deals file {os.fspath(path)!s}: is a directory")
+    try:
+        f = open(path, "w", encoding="utf-8")
+    except OSError as e:
+        raise ValueError(f"cannot write deals file {os.fspath(path)!s}: {e.strerror or e}") from None
+    with f:
         for deck in random_decks(variant, n, seed, **opts):
             hands: list[list[str]] = []
             k = 0
@@ -76,28 +85,62 @@ def write_deals_file(path: str | os.PathLike[str], variant: str, n: int, seed: i
             f.write(json.dumps({"variant": variant, "options": opts, "deal": {"hands": hands, "stock": stock}}) + "\n")
 
 
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for error messages (safe on deeply nested values)."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def read_deals_file(path: str | os.PathLike[str], variant: str) -> NDArray[np.int16]:
-    """Decks (int16[n, C]) from a deals file; every line is checked (variant, sizes, cards)."""
+    """Decks (int16[n, C]) from a deals file; every line is checked (variant, sizes, cards;
+    the options a line records are not needed to deal and are not read).
+
+    Anything wrong is a ValueError naming the file (and the line): a missing or unreadable file, a directory,
+    text that is not UTF-8, a line that is not a JSON object of the format :func:`write_deals_file` writes, a
+    deal of another variant, a wrong hand size or an unknown or repeated card, no deal at all."""
     game = make(variant)
+    where = os.fspath(path)
+    if os.path.isdir(path):
+        raise ValueError(f"deals file {where}: is a directory")
     decks = []
-    with open(path, encoding="utf-8") as f:
-        for k, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{k}: not JSON: {e}") from None
-            if obj.get("variant") != variant:
-                raise ValueError(f"{path}:{k}: deal of variant {obj.get('variant')!r}, expected {variant!r}")
-            try:
-                state = game.state_from_deal(obj["deal"]["hands"], obj["deal"]["stock"])
-            except (KeyError, TypeError, ValueError) as e:
-                raise ValueError(f"{path}:{k}: {e}") from None
-            decks.append(state._env.state.deck[0, : game.deck.n_cards].copy())
+    try:
+        with open(path, encoding="utf-8") as f:
+            for k, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                decks.append(_read_deal_line(game, variant, line, f"{where}:{k}"))
+    except OSError as e:
+        raise ValueError(f"cannot read deals file {where}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise ValueError(f"deals file {where}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     if not decks:
-        raise ValueError(f"{path}: no deals")
+        raise ValueError(f"{where}: no deals")
     return np.array(decks)
+
+
+def _read_deal_line(game: Any, variant: str, line: str, where: str) -> NDArray[np.int16]:
+    """One line of a deals file as a deck (ValueError starting with ``FILE:LINE:``)."""
+    try:
+        obj = json.loads(line)
+    except RecursionError:
+        raise ValueError(f"{where}: not a deal: JSON nested too deeply") from None
+    except ValueError as e:  # JSONDecodeError, or an integer too long to convert
+        raise ValueError(f"{where}: not JSON: {e}") from None
+    if not isinstance(obj, dict):
+        raise ValueError(f"{where}: a deal must be a JSON object with variant and deal, got {_short(obj)}")
+    if obj.get("variant") != variant:
+        raise ValueError(f"{where}: deal of variant {_short(obj.get('variant'))}, expected {variant!r}")
+    deal = obj.get("deal")
+    if not isinstance(deal, dict) or "hands" not in deal or "stock" not in deal:
+        raise ValueError(f"{where}: deal must be an object with 'hands' and 'stock'")
+    try:
+        state = game.state_from_deal(deal["hands"], deal["stock"])
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
+    return state._env.state.deck[0, : game.deck.n_cards].copy()
 
 
 def play_games(
@@ -220,6 +263,8 @@ def run_arena(
     """
     spec = get_variant(variant)
     options = spec.resolve_options(options or {})
+    if out_dir:
+        check_out_dir(out_dir)  # before any game: a bad --out must not cost the whole evaluation
     if len(agent_specs) < 2:
         raise ValueError("the arena needs at least two agents (e.g. --agents heuristic,random)")
     agents = [make_agent(s, seed=seed + 1000 * k) for k, s in enumerate(agent_specs)]
@@ -297,6 +342,25 @@ def run_arena(
     if out_dir:
         _write_outputs(out_dir, results, records)
     return results
+
+
+def check_out_dir(out_dir: str | os.PathLike[str]) -> None:
+    """``out_dir`` can take the arena's outputs: an existing directory, or a new one whose nearest existing
+    ancestor is a writable directory (a ValueError naming the path otherwise). Creates nothing."""
+    where = os.fspath(out_dir)
+    if os.path.exists(out_dir):
+        if not os.path.isdir(out_dir):
+            raise ValueError(f"output directory {where}: exists and is not a directory")
+        if not os.access(out_dir, os.W_OK):
+            raise ValueError(f"output directory {where}: the directory is not writable")
+        return
+    parent = os.path.dirname(os.path.abspath(out_dir))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise ValueError(f"output directory {where}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK):
+        raise ValueError(f"output directory {where}: cannot create it in {parent} (not writable)")
 
 
 def _bid_stats(stats: dict[str, int], meta: NDArray[np.int32], seat_agents: NDArray[np.integer[Any]], who: int,
