@@ -15,36 +15,168 @@ Spec: ``ismcts:iterations=1000[,c=0.7][,rollout=random|heuristic][,workers=N][,p
 | c_prior    | weight of the prior (default 2)                                                             |
 | seed       | the agent's random seed                                                                     |
 
+Every value is checked when the agent is built (a ValueError naming it): ``iterations`` an integer in
+[1, 10^7] (``1e6`` is read as 1000000), ``time`` in (0, 3600] seconds, ``c`` in [0, 100], ``c_prior`` in
+[0, 1000] (finite: no ``inf`` / ``nan``), ``workers`` in [1, 256], ``seed`` in [0, 2^63).
+
 Forced decisions (one legal action) are played without searching. The search itself is
-:mod:`tarocchi_rl.search.ismcts`; games of a batch are searched in parallel with Numba threads.
+:mod:`tarocchi_rl.search.ismcts`; games of a batch are searched in parallel with Numba threads. A long search
+(more than :data:`CHUNK_ITERATIONS` iterations in one batch) runs as a sequence of short compiled calls that
+continue the same trees, so that Ctrl-C (KeyboardInterrupt) stops it within about a second; the results are
+identical to one call.
 """
 
+import math
 import time
 from typing import Any
 
+import numba
 import numpy as np
+from numba import njit, prange
 from numpy.typing import NDArray
 
-from tarocchi_rl.core.state import BatchState, alloc_state
+from tarocchi_rl.core.state import CUR, BatchState, alloc_state
 from tarocchi_rl.policies import Agent
-from tarocchi_rl.search.ismcts import ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, search_batch
+from tarocchi_rl.search.ismcts import (
+    ROLLOUT_HEURISTIC,
+    ROLLOUT_RANDOM,
+    Tree,
+    _backpropagate,
+    _decision,
+    _descend,
+    _rollout,
+    _root_plan,
+    sample_row,
+    search_batch,
+)
 from tarocchi_rl.variants import get_variant
+
+from .onnx import check_spec_path
+
+MAX_ITERATIONS = 10**7  # iterations per decision: the tree holds one node per iteration (~48 bytes each)
+MAX_TIME = 3600.0  # seconds per decision
+MAX_C, MAX_C_PRIOR, MAX_WORKERS, MAX_SEED = 100.0, 1000.0, 256, 2**63 - 1
+#: iterations (summed over the games searched together) per compiled call; between two calls Python can raise
+#: KeyboardInterrupt. About a second of search on one thread (random rollouts; heuristic ones: about two).
+CHUNK_ITERATIONS = 100_000
+
+
+@njit(cache=True)
+def _continue_row(root: Any, i: int, tb: Any, scratch: Any, j: int, n_iter: int, c_explore: float,
+                  payoff_scale: float, rollout_kind: int, prior: Any, c_prior: float, nodes: Any, stats: Any,
+                  legal: Any, stamp: Any, path: Any, counters: Any) -> None:
+    """``n_iter`` more iterations of the search of game ``i`` (scratch row ``j``), continuing the tree held in
+    ``nodes`` int32[5, M] (parent, action, seat, first_child, next_sibling) and ``stats`` float64[3, M] (visits,
+    avail, wsum), with ``counters`` int64[2] (nodes in the tree, tick) and the buffers ``legal``, ``stamp``,
+    ``path``: the loop of :func:`tarocchi_rl.search.ismcts.search_row` cut into pieces, so that its results are
+    identical to one call."""
+    tree = Tree(nodes[0], nodes[1], nodes[2], nodes[3], nodes[4], stats[0], stats[1], stats[2])
+    observer = root.meta[i, CUR]
+    plan_i, plan_m, plan_f = _root_plan(root, i, observer, tb)
+    has_prior = prior.sum() > 0
+    n_nodes, tick = counters[0], counters[1]
+    for _ in range(n_iter):
+        sample_row(root, i, observer, tb, plan_i, plan_m, plan_f, scratch, j)
+        depth, n_nodes, tick = _descend(tree, n_nodes, tick, scratch, j, tb, legal, stamp, path, c_explore, prior,
+                                        has_prior, c_prior)
+        _rollout(scratch, j, tb, rollout_kind)
+        _backpropagate(tree, path, depth, scratch, j, payoff_scale)
+    counters[0], counters[1] = n_nodes, tick
+
+
+@njit(cache=True, parallel=True)
+def _search_chunk(root: Any, idx: Any, tb: Any, scratch: Any, n_iter: int, c_explore: float, payoff_scale: float,
+                  rollout_kind: int, priors: Any, c_prior: float, nodes: Any, stats: Any, legal: Any, stamp: Any,
+                  path: Any, counters: Any) -> None:
+    """:func:`_continue_row` for every game ``idx[k]`` (scratch row k, the k-th tree and buffers)."""
+    for k in prange(idx.shape[0]):
+        _continue_row(root, idx[k], tb, scratch, k, n_iter, c_explore, payoff_scale, rollout_kind, priors[k],
+                      c_prior, nodes[k], stats[k], legal[k], stamp[k], path[k], counters[k])
+
+
+@njit(cache=True)
+def _chunk_decisions(nodes: Any, stats: Any, visits: Any, actions: Any) -> None:
+    """The decision and root visits of each tree of :func:`_search_chunk`."""
+    for k in range(nodes.shape[0]):
+        tree = Tree(nodes[k, 0], nodes[k, 1], nodes[k, 2], nodes[k, 3], nodes[k, 4], stats[k, 0], stats[k, 1],
+                    stats[k, 2])
+        actions[k] = _decision(tree, visits[k])
+
+
+def _search_in_chunks(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: int, c: float,
+                      payoff_scale: float, rollout: int, priors: NDArray[np.float32], c_prior: float,
+                      scratch: BatchState, chunk: int) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """The searches of games ``idx`` (scratch rows seeded) as calls of ``chunk`` iterations each."""
+    k, n_act, m = len(idx), priors.shape[1], iterations + 1
+    nodes = np.full((k, 5, m), -1, np.int32)
+    stats = np.zeros((k, 3, m), np.float64)
+    legal = np.zeros((k, n_act), np.bool_)
+    stamp = np.zeros((k, n_act), np.int64)
+    path = np.zeros((k, m), np.int32)
+    counters = np.zeros((k, 2), np.int64)
+    counters[:, 0] = 1  # the root
+    done = 0
+    while done < iterations:  # KeyboardInterrupt is raised here, between two calls
+        n = min(chunk, iterations - done)
+        _search_chunk(state, idx, tables, scratch, n, c, payoff_scale, rollout, priors, c_prior, nodes, stats, legal,
+                      stamp, path, counters)
+        done += n
+    visits = np.zeros((k, n_act), np.float64)
+    actions = np.zeros(k, np.int64)
+    _chunk_decisions(nodes, stats, visits, actions)
+    return actions, visits
 
 
 def _search(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: int, c: float, payoff_scale: float,
-            rollout: int, priors: NDArray[np.float32], c_prior: float,
-            seeds: NDArray[np.uint64]) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+            rollout: int, priors: NDArray[np.float32], c_prior: float, seeds: NDArray[np.uint64],
+            chunk_iterations: int | None = None) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """Run one batch of searches (rewards: payoffs / payoff_scale); returns (actions int64[k], visits
-    float64[k, A])."""
-    k = len(idx)
-    scratch = alloc_state(k)
-    scratch.rng[:] = seeds
-    n_act = priors.shape[1]
+    float64[k, A]).
+
+    At most ``chunk_iterations`` (default :data:`CHUNK_ITERATIONS`) iterations, summed over games, run in one
+    compiled call: a larger batch is searched by groups of games, and a search too long for one call is cut into
+    pieces that continue the same trees (:func:`_search_chunk`), so that Ctrl-C can stop it. Each game's search
+    depends only on its seed: the results are those of one ``search_batch`` call."""
+    budget = CHUNK_ITERATIONS if chunk_iterations is None else max(1, int(chunk_iterations))
+    iterations = int(iterations)
+    idx = np.ascontiguousarray(idx, np.int64)
+    k, n_act = len(idx), priors.shape[1]
     visits = np.zeros((k, n_act), np.float64)
     actions = np.zeros(k, np.int64)
-    search_batch(state, np.ascontiguousarray(idx, np.int64), tables, scratch, int(iterations), float(c),
-                 float(payoff_scale), int(rollout), priors, float(c_prior), visits, actions)
+    group = max(1, min(k, max(numba.get_num_threads(), budget // max(iterations, 1))))
+    for lo in range(0, k, group):
+        rows = slice(lo, min(lo + group, k))
+        n = rows.stop - lo
+        scratch = alloc_state(n)
+        scratch.rng[:] = seeds[rows]
+        if n * iterations <= budget or k * iterations <= budget:  # short enough: one call, as search_batch does
+            search_batch(state, idx[rows], tables, scratch, iterations, float(c), float(payoff_scale), int(rollout),
+                         np.ascontiguousarray(priors[rows]), float(c_prior), visits[rows], actions[rows])
+        else:
+            actions[rows], visits[rows] = _search_in_chunks(
+                state, idx[rows], tables, iterations, float(c), float(payoff_scale), int(rollout),
+                np.ascontiguousarray(priors[rows]), float(c_prior), scratch, max(1, budget // n))
     return actions, visits
+
+
+def _number(name: str, value: Any, lo: float, hi: float, integer: bool = False, above: bool = False) -> Any:
+    """``value`` as an int (``integer``: an integral number) or a float, finite and in [lo, hi] (``above``:
+    (lo, hi]); a ValueError naming ``name`` and the range otherwise."""
+    low, high = (f"{v:g}" if isinstance(v, float) else str(v) for v in (lo, hi))
+    span = f"{'>' if above else '>='} {low} and <= {high}"
+    what = "an integer" if integer else "a number"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"ismcts: {name} must be {what} {span}, got {value!r}")
+    x = float(value) if isinstance(value, (float, np.floating)) else int(value)
+    if isinstance(x, float) and not math.isfinite(x):
+        raise ValueError(f"ismcts: {name} must be a finite number {span}, got {value!r}")
+    if integer and isinstance(x, float):
+        if not x.is_integer():
+            raise ValueError(f"ismcts: {name} must be {what} {span}, got {value!r}")
+        x = int(x)
+    if not (lo < x if above else lo <= x) or not x <= hi:
+        raise ValueError(f"ismcts: {name} must be {span}, got {value!r}")
+    return x if integer else float(x)
 
 
 class _RemoteSearcher:
@@ -85,18 +217,21 @@ class ISMCTSAgent(Agent):
     def __init__(self, iterations: int = 1000, c: float = 0.7, rollout: str = "random", workers: int = 1,
                  prior: str | None = None, c_prior: float = 2.0, time_budget: float | None = None, seed: int = 0,
                  label: str | None = None) -> None:
-        if int(iterations) < 1:
-            raise ValueError(f"ismcts: iterations must be >= 1, got {iterations}")
+        iterations = _number("iterations", iterations, 1, MAX_ITERATIONS, integer=True)
         if rollout not in ("random", "heuristic"):
             raise ValueError(f"ismcts: rollout must be random or heuristic, got {rollout!r}")
-        if int(workers) < 1:
-            raise ValueError(f"ismcts: workers must be >= 1, got {workers}")
-        if time_budget is not None and float(time_budget) <= 0:
-            raise ValueError(f"ismcts: time must be > 0, got {time_budget}")
-        if float(c) < 0:
-            raise ValueError(f"ismcts: c must be >= 0, got {c}")
-        self.iterations, self.c, self.rollout = int(iterations), float(c), rollout
-        self.workers, self.c_prior, self.time_budget = int(workers), float(c_prior), time_budget
+        workers = _number("workers", workers, 1, MAX_WORKERS, integer=True)
+        if time_budget is not None:
+            time_budget = _number("time", time_budget, 0.0, MAX_TIME, above=True)
+        c = _number("c", c, 0, MAX_C)
+        c_prior = _number("c_prior", c_prior, 0, MAX_C_PRIOR)
+        seed = _number("seed", seed, 0, MAX_SEED, integer=True)
+        if prior is not None:
+            if not isinstance(prior, str) or not prior.strip():
+                raise ValueError(f"ismcts: prior must be a path (a bot directory or a PPO checkpoint), got {prior!r}")
+            check_spec_path("ismcts", prior[len("onnx:"):] if prior.startswith("onnx:") else prior)
+        self.iterations, self.c, self.rollout = iterations, c, rollout
+        self.workers, self.c_prior, self.time_budget = workers, c_prior, time_budget
         self.rng = np.random.default_rng(seed)
         self.prior: Any = None
         if prior is not None:
@@ -126,7 +261,7 @@ class ISMCTSAgent(Agent):
                     self.c_prior, self.rng.integers(1, 2**63, 1, dtype=np.uint64))
             self._rate = 200 / max(time.perf_counter() - t, 1e-6)
         assert self.time_budget is not None  # only called with a time budget
-        return max(1, int(self._rate * self.time_budget))
+        return max(1, min(MAX_ITERATIONS, int(self._rate * self.time_budget)))
 
     def _kind(self) -> int:
         return ROLLOUT_HEURISTIC if self.rollout == "heuristic" else ROLLOUT_RANDOM
@@ -183,18 +318,21 @@ class ISMCTSAgent(Agent):
 
 
 def parse_ismcts_spec(args: str, seed: int = 0) -> ISMCTSAgent:
-    """``iterations=1000,c=0.7,...`` (module docstring) -> ISMCTSAgent."""
+    """``iterations=1000,c=0.7,...`` (module docstring) -> ISMCTSAgent; a ValueError naming a bad key or value."""
     kw: dict[str, Any] = {"seed": seed}
-    conv: dict[str, type] = {"iterations": int, "c": float, "rollout": str, "workers": int, "prior": str,
-                             "c_prior": float, "time": float, "seed": int}
+    numbers = {"iterations": int, "c": float, "workers": int, "c_prior": float, "time": float, "seed": int}
+    known = ("iterations", "c", "rollout", "workers", "prior", "c_prior", "time", "seed")
     for part in [a for a in args.split(",") if a.strip()]:
         key, eq, val = part.partition("=")
-        key = key.strip()
-        if not eq or key not in conv:
-            raise ValueError(f"ismcts spec: expected key=value with key in {', '.join(conv)}, got {part!r}")
-        try:
-            v = conv[key](val.strip())
-        except ValueError:
-            raise ValueError(f"ismcts spec: {key} must be {conv[key].__name__}, got {val!r}") from None
+        key, val = key.strip(), val.strip()
+        if not eq or key not in known:
+            raise ValueError(f"ismcts spec: expected key=value with key in {', '.join(known)}, got {part!r}")
+        v: Any = val
+        if key in numbers:
+            try:  # 1e6 is an integer count too; the constructor checks the range (and that it is integral)
+                v = int(val) if numbers[key] is int and val.lstrip("+-").isdigit() else float(val)
+            except ValueError:
+                what = "an integer" if numbers[key] is int else "a number"
+                raise ValueError(f"ismcts spec: {key} must be {what}, got {val!r}") from None
         kw["time_budget" if key == "time" else key] = v
     return ISMCTSAgent(label=f"ismcts:{args}" if args else "ismcts", **kw)

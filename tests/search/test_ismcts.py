@@ -82,7 +82,8 @@ def test_spec_parsing_and_errors():
     assert split_agent_specs("ismcts:iterations=1000,workers=2,heuristic") == [
         "ismcts:iterations=1000,workers=2", "heuristic"]
     for spec, msg in (("ismcts:iterations=0", "iterations must be >= 1"), ("ismcts:rollout=ppo", "rollout must be"),
-                      ("ismcts:depth=3", "expected key=value"), ("ismcts:iterations=many", "iterations must be int"),
+                      ("ismcts:depth=3", "expected key=value"),
+                      ("ismcts:iterations=many", "iterations must be an integer"),
                       ("ismcts:workers=0", "workers must be >= 1"), ("ismcts:time=-1", "time must be > 0")):
         with pytest.raises(ValueError, match=msg):
             make_agent(spec)
