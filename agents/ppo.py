@@ -8,11 +8,34 @@ Spec: ``ppo:PATH[,greedy=false][,seed=N]`` where PATH is a checkpoint file or a 
 
 from tarocchi_rl.rl.policy import PPOAgent
 
+from .onnx import check_spec_path
+
 __all__ = ["PPOAgent", "parse_ppo_spec"]
 
 
+SEED_MAX = 2**63 - 1  # torch.manual_seed and numpy take non-negative seeds of 63 bits here
+
+
+def _seed(kind: str, val: str) -> int:
+    """A spec's ``seed=N``: an integer in [0, 2^63) (a ValueError naming it otherwise)."""
+    try:
+        seed = int(val.strip())
+    except ValueError:
+        raise ValueError(f"{kind} spec: seed must be an integer, got {val.strip()!r}") from None
+    if not 0 <= seed <= SEED_MAX:
+        raise ValueError(f"{kind} spec: seed must be in [0, 2^63 - 1], got {seed}")
+    return seed
+
+
+def _greedy(kind: str, val: str) -> bool:
+    if val.strip().lower() not in ("true", "false", "1", "0"):
+        raise ValueError(f"{kind} spec: greedy must be true or false, got {val.strip()!r}")
+    return val.strip().lower() in ("true", "1")
+
+
 def parse_ppo_spec(args: str, seed: int = 0) -> PPOAgent:
-    """``PATH[,greedy=false][,seed=N]`` (also ``path=PATH``) -> PPOAgent."""
+    """``PATH[,greedy=false][,seed=N]`` (also ``path=PATH``) -> PPOAgent; a ValueError naming a bad argument
+    (a missing or damaged checkpoint: :class:`tarocchi_rl.rl.checkpoint.CheckpointError`, a ValueError too)."""
     path, greedy = None, True
     for part in [a for a in args.split(",") if a.strip()]:
         key, eq, val = part.partition("=")
@@ -22,13 +45,11 @@ def parse_ppo_spec(args: str, seed: int = 0) -> PPOAgent:
         elif key == "path":
             path = val.strip()
         elif key == "greedy":
-            if val.strip().lower() not in ("true", "false", "1", "0"):
-                raise ValueError(f"ppo spec: greedy must be true or false, got {val!r}")
-            greedy = val.strip().lower() in ("true", "1")
+            greedy = _greedy("ppo", val)
         elif key == "seed":
-            seed = int(val)
+            seed = _seed("ppo", val)
         else:
             raise ValueError(f"ppo spec: unknown argument {key!r} (known: PATH, greedy, seed)")
     if not path:
         raise ValueError("ppo spec needs a checkpoint: ppo:PATH (a .pt file or a run directory)")
-    return PPOAgent(path=path, greedy=greedy, seed=seed, label=f"ppo:{args}")
+    return PPOAgent(path=check_spec_path("ppo", path), greedy=greedy, seed=seed, label=f"ppo:{args}")
