@@ -24,7 +24,13 @@ Single-agent env (:class:`TarocchiEnv`)
     ``reset``), an agent spec (``"heuristic"``) or agent object of :mod:`tarocchi_rl.agents` (the arena's
     protocol), a callable ``policy(obs) -> action`` with ``obs = {"observation", "action_mask"}`` as the learner
     sees it, or one of those per other seat (a list in seat order, or a dict ``{seat: policy}``). An illegal
-    opponent action is a ValueError.
+    opponent action is a ValueError; an opponent that fails (an illegal action or an exception of its own)
+    leaves the deal unfinished with another seat to act, so the env then refuses ``step`` (a RuntimeError
+    saying so) until ``reset()``: the learner's next action is never played for another seat.
+
+    Inputs are checked: ``reset``'s ``seed`` is None or an integer >= 0 (a ValueError otherwise); ``step``'s
+    action is an integer id (a ValueError for anything else, e.g. a float or an array of several actions);
+    ``step`` before ``reset``, after the deal's end or after an opponent's failure is a RuntimeError.
 
     Illegal learner actions (``illegal_action``):
       * ``"terminate"`` (default): the convention of PettingZoo's classic games (``TerminateIllegalWrapper``):
@@ -112,6 +118,15 @@ def _as_action(action: object) -> int:
     return int(action)
 
 
+def _check_seed(seed: object) -> int | None:
+    """``reset``'s seed: None or an integer >= 0 (a ValueError naming it otherwise)."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
+    return int(seed)
+
+
 def _policy_table(opponents: Opponents, n_players: int, seat: int) -> dict[int, Any]:
     """``{seat: "random" | callable}`` for every seat but the learner's (see the module docstring)."""
     others = [s for s in range(n_players) if s != seat]
@@ -195,19 +210,23 @@ class TarocchiEnv(gymnasium.Env):
         self.state = State(self.game, self._core, [])
         self._seat_row = np.array([self.seat])
         self._over = True  # no deal until reset
+        self._failure: str | None = None  # why the deal was abandoned (an opponent failed), until reset
         self._log: list[tuple[int, str]] = []  # (seat, action string) since the learner's last decision, for render
 
     # -- gymnasium API --------------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
         """A new deal (``options`` is accepted and ignored)."""
+        seed = _check_seed(seed)
+        self._over = True  # until the new deal is ready: an opponent that fails below leaves no deal to step
+        self._failure = None
         super().reset(seed=seed)
         self._core.reset(seed=int(self.np_random.integers(0, 2**63 - 1)))
         redeals = 0
         while True:
             self.state.history.clear()
             self._log = []
-            self._play_opponents()
+            self._play_opponents_or_abandon()
             if not self.state.is_terminal():
                 break
             redeals += 1  # the deal ended before the learner's first decision (French petit sec): re-deal
@@ -219,6 +238,8 @@ class TarocchiEnv(gymnasium.Env):
 
     def step(self, action: int | np.integer[Any] | NDArray[np.integer[Any]]
              ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        if self._failure is not None:
+            raise RuntimeError(f"the deal was abandoned when {self._failure}: call reset() before step()")
         if self._over:
             raise RuntimeError("the deal is over (or reset() was never called): call reset() before step()")
         a = _as_action(action)
@@ -233,7 +254,7 @@ class TarocchiEnv(gymnasium.Env):
             return self._observation(), self.illegal_reward, True, False, info
         self._log = []
         self._apply(a)
-        self._play_opponents()
+        self._play_opponents_or_abandon()
         info = self._info()
         if self.state.is_terminal():
             self._over = True
@@ -268,6 +289,17 @@ class TarocchiEnv(gymnasium.Env):
     def _apply(self, a: int) -> None:
         self._log.append((self.state.current_player(), self.state.action_to_string(a)))
         self.state.apply(a)
+
+    def _play_opponents_or_abandon(self) -> None:
+        """:meth:`_play_opponents`; if an opponent fails, the deal is abandoned (``step`` refused until
+        ``reset``) and the error goes to the caller."""
+        try:
+            self._play_opponents()
+        except BaseException as e:  # KeyboardInterrupt in a long search too: the deal is left mid-way
+            self._over = True
+            p = self.state.current_player()
+            self._failure = f"the opponent at seat {p} failed ({type(e).__name__})"
+            raise
 
     def _play_opponents(self) -> None:
         """Opponents act until the learner must act or the deal is over."""
@@ -317,6 +349,7 @@ class TarocchiVectorEnv(VectorEnv):
               options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
         """New deals for every game: from ``seed`` if given, else each game's next deal from its own RNG
         (``options`` is accepted and ignored)."""
+        seed = _check_seed(seed)
         super().reset(seed=seed)
         self.core.reset(seed)
         return self._observation(), {"player": self.core.current_player().astype(np.int64)}

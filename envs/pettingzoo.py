@@ -27,7 +27,10 @@ Illegal actions (``env(..., illegal_action=...)``):
     applied and the env stays usable.
   * ``"terminate"``: PettingZoo's convention for its classic games, its own ``TerminateIllegalWrapper``: the
     deal ends for everyone, the offender gets ``illegal_reward`` (default -1), the others 0, with a warning.
-``raw_env`` always raises.
+    Any integer that is not a legal action id is such an illegal action, negative or out of range (10**6) too.
+``raw_env`` always raises. In both modes an action that is not an integer id at all (a float, a string, None
+for an agent that must act, an array of several) is a ValueError, and ``reset``'s ``seed`` must be None or an
+integer >= 0 (a ValueError otherwise).
 """
 
 from __future__ import annotations
@@ -48,6 +51,46 @@ from tarocchi_rl.game import State, make
 from tarocchi_rl.variants import VARIANTS
 
 _MAX_REDEALS = 1000
+
+
+def _as_action(action: object) -> int:
+    """An int from an int, a numpy integer or a 0-d integer array; ValueError otherwise."""
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        return int(action)
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise ValueError(f"an action must be an integer action id, got {action!r}")
+    return int(action)
+
+
+def _check_seed(seed: object) -> int | None:
+    """``reset``'s seed: None or an integer >= 0 (a ValueError naming it otherwise)."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
+    return int(seed)
+
+
+class _TerminateIllegal(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` for every integer: one outside the action ids (negative, or
+    10**6) is an illegal action like any other, where the wrapper itself would index the mask with it (an
+    IndexError, or a negative index read from the end). Anything but an integer is a ValueError."""
+
+    _prev_obs: Any  # the wrapper's record of the last observation of the agent to act (its action mask)
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations.get(agent) or self.truncations.get(agent):
+            super().step(action)  # the dead step (None)
+            return
+        a = _as_action(action)
+        if not 0 <= a < self.unwrapped.game.num_actions:
+            obs = self.observe(agent)  # the wrapper records the mask; it is given one that refuses id 0
+            mask = np.array(obs["action_mask"], copy=True)
+            mask[0] = 0
+            self._prev_obs = {**obs, "action_mask": mask}
+            a = 0
+        super().step(a)
 
 
 def _observation_space(obs_dim: int, n_actions: int) -> spaces.Dict:
@@ -100,7 +143,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new deal: from ``seed`` if given, else the next one from the env's RNG (``options`` is ignored)."""
-        self._core.reset(seed)
+        self._core.reset(_check_seed(seed))
         redeals = 0
         while self.state.is_terminal():  # annulled before any decision (French petit sec): re-deal
             redeals += 1
@@ -129,11 +172,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-            action = int(action)
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"an action must be an integer action id, got {action!r}")
-        a = int(action)
+        a = _as_action(action)
         if not (0 <= a < self.game.num_actions and self.state.legal_mask()[a]):
             raise ValueError(self.state.illegal_action_message(a, agent))
         self._cumulative_rewards[agent] = 0.0
@@ -168,7 +207,7 @@ def env(variant: str = "mineo", illegal_action: str = "raise", illegal_reward: f
         raise ValueError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
     e = raw_env(variant, **kwargs)
     if illegal_action == "terminate":
-        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
+        e = _TerminateIllegal(e, illegal_reward=illegal_reward)
     return wrappers.OrderEnforcingWrapper(e)
 
 
