@@ -316,10 +316,12 @@ class Table:
         d = self.game.deck
         return [d.names[c] for c in sorted(d.cards_of(w), key=d.sort_key)]
 
-    def player(self, q: int) -> str:
-        """Who sits at seat q: ``human`` or the bot's name."""
+    def player(self, q: int) -> str | None:
+        """Who sits at seat q: ``human`` or the bot's name (None in a replay)."""
         bot = self.seats[q]
-        return "human" if bot is None else bot.name
+        if bot is None:
+            return None if self.human is None else "human"
+        return bot.name
 
     def snapshot(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see now (None: the open view of a replay: every hand, the stock, every discard)."""

@@ -285,7 +285,7 @@ function renderBoard(root, t, prefix) {
     seats.append(el("div", { class: `seat${t.to_act === s ? " to-act" : ""}`, "data-testid": `${prefix}seat-${s}`,
       "data-seat": s, "data-player": player, "data-to-act": t.to_act === s, "data-tricks": t.tricks_won[s],
       "data-points": t.card_points[s] },
-      el("strong", { text: `seat ${s}` }), ` ${player}${roles.length ? " — " + roles.join(", ") : ""}`,
+      el("strong", { text: `seat ${s}` }), ` ${player || ""}${roles.length ? " — " + roles.join(", ") : ""}`,
       el("br"), `tricks ${t.tricks_won[s]}, card points ${fmt(t.card_points[s])}`,
       t.to_act === s ? el("span", { class: "badge", text: " to act" }) : null));
   }
@@ -300,7 +300,7 @@ function renderBoard(root, t, prefix) {
   if (t.called) add("called trump", cardEl(t.called, v));
   if (t.sides) add("sides", el("span", { "data-testid": `${prefix}sides`, text: t.sides.map((s, k) =>
     `${s.map((q) => `seat ${q}`).join(" + ")}${t.side_points ? ` (${fmt(t.side_points[k])} card points)` : ""}`).join(" vs ") }));
-  if (t.stock) add(t.stock_shown || t.seat === null ? "monte / chien" : "stock", cardsEl(t.stock, v, `${prefix}stock`));
+  if (t.stock) add(t.stock_shown ? "monte / chien (shown)" : "stock (face down)", cardsEl(t.stock, v, `${prefix}stock`));
   if (t.taken && t.taken.length) add("you took", cardsEl(t.taken, v, `${prefix}taken`));
   if (t.discard && t.discard.length) add(t.seat === null ? "discard" : "your discard", cardsEl(t.discard, v, `${prefix}discard`));
   if (t.shown && t.shown.length) add("discards shown", cardsEl(t.shown, v, `${prefix}shown`));
@@ -441,10 +441,11 @@ function renderResult(box, msg, variant, live) {
   const unit = app.variants[variant] ? app.variants[variant].bonus_unit : "";
   box.append(el("h2", { text: msg.annulled ? "Deal annulled" : "Score" }));
   const table = el("table", { class: "payoffs", "data-testid": live ? "payoffs" : "replay-payoffs" },
-    el("thead", {}, el("tr", {}, el("th", { text: "seat" }), el("th", { text: "player" }), el("th", { text: "payoff" }))));
+    el("thead", {}, el("tr", {}, el("th", { text: "seat" }), live ? el("th", { text: "player" }) : null,
+      el("th", { text: "payoff" }))));
   const body = el("tbody");
   out.payoffs.forEach((p, s) => body.append(el("tr", { "data-seat": s, "data-payoff": p },
-    el("td", { text: `seat ${s}` }), el("td", { text: live ? (app.seats[s] === "human" ? "you" : app.seats[s]) : "" }),
+    el("td", { text: `seat ${s}` }), live ? el("td", { text: app.seats[s] === "human" ? "you" : app.seats[s] }) : null,
     el("td", { text: String(p) }))));
   table.append(body);
   box.append(table);
