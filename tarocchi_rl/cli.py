@@ -166,7 +166,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from .agents.specs import split_agent_specs
 
     config = ServerConfig(agents=split_agent_specs(args.agents) if args.agents else [],
-                          seats=[s.strip() for s in args.seats.split(",")] if args.seats else None,
+                          seats=split_agent_specs(args.seats) if args.seats else None,
                           ismcts=args.ismcts, idle_timeout=args.idle_timeout, max_tables=args.max_tables)
     run_server(config, args.host, args.port, args.workers)
     return 0

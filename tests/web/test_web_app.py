@@ -18,7 +18,7 @@ from tarocchi_rl.web.app import IDLE_CLOSE, WS_MESSAGES, ServerConfig, create_ap
 
 from .test_web_table import check_message
 
-EXTRA = "ismcts:iterations=20"
+EXTRA = "ismcts:iterations=20,c=0.7"  # a spec with a comma: --agents and --seats split it whole
 
 
 @pytest.fixture(scope="module")
@@ -279,10 +279,10 @@ def test_the_serve_command(monkeypatch, capsys):
     calls = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append((app, kw)))
     monkeypatch.setenv(CONFIG_ENV, "{}")
-    assert cli.main(["serve", "--port", "8123", "--agents", EXTRA, "--seats", "human,heuristic,ismcts,random"]) == 0
+    assert cli.main(["serve", "--port", "8123", "--agents", EXTRA, "--seats", f"human,heuristic,{EXTRA},random"]) == 0
     app, kw = calls[-1]
     assert kw["port"] == 8123 and kw["host"] == "127.0.0.1"
-    assert app.state.server.seats == ["human", "heuristic", "ismcts", "random"]
+    assert app.state.server.seats == ["human", "heuristic", EXTRA, "random"]
     assert [b["name"] for b in app.state.server.catalogue.info()] == ["random", "heuristic", "ismcts", EXTRA]
     assert cli.main(["serve", "--workers", "2", "--idle-timeout", "60"]) == 0
     app, kw = calls[-1]
