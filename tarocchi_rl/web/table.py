@@ -176,6 +176,9 @@ class Table:
         self.tricks: list[dict[str, Any]] = []  # completed tricks: number, leader, cards [{seat, card}], winner
         self.current: list[dict[str, str | int]] = []  # the trick on the table
         self.sent = 0  # steps already reported by take_moves
+        self.auction: list[dict[str, Any]] = []  # the bidding phases' steps (public)
+        self.declarations: list[dict[str, Any]] = []  # scommessa, rivanto, chelem, poignee, accuso (public)
+        self.stock = self.views.state.deal()["stock"]
         self._parsed: dict[int | None, list[dict[str, Any]]] = {}
 
     @classmethod
@@ -278,6 +281,10 @@ class Table:
                 self.current = []
                 step["won_by"] = winner
         self.steps.append(step)
+        if phase in BIDDING_PHASES:
+            self.auction.append({"seat": seat, "phase": step["phase"], "action": text})
+        elif phase in DECLARATION_PHASES:
+            self.declarations.append({"seat": seat, "phase": step["phase"], "action": text})
 
     # -- what a seat sees -----------------------------------------------------------------------------------
     def _entry(self, k: int, viewer: int | None) -> str:
@@ -349,7 +356,7 @@ class Table:
 
         seen = self._seen(seat)
         stock_shown = next((e["stock"] for e in seen if "stock" in e), None)
-        deal_stock = s.deal()["stock"]
+        deal_stock = self.stock
         received = [c for e in seen for c in e.get("received", [])] if seat is not None else []
         units = rules.CARD_POINT_UNITS
         won = [int(card_points(st.cards[0, WON + q, 0], st.cards[0, WON + q, 1], tb)) for q in range(n)]
@@ -371,10 +378,8 @@ class Table:
             "called": self.names[int(m[CALLED])] if int(m[CALLED]) >= 0 else None,
             "partner": partner,
             "sides": sides,
-            "auction": [{"seat": st_["seat"], "phase": st_["phase"], "action": st_["action"]}
-                        for st_ in self.steps if PHASE_NAMES.index(st_["phase"]) in BIDDING_PHASES],
-            "declarations": [{"seat": st_["seat"], "phase": st_["phase"], "action": st_["action"]}
-                             for st_ in self.steps if PHASE_NAMES.index(st_["phase"]) in DECLARATION_PHASES],
+            "auction": list(self.auction),
+            "declarations": list(self.declarations),
             "stock_shown": int(m[STOCK_SHOWN]) == 1,
             "stock": deal_stock if seat is None else stock_shown,
             "taken": [c for c in received if c in deal_stock] if seat is not None and seat == declarer else [],

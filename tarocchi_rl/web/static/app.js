@@ -132,14 +132,14 @@ function send(msg) {
   setBusy(true);
 }
 
-function setBusy(b) {
+function setBusy(b, render = true) {
   app.busy = b;
   $("status").dataset.busy = String(b);
   $("start").disabled = b;
   for (const b2 of document.querySelectorAll("#hand button, #actions button")) {
     if (b) b2.disabled = true;
   }
-  if (!b && app.table) renderDecisions(app.table);
+  if (!b && render && app.table) renderDecisions(app.table);
 }
 
 function showError(text) {
@@ -148,14 +148,17 @@ function showError(text) {
 }
 
 function onMessage(msg) {
-  setBusy(false);
+  setBusy(false, false);
   if (msg.type === "error") {
     showError(msg.error);
     if (msg.fatal) { app.table = null; $("status").dataset.over = "true"; }
     if (app.table) renderDecisions(app.table);
     return;
   }
-  if (msg.type === "pong") return;
+  if (msg.type === "pong") {
+    if (app.table) renderDecisions(app.table);
+    return;
+  }
   showError("");
   if (msg.seed !== undefined) app.seed = msg.seed;
   addMoves(msg.moves || [], msg.table.variant);
