@@ -179,7 +179,7 @@ def describe(state: State, viewer: int) -> str:
         lines.append(f"early round: {early}")
     if words:
         lines.append(f"bids: {[words[w] if w >= 0 else '-' for w in m[BID_WORD : BID_WORD + n]]}")
-    if m[STOCK_SHOWN]:
+    if m[STOCK_SHOWN] == 1:  # -1: not a phase of this variant (the Piedmontese stock is never shown)
         lines.append(f"stock (shown): {cards(STOCK)}")
     if m[DECLARER] >= 0:
         called = f", called {names[m[CALLED]]}" if m[CALLED] >= 0 else ""

@@ -224,3 +224,22 @@ def test_make_seat_agents_builds_every_kind():
     assert agents[0] is None
     assert [type(a).__name__ for a in agents[1:]] == ["HeuristicAgent", "ISMCTSAgent", "RandomAgent"]
     assert agents[2].iterations == 3 and agents[2].c == 0.5
+
+
+def test_the_piedmontese_stock_is_not_shown_to_anyone():
+    """Regression: STOCK_SHOWN is -1 in the Piedmontese games (never shown), which must not read as shown: the
+    dealer's stock, taken face down, appeared in every seat's description."""
+    from tarocchi_rl.core.state import STOCK
+    from tarocchi_rl.game import make
+    from tarocchi_rl.play import describe
+
+    for variant in ("piedmont3", "piedmont4"):
+        state = make(variant).new_state(5)
+        stock = state.game.deck.cards_of(state._env.state.cards[0, STOCK])
+        names = [state.game.deck.names[c] for c in stock]
+        for viewer in range(state.game.num_players):
+            text = describe(state, viewer)
+            assert "stock (shown)" not in text
+            if viewer != state.current_player():  # the dealer holds the stock in his hand
+                hand_line = [line for line in text.splitlines() if "your hand" in line]
+                assert not any(n in " ".join(hand_line).split() for n in names)
