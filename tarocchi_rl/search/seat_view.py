@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import engine
 from ..core.phases import PLAY
-from ..core.state import DISCARDED, EXCLUDED, HAND, PHASE, STOCK
+from ..core.state import CALLED, DISCARDED, EXCLUDED, HAND, PHASE, STOCK
 from ..core.tables import CARD_BIT, CARD_WORD, P_EARLY_SOLO, P_FIRST_ROUND, P_HAND, P_PLAYERS, P_STOCK
 from ..game import Game
 from ..views import Views
@@ -278,6 +278,44 @@ class _Rebuilder:
         seen = v.view(self.seat)[-1]
         return seen == self.expected[k] or _canonical_views_entry(self.game, seen) == self.expected[k]
 
+    def swap(self, k: int, tries: int = 4) -> bool:
+        """The cheap repair of a card play by another seat whose card is elsewhere on the current deal: trade it
+        for one of his cards that may go where it was (the exclusions), then the step. (Not for Mineo's called
+        trump, whose holder decides hidden sides.)"""
+        e = self.entries[k]
+        if e.actor == self.seat or not e.action.startswith("play:"):
+            return False
+        tb, q = self.tb, e.actor
+        st = self.v.state._env.state
+        cards = st.cards[0]
+        c = self.deck.card_id(e.action[5:])
+        called = int(st.meta[0, CALLED])
+        if c == called or _holds(cards, HAND + q, tb, c) or _holds(cards, EXCLUDED + q, tb, c):
+            return False
+        others = [HAND + r for r in range(self.n) if r not in (q, self.seat)]
+        r = _find(cards, tb, c, others + [DISCARDED, STOCK])
+        if r < 0:
+            return False
+        later = self.later_plays(k + 1)
+        done = 0
+        for d in range(self.deck.n_cards):
+            if done >= tries:
+                break
+            if d == called or later.get(d) == q or not _holds(cards, HAND + q, tb, d):
+                continue
+            if r in others and _holds(cards, EXCLUDED + r - HAND, tb, d):
+                continue
+            if r == DISCARDED and _bit(tb, d)[0] == 0:
+                continue  # a trump discarded would have been shown
+            done += 1
+            _move(cards, tb, c, r, HAND + q)
+            _move(cards, tb, d, HAND + q, r)
+            if self.try_step(k):  # an illegal card play changes nothing
+                return True
+            _move(cards, tb, d, r, HAND + q)
+            _move(cards, tb, c, HAND + q, r)
+        return False
+
     def redraw(self, k: int) -> bool:
         """Redraw the hidden cards before step k until the step passes (module docstring, 2.): first keeping
         the cards each seat plays later in his hand, then with only this step's own constraints."""
@@ -374,6 +412,7 @@ class ViewCache:
     def __init__(self) -> None:
         self.key: tuple[Any, ...] | None = None
         self.history: list[Any] = []
+        self.entries: list[Entry] = []  # the history parsed
         self.views: Views | None = None
 
 
@@ -396,7 +435,8 @@ def rebuild(game: Game, seat: int, hand: list[str], history: list[str], seed: in
     if cache is not None and cache.key == key and cache.views is not None \
             and history[: len(cache.history)] == cache.history:
         start = len(cache.history)
-    entries = [parse_entry(game, raw, f"history[{k}]") for k, raw in enumerate(history)]
+    parsed = cache.entries[:start] if start and cache is not None else []
+    entries = parsed + [parse_entry(game, raw, f"history[{k}]") for k, raw in enumerate(history) if k >= start]
     if start:
         assert cache is not None and cache.views is not None
         v = cache.views.__deepcopy__({})
@@ -420,11 +460,12 @@ def rebuild(game: Game, seat: int, hand: list[str], history: list[str], seed: in
         return rebuild(game, seat, hand, history, seed, None if cache is None else _reset(cache))
     if cache is not None:
         cache.key, cache.history, cache.views = key, list(history), rb.v.__deepcopy__({})
+        cache.entries = entries
     return rb.v
 
 
 def _reset(cache: ViewCache) -> ViewCache:
-    cache.key, cache.history, cache.views = None, [], None
+    cache.key, cache.history, cache.views, cache.entries = None, [], None, []
     return cache
 
 
@@ -445,10 +486,12 @@ def _replay(rb: _Rebuilder, entries: list[Entry], start: int, history: list[Any]
         if rb.try_step(k):
             continue
         rb.v = saved
+        if start and e.cards:  # a reveal the cached deal did not place: rebuild from the deal (rebuild)
+            raise ViewError(f"{e.where}: not explained by the cached deal")
         if e.actor == seat:
             a = game.string_to_action(e.action)
             if a not in set(saved.legal_actions()):
                 raise ViewError(f"{e.where}: " + saved.illegal_message(a))
-        if not rb.redraw(k):
+        if not rb.swap(k) and not rb.redraw(k):
             raise ViewError(f"{e.where}: {history[k]!r} is impossible: no deal consistent with the view "
                             f"before it allows it")
