@@ -54,6 +54,7 @@ class Entry:
     action: str
     reveals: list[str] = field(default_factory=list)
     cards: dict[str, list[int]] = field(default_factory=dict)  # reveal key (stock, show1, +) -> dense ids
+    text: str = ""  # as Views writes it (canonical)
 
 
 def _cards(game: Game, text: str, where: str) -> list[int]:
@@ -114,6 +115,7 @@ def parse_entry(game: Game, raw: Any, where: str) -> Entry:
             raise ViewError(f"{where}: {key} given twice")
         e.cards[key] = ids
         e.reveals.append(key)
+    e.text = canonical(game, e)
     return e
 
 
@@ -244,7 +246,6 @@ class _Rebuilder:
         self.tb = v.state._env.tables
         self.n = game.num_players
         self.deck = game.deck
-        self.expected = [canonical(game, e) for e in entries]
 
     def later_plays(self, k: int, end: int | None = None) -> dict[int, int]:
         """card -> seat for the cards other seats play in steps k..end-1 (they hold them now)."""
@@ -276,7 +277,7 @@ class _Rebuilder:
             return False
         v.apply(a)
         seen = v.view(self.seat)[-1]
-        return seen == self.expected[k] or _canonical_views_entry(self.game, seen) == self.expected[k]
+        return seen == e.text or _canonical_views_entry(self.game, seen) == e.text
 
     def swap(self, k: int, tries: int = 4) -> bool:
         """The cheap repair of a card play by another seat whose card is elsewhere on the current deal: trade it
