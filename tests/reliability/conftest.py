@@ -1,0 +1,20 @@
+"""Every public boundary validates: shared helpers and the Hypothesis profiles of tests/reliability.
+
+Profiles (``HYPOTHESIS_PROFILE``): ``reliability`` (the default: 60 examples per test, 2 s per example, what
+``make test`` runs) and ``fuzz`` (5,000 examples per test: ``make fuzz``). The default profile keeps no example
+database on disk, so that the tests write nothing outside their temporary directories.
+"""
+
+import os
+
+from hypothesis import HealthCheck, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+# an absolute path: the tests change the working directory (helpers.in_empty_dir)
+_DB = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), ".hypothesis",
+                   "examples")
+settings.register_profile("reliability", max_examples=60, deadline=2000, database=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("fuzz", max_examples=5000, deadline=5000, database=DirectoryBasedExampleDatabase(_DB),
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reliability"))
