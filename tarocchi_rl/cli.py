@@ -17,7 +17,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     try:
         state = replay(load(args.file))
     except RecordError as e:
-        print(f"error: {args.file}: {e}", file=sys.stderr)
+        print(f"error: {args.file}: " + " ".join(str(e).split()), file=sys.stderr)
         return 2
     out = state.outcome()
     if args.json:
@@ -120,7 +120,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
             print(f"training {cfg.variant} in {out}", file=sys.stderr)
             result = train(cfg, out, ray_address=args.ray_address, progress=not args.no_progress)
     except (ConfigError, CheckpointError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print("error: " + " ".join(str(e).split()), file=sys.stderr)
         return 2
     print(json.dumps(result))
     return 0
@@ -290,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except ValueError as e:  # bad input (unknown variant, option, ...): a message, not a traceback
-        print(f"error: {e}", file=sys.stderr)
+        print("error: " + " ".join(str(e).split()), file=sys.stderr)  # one line
         return 2
 
 
