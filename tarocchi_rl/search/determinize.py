@@ -1164,6 +1164,18 @@ def determinize_batch(src, i, observer, tb, dst):
     return pi[I_STATUS] == 1
 
 
+@njit(cache=True)
+def determinize_serial(src, i, observer, tb, dst):
+    """determinize_batch on the calling thread: for a few samples (a parallel region's start-up and the wait for
+    a second thread on a busy machine cost more than the samples)."""
+    pi = np.empty(NI, np.int64)
+    pm = np.empty(NM, np.uint64)
+    pf = _plan_row(src, i, observer, tb, pi, pm)
+    for j in range(dst.meta.shape[0]):
+        sample_row(src, i, observer, tb, pi, pm, pf, dst, j)
+    return pi[I_STATUS] == 1
+
+
 @njit(cache=True, parallel=True)
 def sample_batch(src, i, observer, tb, pi, pm, pf, dst):
     """determinize_batch from a ready plan (see :func:`make_plan`)."""
@@ -1183,18 +1195,20 @@ def make_plan(src: BatchState, i: int, observer: int, tb) -> Plan:
 
 
 def determinize(src: BatchState, i: int, observer: int, tb, n: int = None, dst: BatchState = None,
-                seed: int = None) -> BatchState:
+                seed: int = None, parallel: bool = True) -> BatchState:
     """Determinizations of game ``i`` of ``src`` for seat ``observer``.
 
     src : BatchState (meta int32[B, 80], cards uint64[B, N_SETS, 2], deck int16[B, 78], rng uint64[B])
     tb : the variant's RuleTables
     n / dst : a new BatchState of ``n`` games (RNG from ``seed``), or fill every game of ``dst``
+    parallel : sample with Numba's threads (False: on the calling thread, for a few samples)
     Returns the BatchState whose every game is an independent uniform sample of the deals ``observer`` cannot
     tell from game ``i``. RuntimeError when none exists (an inconsistent state).
     """
     if dst is None:
         dst = alloc_state(int(n))
         dst.rng[:] = seed_states(0 if seed is None else seed, int(n))
-    if not determinize_batch(src, int(i), int(observer), tb, dst):
+    kernel = determinize_batch if parallel else determinize_serial
+    if not kernel(src, int(i), int(observer), tb, dst):
         raise RuntimeError(f"game {i}: no card assignment is consistent with what seat {observer} knows")
     return dst

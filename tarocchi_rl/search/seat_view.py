@@ -355,7 +355,8 @@ class _Rebuilder:
         saved = v.__deepcopy__({})
         for attempt in range(DRAWS // DRAW_BATCH):
             try:
-                dst = determinize(src, 0, self.seat, tb, n=DRAW_BATCH, seed=self.seed + 7919 * k + attempt)
+                dst = determinize(src, 0, self.seat, tb, n=DRAW_BATCH, seed=self.seed + 7919 * k + attempt,
+                                 parallel=False)
             except RuntimeError:
                 return False
             for j in range(DRAW_BATCH):

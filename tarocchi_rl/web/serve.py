@@ -8,7 +8,7 @@ from .app import CONFIG_ENV, MAX_WS_MESSAGE, ServerConfig, config_env, create_ap
 
 
 def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
-               log_level: str = "info") -> None:
+               log_level: str = "info", access_log: bool = False) -> None:
     """Serve until interrupted; a bad configuration is a ValueError before anything listens."""
     import uvicorn
 
@@ -16,7 +16,9 @@ def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, 
         raise ValueError("--workers must be >= 1")
     if not 0 <= port < 65536:
         raise ValueError(f"--port must be 0..65535, got {port}")
-    kw: dict[str, Any] = {"host": host, "port": port, "log_level": log_level, "ws_max_size": 4 * MAX_WS_MESSAGE}
+    # no access log by default: a line per request costs about as much as answering a cached bot request
+    kw: dict[str, Any] = {"host": host, "port": port, "log_level": log_level, "ws_max_size": 4 * MAX_WS_MESSAGE,
+                          "access_log": access_log}
     if workers == 1:
         uvicorn.run(create_app(config), **kw)
         return
