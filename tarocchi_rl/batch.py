@@ -74,7 +74,10 @@ class BatchEnv:
             self.keep_history()
         if seed is not None:
             self.state.rng[:] = seed_states(seed, self.batch_size)
-        engine.reset_batch(self.state, self.tables, True)
+        if self._single:  # the row kernel: no parallel region for one game
+            engine.new_deal_row(self.state, 0, self.tables)
+        else:
+            engine.reset_batch(self.state, self.tables, True)
         if self.auto_reset:  # a deal annulled at once (French petit sec) is re-dealt, as inside step
             for i in np.nonzero(self.done())[0]:
                 while self.state.meta[i, PHASE] == DONE:
@@ -92,7 +95,10 @@ class BatchEnv:
             raise ValueError(f"deal of game {bad} is not a permutation of the {n} cards")
         self.state.deck[:, :n] = decks
         self.state.deck[:, n:] = -1
-        engine.reset_batch(self.state, self.tables, False)
+        if self._single:
+            engine.reset_row(self.state, 0, self.tables)
+        else:
+            engine.reset_batch(self.state, self.tables, False)
         if self.history is not None:
             self.keep_history()
 

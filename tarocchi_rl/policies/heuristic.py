@@ -738,6 +738,16 @@ def heuristic_actions(st, tb, idx, out):
         out[k] = heuristic_row(st, idx[k], tb)
 
 
+@njit(cache=True)
+def heuristic_actions_serial(st, tb, idx, out):
+    """heuristic_actions on the calling thread (a few games: no parallel region to start)."""
+    for k in range(idx.shape[0]):
+        out[k] = heuristic_row(st, idx[k], tb)
+
+
+SERIAL_BELOW = 64  # games per call under which the heuristic runs on the calling thread
+
+
 class HeuristicAgent(Agent):
     """The rule-based player of the module docstring (deterministic; ``seed`` is accepted and unused)."""
 
@@ -754,5 +764,6 @@ class HeuristicAgent(Agent):
             idx = np.arange(env.batch_size)
         idx = np.ascontiguousarray(idx, dtype=np.int64)
         out = np.empty(idx.shape[0], np.int64)
-        heuristic_actions(env.state, env.tables, idx, out)
+        kernel = heuristic_actions_serial if idx.shape[0] < SERIAL_BELOW else heuristic_actions
+        kernel(env.state, env.tables, idx, out)
         return out
