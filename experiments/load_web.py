@@ -1,0 +1,249 @@
+"""Load test of ``tarocchi-rl serve`` on loopback: many tables over WebSockets, then ``POST /v1/act`` from many clients.
+
+    python experiments/load_web.py [--tables 200] [--variants mineo,piedmont3,piedmont4,french3,french4]
+                                   [--think 1.0] [--act-clients 16] [--act-seconds 20] [--agent onnx:DIR]
+                                   [--workers 2]
+
+The server is started as a subprocess on 127.0.0.1 (a free port), with ``--agents AGENT`` (default: a freshly
+initialised default-size network exported to a temporary ``onnx:`` bot directory; the figures do not depend on the
+weights), and stopped at the end whatever happens.
+
+1. *Tables*: ``--tables`` WebSocket clients at once, each a table with one human seat (seat 0) played by this script
+   (the first legal action) against heuristic bots in the other seats, the variants in turn; each plays one whole
+   deal. A person takes time to move: the script waits ``--think`` seconds on average (uniform in [0.5, 1.5] x
+   think) before each move, so 200 tables make about 200 moves per second; ``--think 0`` plays back to back, the
+   server's saturation (then the latency is the queue of all tables' moves). Measured: the time from sending the
+   human's move to receiving the server's answer (the bots' replies up to the human's next decision, or the end).
+   Every deal must end with ``over``, no ``error``.
+2. *API*: ``--act-clients`` concurrent clients, each on its own keep-alive connection, send ``POST /v1/act?agent=
+   AGENT`` requests for ``--act-seconds``: the requests of real deals (the referee deals, the heuristic plays every
+   seat; every request of every seat, in order, as frontends would send them), each client its own deals. Measured:
+   requests/s over the whole window, latency percentiles, errors.
+
+Targets (issue 13): tables: every deal completes, no error, p99 <= 50 ms; API: >= 500 requests/s, p99 <= 50 ms.
+"""
+
+import argparse
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+VARIANTS = "mineo,piedmont3,piedmont4,french3,french4"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def export_fresh(tmp: Path, variant: str) -> str:
+    sys.path.insert(0, str(ROOT / "experiments"))
+    from bench_policies import fresh_checkpoint
+
+    from tarocchi_rl.rl.export import export_policy
+
+    export_policy(fresh_checkpoint(tmp / "final.pt", variant), tmp / "bot", eval_deals=0)
+    return f"onnx:{tmp / 'bot'}"
+
+
+# -- a minimal HTTP/1.1 keep-alive client (asyncio streams): the load generator must cost little CPU -----------------
+class Http:
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        assert self.reader is not None
+        self.writer.write(b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                          b"Content-Length: %d\r\n\r\n%s" % (path.encode(), len(body), body))
+        status = int((await self.reader.readline()).split()[1])
+        length = 0
+        while True:
+            line = await self.reader.readline()
+            if line in (b"\r\n", b""):
+                break
+            k, _, v = line.decode().partition(":")
+            if k.lower() == "content-length":
+                length = int(v)
+        return status, await self.reader.readexactly(length)
+
+
+async def wait_ready(port: int, proc: subprocess.Popen, timeout: float = 120) -> None:
+    t = time.monotonic()
+    while time.monotonic() - t < timeout:
+        if proc.poll() is not None:
+            raise SystemExit(f"error: the server exited with status {proc.returncode}")
+        try:
+            r, w = await asyncio.open_connection("127.0.0.1", port)
+            w.write(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+            line = await r.readline()
+            w.close()
+            if b" 200 " in line:
+                return
+        except OSError:
+            pass
+        await asyncio.sleep(0.3)
+    raise SystemExit("error: the server did not come up")
+
+
+# -- 1. tables ---------------------------------------------------------------------------------------------------
+async def one_table(port: int, variant: str, seed: int, lat: list[float], errors: list[str],
+                    think: float = 0.0) -> bool:
+    import websockets
+
+    rng = np.random.default_rng(seed)
+
+    n = {"mineo": 4, "piedmont3": 3, "piedmont4": 4, "french3": 3, "french4": 4}[variant]
+    async with websockets.connect(f"ws://127.0.0.1:{port}/ws", max_size=None) as ws:
+        await ws.send(json.dumps({"type": "start", "variant": variant, "seed": seed,
+                                  "seats": ["human"] + ["heuristic"] * (n - 1)}))
+        msg = json.loads(await ws.recv())
+        while True:
+            if msg.get("type") == "error":
+                errors.append(f"{variant} seed {seed}: {msg.get('error')}")
+                return False
+            if msg.get("type") == "over":
+                return True
+            table = msg["table"]
+            if not table.get("your_turn"):
+                errors.append(f"{variant} seed {seed}: a state that is not the human's turn: {table.get('phase')}")
+                return False
+            if think > 0:
+                await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+            t0 = time.perf_counter()
+            await ws.send(json.dumps({"type": "act", "action": table["legal"][0]["action"]}))
+            msg = json.loads(await ws.recv())
+            lat.append(time.perf_counter() - t0)
+
+
+async def tables(port: int, n: int, variants: list[str], think: float) -> dict:
+    lat: list[float] = []
+    errors: list[str] = []
+    t = time.perf_counter()
+    done = await asyncio.gather(*(one_table(port, variants[k % len(variants)], 1000 + k, lat, errors, think)
+                                  for k in range(n)), return_exceptions=True)
+    wall = time.perf_counter() - t
+    exc = [repr(d) for d in done if isinstance(d, BaseException)]
+    x = np.array(lat) * 1000
+    return {"tables": n, "think_s": think, "moves_per_s": len(lat) / wall,
+            "completed": sum(d is True for d in done), "errors": errors[:5] + exc[:5],
+            "n_errors": len(errors) + len(exc), "moves": len(x), "seconds": wall,
+            "median_ms": float(np.median(x)), "p90_ms": float(np.percentile(x, 90)),
+            "p99_ms": float(np.percentile(x, 99)), "max_ms": float(x.max())}
+
+
+# -- 2. the API ----------------------------------------------------------------------------------------------------
+def deal_requests(variants: list[str], deals: int, seed: int) -> list[list[bytes]]:
+    """Per deal, every act request of every seat in order (heuristic play)."""
+    from tarocchi_rl.agents.specs import make_agent
+    from tarocchi_rl.bot import BotServer, Referee
+
+    heuristic = BotServer("heuristic", make_agent)
+    out = []
+    for k in range(deals):
+        ref = Referee()
+        msg = ref.handle(json.dumps({"type": "new", "variant": variants[k % len(variants)], "seed": seed + k}))
+        reqs = []
+        while msg["type"] == "turn":
+            reqs.append(json.dumps(msg["request"]).encode())
+            ans = heuristic.handle(json.dumps(msg["request"]))
+            msg = ref.handle(json.dumps({"type": "apply", "action": ans["action"]}))
+        out.append(reqs)
+    return out
+
+
+async def api(port: int, agent: str, clients: int, seconds: float, deals: list[list[bytes]]) -> dict:
+    from urllib.parse import quote
+
+    path = f"/v1/act?agent={quote(agent, safe='')}"
+    lat: list[float] = []
+    errors: list[str] = []
+    stop = time.perf_counter() + seconds
+
+    async def client(k: int) -> None:
+        http = Http(port)
+        d = k
+        while time.perf_counter() < stop:
+            for body in deals[d % len(deals)]:
+                t0 = time.perf_counter()
+                status, resp = await http.post(path, body)
+                lat.append(time.perf_counter() - t0)
+                if status != 200:
+                    errors.append(f"{status}: {resp[:200]!r}")
+                if time.perf_counter() >= stop:
+                    return
+            d += clients
+
+    t = time.perf_counter()
+    await asyncio.gather(*(client(k) for k in range(clients)))
+    wall = time.perf_counter() - t
+    x = np.array(lat) * 1000
+    return {"clients": clients, "requests": len(x), "seconds": wall, "requests_per_s": len(x) / wall,
+            "errors": errors[:5], "n_errors": len(errors), "median_ms": float(np.median(x)),
+            "p90_ms": float(np.percentile(x, 90)), "p99_ms": float(np.percentile(x, 99)), "max_ms": float(x.max())}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tables", type=int, default=200)
+    p.add_argument("--variants", default=VARIANTS)
+    p.add_argument("--think", type=float, default=1.0, help="mean seconds a human takes per move (0: none)")
+    p.add_argument("--act-clients", type=int, default=16)
+    p.add_argument("--act-seconds", type=float, default=20.0)
+    p.add_argument("--act-deals", type=int, default=64, help="distinct deals whose requests the clients send")
+    p.add_argument("--agent", default=None, help="the API's bot (default: a fresh default-size onnx:DIR)")
+    p.add_argument("--workers", type=int, default=2, help="server processes (serve --workers)")
+    p.add_argument("--skip", choices=("tables", "api"), default=None)
+    a = p.parse_args()
+    variants = [v for v in a.variants.split(",") if v]
+    with tempfile.TemporaryDirectory() as tmp:
+        agent = a.agent or export_fresh(Path(tmp), "mineo")
+        deals = deal_requests(["mineo"] if a.agent is None else variants, a.act_deals, 7)
+        port = free_port()
+        cli = str(Path(sys.executable).parent / "tarocchi-rl")
+        proc = subprocess.Popen([cli, "serve", "--port", str(port), "--agents", agent, "--workers", str(a.workers)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            asyncio.run(wait_ready(port, proc))
+            out = {"server": {"workers": a.workers, "agent": agent}}
+            if a.skip != "tables":
+                out["tables"] = asyncio.run(tables(port, a.tables, variants, a.think))
+            if a.skip != "api":
+                out["api"] = asyncio.run(api(port, agent, a.act_clients, a.act_seconds, deals))
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    print(json.dumps(out, indent=1))
+    ok = True
+    if "tables" in out:
+        tb = out["tables"]
+        ok &= tb["completed"] == tb["tables"] and tb["n_errors"] == 0 and tb["p99_ms"] <= 50
+        print(f"tables: {tb['completed']}/{tb['tables']} deals completed, {tb['n_errors']} errors, {tb['moves']} "
+              f"human moves ({tb['moves_per_s']:.0f}/s, think {tb['think_s']:g} s), reply latency median "
+              f"{tb['median_ms']:.1f} ms, p99 {tb['p99_ms']:.1f} ms")
+    if "api" in out:
+        ap = out["api"]
+        ok &= ap["requests_per_s"] >= 500 and ap["p99_ms"] <= 50 and ap["n_errors"] == 0
+        print(f"api: {ap['requests_per_s']:.0f} requests/s from {ap['clients']} clients over {ap['seconds']:.0f} s, "
+              f"{ap['n_errors']} errors, median {ap['median_ms']:.1f} ms, p99 {ap['p99_ms']:.1f} ms")
+    print("targets:", "met" if ok else "NOT met")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
