@@ -3,8 +3,11 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# tests/browser drives the system Chromium through Playwright (Playwright's own browser download needs its CDN)
+CHROMIUM := /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: test test-nojit fuzz demo bench lint clean
+.PHONY: test test-nojit fuzz demo bench lint clean chromium
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -16,7 +19,14 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-test: $(STAMP)
+# Debian's chromium package, once (nothing to do when it is there)
+$(CHROMIUM):
+	$(SUDO) apt-get update
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+
+chromium: $(CHROMIUM)
+
+test: $(STAMP) chromium
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy

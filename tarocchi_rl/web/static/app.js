@@ -462,7 +462,7 @@ function renderResult(box, msg, variant, live) {
   for (const b of out.bonuses || []) bonuses.append(el("li", { "data-bonus": b.name, "data-side": b.side, "data-points": b.points,
     text: `${b.name}: ${b.points} ${unit} to side ${b.side}` }));
   if (!(out.bonuses || []).length) bonuses.append(el("li", { text: "no bonus" }));
-  box.append(el("h3", { text: `Bonuses (${unit})` }), bonuses);
+  box.append(el("h3", { text: unit ? `Bonuses, in ${unit}` : "Bonuses" }), bonuses);  // unit: "score points (T)"
   const summary = el("pre", { "data-testid": live ? "summary" : "replay-summary", text: (msg.summary || []).join("\n") });
   box.append(summary);
   if (live) {
@@ -595,6 +595,8 @@ async function init() {
     const text = f ? await f.text() : $("replay-text").value;
     loadReplayText(text);
   });
+  // the latest input wins: text typed or pasted after choosing a file replaces the file
+  $("replay-text").addEventListener("input", () => { $("replay-file").value = ""; });
   $("replay-first").addEventListener("click", () => showStep(0));
   $("replay-prev").addEventListener("click", () => showStep(app.replay.index - 1));
   $("replay-next").addEventListener("click", () => showStep(app.replay.index + 1));
