@@ -7,6 +7,7 @@ torch, Ray or TensorBoard; these imports point down the layers like any other (d
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -39,6 +40,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
         game = make(args.variant, **options)
         seats = make_seat_agents(parse_seats(args.seats, game.num_players), seed)
         hint = make_bot(args.hint, seed, "--hint")
+        if args.record and os.path.isdir(args.record):  # checked before the deal: the record is written at its end
+            raise ValueError(f"--record {args.record}: is a directory (give the record's file name)")
     except ValueError as e:
         print("error: " + " ".join(str(e).split()), file=sys.stderr)
         return 2
@@ -95,6 +98,7 @@ def _cmd_deals(args: argparse.Namespace) -> int:
 def _cmd_train(args: argparse.Namespace) -> int:
     import datetime
 
+    from .arena import check_out_dir
     from .rl.checkpoint import CheckpointError
     from .rl.config import ConfigError, check_run_dir, load_config
 
@@ -117,6 +121,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
             cfg = load_config(args.config, args.set or [])
             out = args.out or f"runs/{cfg.variant}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
+            check_out_dir(out)  # a file there, or an unwritable parent: one line before any work
             print(f"training {cfg.variant} in {out}", file=sys.stderr)
             result = train(cfg, out, ray_address=args.ray_address, progress=not args.no_progress)
     except (ConfigError, CheckpointError) as e:

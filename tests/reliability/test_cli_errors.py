@@ -47,6 +47,9 @@ CASES = {
     "config a directory": (["train", "--config", "adir"], "cannot read config file adir: Is a directory"),
     "--resume a .pt file": (["train", "--resume", "model.pt"], "--resume model.pt: not a run directory"),
     "--resume missing": (["train", "--resume", "nowhere"], "run directory not found"),
+    "train --out a file": (["train", "--out", "afile"], "output directory afile: exists and is not a directory"),
+    "play --record a directory": (["play", "--seats", "random,random,random,random", "--record", "adir"],
+                                  "--record adir: is a directory"),
 }
 
 
