@@ -44,7 +44,8 @@ def test_searches_in_pieces_equal_one_call(variant):
 
 
 CHILD = textwrap.dedent("""
-    import sys, numpy as np
+    import signal, sys, numpy as np
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal (pytest-xdist workers ignore it)
     from tarocchi_rl.batch import BatchEnv
     from tarocchi_rl.agents import ismcts
     env = BatchEnv("mineo", 1, seed=3)
