@@ -37,7 +37,7 @@ test-nojit: $(STAMP)
 	NUMBA_DISABLE_JIT=1 $(BIN)/pytest -q -m nojit
 
 # The property-based tests of every input boundary (tests/reliability) with 5,000 examples each instead of
-# make test's 60 (Hypothesis profile "fuzz", tests/reliability/conftest.py); about 15 minutes on two cores.
+# make test's 60 (Hypothesis profile "fuzz", tests/reliability/conftest.py); about 4 minutes on two cores.
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -q -n 2 tests/reliability
 
