@@ -81,14 +81,15 @@ class BotServer:
                 "version": __version__, "variants": list(VARIANTS), "capabilities": self.capabilities()}
 
     # -- requests --------------------------------------------------------------------------------------
-    def handle(self, line: str) -> dict[str, Any]:
-        """One request line -> one response (``action``, ``hello``, ``bye`` or ``error``)."""
+    def handle(self, line: str, parsed: Any = None) -> dict[str, Any]:
+        """One request line -> one response (``action``, ``hello``, ``bye`` or ``error``); ``parsed``: the line
+        already decoded by the caller (the HTTP API), not decoded again."""
         rid: Any = None
         try:
             if len(line) > MAX_LINE:
                 raise RequestError(f"line longer than {MAX_LINE} bytes")
             try:
-                req = json.loads(line)
+                req = json.loads(line) if parsed is None else parsed
             except json.JSONDecodeError as e:
                 raise RequestError(f"not JSON: {e.msg} at column {e.colno}") from None
             if not isinstance(req, dict):
@@ -149,22 +150,22 @@ class BotServer:
             raise RequestError(f"decision: the position is a {phase!r} decision, not {req['decision']!r}")
         if views.current_player() != seat:
             raise RequestError(f"seat: it is seat {views.current_player()}'s turn, not seat {seat}'s")
-        return self._answer(views, seat, want, self._seed(req))
+        return self._answer(views, seat, want, req)
 
     def _seed(self, req: dict[str, Any]) -> int:
         """A seed from the request's content: the same request gets the same answer."""
         key = {k: req.get(k) for k in ("variant", "options", "seat", "hand", "history")}
         return int.from_bytes(hashlib.sha256(json.dumps(key, sort_keys=True).encode()).digest()[:7], "little")
 
-    def _answer(self, views: Views, seat: int, want: list[str], seed: int) -> dict[str, Any]:
+    def _answer(self, views: Views, seat: int, want: list[str], req: dict[str, Any]) -> dict[str, Any]:
         state = views.state
         env = state._env
         idx = np.array([0], np.int64)
         mask = env.legal_mask()[:1]
         obs = env.observe(np.array([seat]))
         agent = self.agent
-        if isinstance(getattr(agent, "rng", None), np.random.Generator):
-            agent.rng = np.random.default_rng(seed)
+        if isinstance(getattr(agent, "rng", None), np.random.Generator):  # a search: seeded by the request
+            agent.rng = np.random.default_rng(self._seed(req))
         out: dict[str, Any] = {"type": "action"}
         visits = None
         if "search" in want:

@@ -276,7 +276,8 @@ class _Rebuilder:
         if a < 0 or not engine.is_legal(v.state._env.state, 0, a, self.tb):
             return False
         v.apply(a)
-        seen = v.view(self.seat)[-1]
+        last = v.log[-1]  # this step's entry (a string seen alike by all, or one per seat)
+        seen = last if isinstance(last, str) else last[self.seat]
         return seen == e.text or _canonical_views_entry(self.game, seen) == e.text
 
     def swap(self, k: int, tries: int = 4) -> bool:
@@ -298,15 +299,14 @@ class _Rebuilder:
         if r < 0:
             return False
         later = self.later_plays(k + 1)
+        barred = set(self.deck.cards_of(cards[EXCLUDED + r - HAND])) if r in others else set()
         done = 0
-        for d in range(self.deck.n_cards):
+        for d in self.deck.cards_of(cards[HAND + q]):
             if done >= tries:
                 break
-            if d == called or later.get(d) == q or not _holds(cards, HAND + q, tb, d):
+            if d == called or later.get(d) == q or d in barred:
                 continue
-            if r in others and _holds(cards, EXCLUDED + r - HAND, tb, d):
-                continue
-            if r == DISCARDED and _bit(tb, d)[0] == 0:
+            if r == DISCARDED and self.deck.word[d] == 0:
                 continue  # a trump discarded would have been shown
             done += 1
             _move(cards, tb, c, r, HAND + q)

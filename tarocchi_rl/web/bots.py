@@ -58,7 +58,7 @@ class BotPool:
         """Answer one request line (``req``: the same, parsed, for the routing); never raises."""
         k = self.route(req)
         with self.locks[k]:
-            return self.servers[k].handle(line)
+            return self.servers[k].handle(line, req if isinstance(req, dict) else None)
 
 
 class Catalogue:
