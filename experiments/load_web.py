@@ -2,7 +2,7 @@
 
     python experiments/load_web.py [--tables 200] [--variants mineo,piedmont3,piedmont4,french3,french4]
                                    [--think 1.0] [--act-clients 16] [--act-seconds 20] [--agent onnx:DIR]
-                                   [--workers 2]
+                                   [--workers 1]
 
 The server is started as a subprocess on 127.0.0.1 (a free port), with ``--agents AGENT`` (default: a freshly
 initialised default-size network exported to a temporary ``onnx:`` bot directory; the figures do not depend on the
@@ -204,7 +204,8 @@ def main() -> int:
     p.add_argument("--act-seconds", type=float, default=20.0)
     p.add_argument("--act-deals", type=int, default=64, help="distinct deals whose requests the clients send")
     p.add_argument("--agent", default=None, help="the API's bot (default: a fresh default-size onnx:DIR)")
-    p.add_argument("--workers", type=int, default=2, help="server processes (serve --workers)")
+    p.add_argument("--workers", type=int, default=1, help="server processes (serve --workers; on 2 cores one: the "
+                   "load generator needs the other)")
     p.add_argument("--skip", choices=("tables", "api"), default=None)
     a = p.parse_args()
     variants = [v for v in a.variants.split(",") if v]

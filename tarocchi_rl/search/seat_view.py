@@ -421,7 +421,8 @@ class ViewCache:
 def rebuild(game: Game, seat: int, hand: list[str], history: list[str], seed: int = 0,
             cache: ViewCache | None = None) -> Views:
     """Views of a legal game that shows ``seat`` the view (``hand`` as dealt, then ``history``); ViewError if
-    none is found. Deterministic for the same arguments (and the same cache contents)."""
+    none is found. Deterministic for the same arguments (and the same cache contents). With a ``cache``, the
+    Views returned is the cache's own: read it, do not step it."""
     n = game.num_players
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
         raise ViewError(f"seat must be 0..{n - 1}, got {seat!r}")
@@ -439,9 +440,10 @@ def rebuild(game: Game, seat: int, hand: list[str], history: list[str], seed: in
         start = len(cache.history)
     parsed = cache.entries[:start] if start and cache is not None else []
     entries = parsed + [parse_entry(game, raw, f"history[{k}]") for k, raw in enumerate(history) if k >= start]
-    if start:
+    if start:  # continue the cached game in place (the cache is invalid until this rebuild succeeds)
         assert cache is not None and cache.views is not None
-        v = cache.views.__deepcopy__({})
+        v = cache.views
+        cache.key = None
     else:
         for k in range(100):  # a fill that ends the deal at once (French: a petit sec) is drawn again
             v = Views(game, _initial_deal(game, seat, own, entries, seed + k))
@@ -461,7 +463,7 @@ def rebuild(game: Game, seat: int, hand: list[str], history: list[str], seed: in
         # shown stock): rebuild from the deal
         return rebuild(game, seat, hand, history, seed, None if cache is None else _reset(cache))
     if cache is not None:
-        cache.key, cache.history, cache.views = key, list(history), rb.v.__deepcopy__({})
+        cache.key, cache.history, cache.views = key, list(history), rb.v
         cache.entries = entries
     return rb.v
 
