@@ -171,17 +171,18 @@ class BatchEnv:
             bad = engine.first_illegal(self.state, a, self.tables)
             if bad >= 0:
                 raise ValueError(self._illegal_message(bad, int(a[bad])))
-        live = self.state.meta[:, PHASE] != DONE  # the games this step acts in (for the history)
+        history = self.history
+        live = self.state.meta[:, PHASE] != DONE if history is not None else None  # the games this step acts in
         if self._single:
             engine.step_one(self.state, 0, a[0], self.tables, self.auto_reset, self._done, self._payoffs)
         else:
             engine.step_batch(self.state, a, self.tables, self.auto_reset, self._done, self._payoffs)
-        if self.history is not None:
+        if history is not None and live is not None:
             for i in np.nonzero(live)[0]:
                 if self.auto_reset and self._done[i]:
-                    self.history[i] = []  # a new deal has started in this slot
+                    history[i] = []  # a new deal has started in this slot
                 else:
-                    self.history[i].append(int(a[i]))
+                    history[i].append(int(a[i]))
         return self._payoffs[:, : self.num_players].copy(), self._done.copy()
 
     def random_actions(self) -> NDArray[np.int64]:
