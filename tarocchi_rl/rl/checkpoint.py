@@ -18,8 +18,21 @@ Loading is safe: ``torch.load(..., weights_only=True)``, whose unpickler builds 
 numbers, plus the allow-list :data:`SAFE_GLOBALS` (numpy arrays: the workers' game RNG states). A file that
 asks for anything else (a class, a function: a pickle that would run code) is refused with a
 :class:`CheckpointError` before any of it runs.
+
+Integrity: :func:`save_checkpoint` writes the ``torch.save`` bytes followed by a one-line trailer
+``\n#tarocchi-rl sha256 HEX\n`` (the SHA-256 of the bytes before it; ``torch.load`` ignores bytes after the zip,
+so the file stays a plain PyTorch file), to a temp file that is fsynced, renamed over the target with
+``os.replace`` and whose directory is then fsynced: a crash leaves the old file or the new one, never half of
+one. Loading checks the checksum (a mismatch, e.g. a flipped bit or a truncated file, is a
+:class:`CheckpointError`). A file without the trailer (a checkpoint written before checksums existed, or
+re-saved with ``torch.save``) still loads, unchecked: backward compatible.
+:func:`load_resume_checkpoint` (``--resume``) falls back from a damaged ``latest.pt`` to the newest good
+checkpoint of the run, with a warning.
 """
 
+import hashlib
+import io
+import logging
 import os
 import pickle
 import re
@@ -31,6 +44,10 @@ import numpy as np
 import torch
 
 CHECKPOINT_FORMAT = "tarocchi-rl-ppo/1"
+CHECKSUM_PREFIX = b"\n#tarocchi-rl sha256 "  # the trailer: prefix, 64 hex digits, newline
+_TRAILER_LEN = len(CHECKSUM_PREFIX) + 64 + 1
+
+log = logging.getLogger(__name__)
 
 
 def _numpy_array_globals() -> list[Any]:
@@ -52,11 +69,55 @@ class CheckpointError(ValueError):
 
 
 def save_checkpoint(path: str | Path, data: dict) -> None:
+    """Write ``data`` (plus ``format``) atomically and durably, with its checksum trailer (module docstring)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    torch.save({"format": CHECKPOINT_FORMAT, **data}, tmp)
-    os.replace(tmp, path)
+    buf = io.BytesIO()
+    torch.save({"format": CHECKPOINT_FORMAT, **data}, buf)
+    raw = buf.getvalue()
+    digest = hashlib.sha256(raw).hexdigest().encode()
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(raw)
+            f.write(CHECKSUM_PREFIX + digest + b"\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(d: Path) -> None:
+    """Make a rename in ``d`` durable (no-op where directories cannot be opened, e.g. Windows)."""
+    try:
+        fd = os.open(d, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _read_verified(p: Path) -> bytes:
+    """The file's ``torch.save`` bytes, its checksum trailer checked (a file without one is returned whole)."""
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise CheckpointError(f"checkpoint {p} cannot be read: {e.strerror or e}") from None
+    trailer = raw[-_TRAILER_LEN:]
+    if len(raw) >= _TRAILER_LEN and trailer.startswith(CHECKSUM_PREFIX) and trailer.endswith(b"\n"):
+        body, want = raw[:-_TRAILER_LEN], trailer[len(CHECKSUM_PREFIX):-1].decode("ascii", "replace")
+        if hashlib.sha256(body).hexdigest() != want:
+            raise CheckpointError(f"checkpoint {p} is corrupt (checksum mismatch: the file was damaged after it "
+                                  "was written)")
+        return body
+    return raw  # no trailer: an older checkpoint (or a truncated one: torch.load tells)
 
 
 def resolve_checkpoint(path: str | Path) -> Path:
@@ -79,6 +140,11 @@ def load_checkpoint(path: str | Path, latest: bool = False) -> dict:
         p = p / "checkpoints/latest.pt"
     else:
         p = resolve_checkpoint(p)
+    return _load_file(p)
+
+
+def _load_file(p: Path) -> dict:
+    """One checkpoint file, checksum and format checked."""
     data = _safe_load(p)
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{p} is not a tarocchi-rl PPO checkpoint (format {CHECKPOINT_FORMAT} expected)")
@@ -89,12 +155,41 @@ def load_checkpoint(path: str | Path, latest: bool = False) -> dict:
     return data
 
 
+def load_resume_checkpoint(run_dir: str | Path) -> dict:
+    """The checkpoint ``--resume`` continues from: ``checkpoints/latest.pt`` when it loads; when it is damaged
+    (unreadable, truncated, checksum mismatch, foreign), the newest good one of ``final.pt`` (written last) and
+    ``update_*.pt`` (newest first), with a warning (logged: on stderr by default). None good: a
+    :class:`CheckpointError` naming every file tried and why. A path that is not a run directory (or one with no
+    ``checkpoints/latest.pt``) behaves as ``load_checkpoint(path, latest=True)``."""
+    run = Path(run_dir)
+    ck = run / "checkpoints"
+    if not (run.is_dir() and (ck / "latest.pt").is_file()):
+        return load_checkpoint(run, latest=True)
+    candidates = [ck / "latest.pt", ck / "final.pt", *sorted(ck.glob("update_*.pt"), reverse=True)]
+    errors: list[str] = []
+    for p in candidates:
+        if not p.is_file():
+            continue
+        try:
+            data = _load_file(p)
+        except CheckpointError as e:
+            errors.append(str(e))
+            continue
+        if errors:
+            log.warning("warning: %s; resuming from %s (update %s) instead", "; ".join(errors), p,
+                        data.get("update", "?"))
+        return data
+    raise CheckpointError(f"no good checkpoint in {run} to resume from: " + "; ".join(errors))
+
+
 def _safe_load(p: Path) -> Any:
-    """``torch.load`` with ``weights_only=True`` and :data:`SAFE_GLOBALS`; CheckpointError (one line) otherwise."""
+    """``torch.load`` with ``weights_only=True`` and :data:`SAFE_GLOBALS`, after the checksum check;
+    CheckpointError (one line) otherwise."""
+    body = _read_verified(p)
     try:
         with warnings.catch_warnings(), torch.serialization.safe_globals(SAFE_GLOBALS):
             warnings.simplefilter("ignore")  # e.g. "Detected pickle protocol 4": the refusal below says enough
-            return torch.load(p, map_location="cpu", weights_only=True)
+            return torch.load(io.BytesIO(body), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
         text = str(e)
         m = re.search(r"(?:Unsupported global: |unsupported )GLOBAL (\S+)", text)

@@ -32,10 +32,27 @@ mean payoff per deal, game units), ``returns_seat/S``, ``returns_role/{declarer,
 ``perf/{decisions_per_s,samples_per_s,rollout_s,learn_s}`` (decisions: every seat's, samples: the learner's),
 ``train/{lr,update,minutes}``, ``league/pool_size``, ``eval/vs_OPP/{mean,ci_low,ci_high,win_rate}`` (and
 ``eval_final/...``), ``imitation/*`` during the warm start, and the resolved config as text.
+
+Faults:
+
+* Nothing is written to disk before the config is validated and the workers are built and answer (a Ray
+  actor whose constructor fails is an error before the run directory exists).
+* A non-finite loss (checked before each backward pass) or weight (checked after each update and after the
+  warm start) stops the run with :class:`NonFiniteError` (a ValueError: the CLI prints one line and exits 2),
+  naming the update and the quantity, before any checkpoint of the poisoned weights is written.
+* Ctrl-C (KeyboardInterrupt) anywhere in the loop writes ``latest.pt`` holding the state at the end of the last
+  complete update (the learner's state is kept in memory after each update, so an update interrupted halfway
+  is dropped whole), prints one line on stderr (where it saved, how to resume) and returns the result with
+  ``interrupted: true``: the CLI prints it and exits 0. ``--resume`` continues from it exactly with
+  ``num_workers: 0``; with Ray workers their random streams continue from where the actors are (a valid,
+  not bit-identical continuation).
+* ``--resume`` falls back from a damaged ``latest.pt`` (:func:`~tarocchi_rl.rl.checkpoint.load_resume_checkpoint`).
 """
 
 import copy
 import json
+import math
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,14 +63,14 @@ import torch
 
 from ..arena import run_arena
 from ..variants import get_variant
-from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from .checkpoint import CheckpointError, load_resume_checkpoint, save_checkpoint
 from .config import RESUMABLE_KEYS, TrainConfig, config_from_dict, dump_config
 from .imitation import imitate
 from .losses import explained_variance, ppo_loss
 from .network import build_network
 from .policy import PPOAgent
 from .rollout import merge_stats
-from .workers import make_worker_pool
+from .workers import LocalPool, make_worker_pool
 
 EVAL_SEED = 20261129  # the arena deals of the periodic evaluations: the same every time, comparable over a run
 TRAIN_KEYS = ("obs", "mask", "action", "logp", "value", "advantage", "ret")  # the rollout arrays PPO uses
@@ -61,6 +78,10 @@ TRAIN_KEYS = ("obs", "mask", "action", "logp", "value", "advantage", "ret")  # t
 
 def _cpu_state(net: torch.nn.Module) -> dict:
     return {k: v.detach().clone() for k, v in net.state_dict().items()}
+
+
+class NonFiniteError(ValueError):
+    """The learner saw a NaN or infinite loss or weight: the run stops before checkpointing it."""
 
 
 @dataclass
@@ -114,13 +135,25 @@ class Trainer:
         self.eval_history: list[dict] = []
         self.imitated = False
         self.imitation_stats: dict | None = None
-        self.workers = make_worker_pool(cfg, ray_address)
+        try:
+            self.workers = make_worker_pool(cfg, ray_address)
+        except Exception as e:
+            raise ValueError(f"the rollout workers failed to start: {type(e).__name__}: "
+                             f"{' '.join(str(e).split())[:300]}") from None
+        try:
+            # a ping: Ray builds actors lazily, so a constructor error surfaces here, before any file is written
+            self.workers.state_dicts()
+        except Exception as e:
+            self.workers.close()
+            raise ValueError(f"the rollout workers failed to start: {type(e).__name__}: "
+                             f"{' '.join(str(e).split())[:300]}") from None
         if resume_from is not None:
             try:
                 self._restore(resume_from)
             except CheckpointError:
                 self.workers.close()
                 raise
+        self._committed: dict | None = None  # the state at the end of the last complete update (Ctrl-C)
 
     # -- the loop -----------------------------------------------------------------------------------------
     def run(self) -> dict:
@@ -130,18 +163,22 @@ class Trainer:
         clock = _Clock(self.minutes, time.perf_counter())
         throughput = None
         try:
+            self._commit()
             self._warm_start(writer)
+            self._commit()
             stop = self._should_stop()
             while not stop:
                 t0 = time.perf_counter()
-                batches = self.workers.sample(_cpu_state(self.net), self.league, self.league_version)
+                batches = self.workers.sample(self._weights(), self.league, self.league_version)
                 t1 = time.perf_counter()
                 learn_stats = self._learn(batches)
+                self._check_weights(f"update {self.update + 1}")
                 t2 = time.perf_counter()
                 rollout = self._count(batches, clock)
                 if throughput is None:  # measured from the end of the first update
                     throughput = _Throughput(time.perf_counter(), self.all_decisions, self.learner_samples)
                 self._snapshot_if_due()
+                self._commit()
                 if self.update % cfg.log_every == 0:
                     self._log(writer, rollout, learn_stats, t1 - t0, t2 - t1, t2 - t0)
                 self._show_progress(bar, rollout, t2 - t0)
@@ -152,6 +189,9 @@ class Trainer:
                     self._checkpoint(None if stop else f"update_{self.update:06d}.pt")
             bar.close()
             return self._finish(writer, clock, throughput)
+        except KeyboardInterrupt:
+            bar.close()
+            return self._interrupted()
         finally:
             writer.close()
             self.workers.close()
@@ -162,7 +202,7 @@ class Trainer:
         from tqdm import tqdm
 
         cfg = self.cfg
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.run_dir.mkdir(parents=True, exist_ok=True)  # the first write of a run (module docstring: Faults)
         (self.run_dir / "config.yaml").write_text(dump_config(cfg))
         writer = SummaryWriter(str(self.run_dir))
         if self.update == 0:
@@ -175,6 +215,7 @@ class Trainer:
         """A new run with ``imitation.decisions > 0``: imitate the heuristic, then evaluate (update 0)."""
         if self.update == 0 and self.cfg.imitation.decisions > 0 and not self.imitated:
             self._imitate(writer)
+            self._check_weights("the imitation warm start")
             if self.cfg.eval.every:
                 self._evaluate(writer, self.cfg.eval.deals, final=False)
 
@@ -269,11 +310,17 @@ class Trainer:
         return out
 
     def _minibatch_step(self, mb: dict) -> dict:
-        """One Adam step on a minibatch (tensors of :data:`TRAIN_KEYS`, M rows); returns its loss statistics."""
+        """One Adam step on a minibatch (tensors of :data:`TRAIN_KEYS`, M rows); returns its loss statistics.
+        A non-finite loss raises :class:`NonFiniteError` before the step."""
         p = self.cfg.ppo
         logits, values = self.net(mb["obs"], mb["mask"])
         loss, st = ppo_loss(logits, values, mb["action"], mb["logp"], mb["advantage"], mb["ret"], p.clip,
                             p.value_coef, p.entropy_coef, p.normalize_advantages)
+        if not bool(torch.isfinite(loss)):
+            parts = ", ".join(f"{k}={v:.4g}" for k, v in st.items() if isinstance(v, float) and not math.isfinite(v))
+            raise NonFiniteError(f"non-finite loss at update {self.update + 1}: loss={float(loss.detach()):.4g}"
+                                 + (f" ({parts})" if parts else "") + f" (ppo.lr={self._lr():.4g}); "
+                                 "stopped before writing a checkpoint of these weights")
         self.opt.zero_grad(set_to_none=True)
         loss.backward()
         st["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(self.net.parameters(), p.max_grad_norm))
@@ -332,15 +379,60 @@ class Trainer:
         writer.flush()
         return entry
 
+    def _check_weights(self, when: str) -> None:
+        """:class:`NonFiniteError` when a weight is NaN or infinite (named: tensor, count)."""
+        for name, t in self.net.state_dict().items():
+            if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+                bad = int((~torch.isfinite(t)).sum())
+                raise NonFiniteError(f"non-finite weights after {when}: {name} has {bad} of {t.numel()} values "
+                                     f"NaN or infinite (ppo.lr={self._lr():.4g}); stopped before writing a "
+                                     "checkpoint of these weights")
+
+    def _state(self, copy_all: bool = False) -> dict:
+        """The checkpoint dict of the current state (``copy_all``: every tensor copied, nothing shared with
+        the live network or optimizer; the workers' states only for a local pool, where they are cheap)."""
+        model = _cpu_state(self.net) if copy_all else self.net.state_dict()
+        opt = copy.deepcopy(self.opt.state_dict()) if copy_all else self.opt.state_dict()
+        workers = (self.workers.state_dicts() if not copy_all or isinstance(self.workers, LocalPool) else None)
+        return {
+            "config": self.cfg.to_dict(), "model": model, "optimizer": opt,
+            "update": self.update, "samples": self.learner_samples, "decisions": self.all_decisions,
+            "minutes": self.minutes, "pool": list(self.league), "next_snapshot_id": self.next_snapshot_id,
+            "pool_version": self.league_version, "learner_rng": self.gen.get_state(),
+            "workers": workers, "imitated": self.imitated,
+        }
+
+    def _weights(self) -> dict:
+        """The current weights as CPU copies (those kept by :meth:`_commit`, made after the last update)."""
+        return self._committed["model"] if self._committed is not None else _cpu_state(self.net)
+
+    def _commit(self) -> None:
+        """Keep the state of the last complete update in memory (what Ctrl-C saves)."""
+        self._committed = self._state(copy_all=True)
+
+    def _interrupted(self) -> dict:
+        """Ctrl-C: save the last complete update as ``latest.pt``, say so on one line, return the result."""
+        data = self._committed
+        if data is None:
+            raise KeyboardInterrupt
+        if data["workers"] is None:  # Ray actors: their states now (after any rollout they were playing)
+            try:
+                data["workers"] = self.workers.state_dicts()
+            except Exception as e:
+                print(f"interrupted at update {data['update']}: the workers' states could not be read "
+                      f"({type(e).__name__}); nothing saved, the last checkpoint stays", file=sys.stderr)
+                return {"run_dir": str(self.run_dir), "updates": data["update"], "interrupted": True}
+        path = self.run_dir / "checkpoints" / "latest.pt"
+        save_checkpoint(path, data)
+        print(f"interrupted: saved update {data['update']} to {path}; continue with: "
+              f"tarocchi-rl train --resume {self.run_dir}", file=sys.stderr)
+        return {"run_dir": str(self.run_dir), "updates": data["update"], "samples": data["samples"],
+                "decisions": data["decisions"], "minutes": data["minutes"], "interrupted": True,
+                "checkpoint": str(path)}
+
     def _checkpoint(self, name: str | None = None) -> None:
         """Write ``latest.pt`` and, when named, ``update_*.pt`` (keeping ``keep_checkpoints``) or ``final.pt``."""
-        data = {
-            "config": self.cfg.to_dict(), "model": self.net.state_dict(), "optimizer": self.opt.state_dict(),
-            "update": self.update, "samples": self.learner_samples, "decisions": self.all_decisions,
-            "minutes": self.minutes, "pool": self.league, "next_snapshot_id": self.next_snapshot_id,
-            "pool_version": self.league_version, "learner_rng": self.gen.get_state(),
-            "workers": self.workers.state_dicts(), "imitated": self.imitated,
-        }
+        data = self._state()
         ck = self.run_dir / "checkpoints"
         save_checkpoint(ck / "latest.pt", data)
         if name and name.startswith("update_"):
@@ -382,7 +474,7 @@ def resume(run_dir: str | Path, overrides: dict | None = None, ray_address: str 
            progress: bool = True) -> dict:
     """Continue the run in ``run_dir`` from its latest checkpoint with its own config; only the stopping
     rules (``RESUMABLE_KEYS``) may be overridden."""
-    data = load_checkpoint(run_dir, latest=True)
+    data = load_resume_checkpoint(run_dir)
     cfg_dict = dict(data["config"])
     for k, v in (overrides or {}).items():
         if k not in RESUMABLE_KEYS:

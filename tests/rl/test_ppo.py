@@ -274,6 +274,7 @@ def test_resume_errors(tmp_path):
         resume(tmp_path / "r", {"ppo.lr": "0.1"}, progress=False)
     with pytest.raises(ValueError, match="already holds a run"):
         train(_cfg(), tmp_path / "r", progress=False)
+    (tmp_path / "r/checkpoints/final.pt").unlink()  # else --resume falls back to it (test_checkpoint_integrity)
     (tmp_path / "r/checkpoints/latest.pt").write_bytes(b"\x00garbage")
     with pytest.raises(CheckpointError, match="corrupt"):
         resume(tmp_path / "r", progress=False)
