@@ -47,28 +47,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from tarocchi_rl.batch import BatchEnv
+from tarocchi_rl.envs.gym import _as_action, _check_seed  # the same checks of an action and a seed
 from tarocchi_rl.game import State, make
 from tarocchi_rl.variants import VARIANTS
 
 _MAX_REDEALS = 1000
-
-
-def _as_action(action: object) -> int:
-    """An int from an int, a numpy integer or a 0-d integer array; ValueError otherwise."""
-    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-        return int(action)
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise ValueError(f"an action must be an integer action id, got {action!r}")
-    return int(action)
-
-
-def _check_seed(seed: object) -> int | None:
-    """``reset``'s seed: None or an integer >= 0 (a ValueError naming it otherwise)."""
-    if seed is None:
-        return None
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
-    return int(seed)
 
 
 class _TerminateIllegal(wrappers.TerminateIllegalWrapper):
