@@ -101,6 +101,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     from .arena import check_out_dir
     from .rl.checkpoint import CheckpointError
     from .rl.config import ConfigError, check_run_dir, load_config
+    from .rl.workers import WorkerError
 
     try:
         if args.resume:
@@ -127,6 +128,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
     except (ConfigError, CheckpointError) as e:
         print("error: " + " ".join(str(e).split()), file=sys.stderr)
         return 2
+    except WorkerError as e:  # the rollout workers could not go on: latest.pt already holds the last update
+        print("error: " + " ".join(str(e).split()), file=sys.stderr)
+        return 1
     print(json.dumps(result))
     return 0
 
@@ -297,6 +301,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:  # bad input (unknown variant, option, ...): a message, not a traceback
         print("error: " + " ".join(str(e).split()), file=sys.stderr)  # one line
         return 2
+    except KeyboardInterrupt:  # Ctrl-C where a command has nothing to save (e.g. while Ray starts): one line
+        print("interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

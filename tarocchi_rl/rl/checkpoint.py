@@ -70,27 +70,31 @@ class CheckpointError(ValueError):
 
 def save_checkpoint(path: str | Path, data: dict) -> None:
     """Write ``data`` (plus ``format``) atomically and durably, with its checksum trailer (module docstring)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
     torch.save({"format": CHECKPOINT_FORMAT, **data}, buf)
     raw = buf.getvalue()
-    digest = hashlib.sha256(raw).hexdigest().encode()
+    write_atomic(path, raw + CHECKSUM_PREFIX + hashlib.sha256(raw).hexdigest().encode() + b"\n")
+
+
+def write_atomic(path: str | Path, content: bytes) -> None:
+    """Write a file so that a crash at any moment leaves the old file or the new one: a temp file beside it,
+    fsynced, renamed over the target, then the directory fsynced (the parent directories are created)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     try:
         with open(tmp, "wb") as f:
-            f.write(raw)
-            f.write(CHECKSUM_PREFIX + digest + b"\n")
+            f.write(content)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
-def _fsync_dir(d: Path) -> None:
+def fsync_dir(d: Path) -> None:
     """Make a rename in ``d`` durable (no-op where directories cannot be opened, e.g. Windows)."""
     try:
         fd = os.open(d, os.O_RDONLY)

@@ -36,23 +36,34 @@ mean payoff per deal, game units), ``returns_seat/S``, ``returns_role/{declarer,
 Faults:
 
 * Nothing is written to disk before the config is validated and the workers are built and answer (a Ray
-  actor whose constructor fails is an error before the run directory exists).
+  actor whose constructor fails is an error before the run directory exists). A new run directory then
+  appears whole, already holding ``config.yaml`` and ``checkpoints/latest.pt`` at update 0
+  (:meth:`Trainer._create_run_dir`): with every later write atomic, a driver killed (SIGKILL) at any moment
+  leaves either no run directory or one that ``--resume`` continues (``experiments/kill_resume.py`` checks
+  this). A resumed run trims ``eval.jsonl`` to the evaluations before its checkpoint.
+* A rollout worker that dies (Ray actor lost) is replaced and the run goes on, losing that worker's rollout in
+  flight (:class:`~tarocchi_rl.rl.workers.RayPool`). Any other error in the loop (too many worker deaths, a
+  bug) first writes ``latest.pt`` of the last complete update, then propagates.
 * A non-finite loss (checked before each backward pass) or weight (checked after each update and after the
   warm start) stops the run with :class:`NonFiniteError` (a ValueError: the CLI prints one line and exits 2),
   naming the update and the quantity, before any checkpoint of the poisoned weights is written.
 * Ctrl-C (KeyboardInterrupt) anywhere in the loop writes ``latest.pt`` holding the state at the end of the last
   complete update (the learner's state is kept in memory after each update, so an update interrupted halfway
-  is dropped whole), prints one line on stderr (where it saved, how to resume) and returns the result with
-  ``interrupted: true``: the CLI prints it and exits 0. ``--resume`` continues from it exactly with
-  ``num_workers: 0``; with Ray workers their random streams continue from where the actors are (a valid,
-  not bit-identical continuation).
+  is dropped whole; a second Ctrl-C during that save is ignored), prints one line on stderr (where it saved,
+  how to resume) and returns the result with ``interrupted: true``: the CLI prints it and exits 0.
+  ``--resume`` continues from it exactly with ``num_workers: 0``; with Ray workers their random streams
+  continue from where the actors are (a valid, not bit-identical continuation).
 * ``--resume`` falls back from a damaged ``latest.pt`` (:func:`~tarocchi_rl.rl.checkpoint.load_resume_checkpoint`).
 """
 
 import copy
 import json
 import math
+import os
+import shutil
+import signal
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,7 +74,7 @@ import torch
 
 from ..arena import run_arena
 from ..variants import get_variant
-from .checkpoint import CheckpointError, load_resume_checkpoint, save_checkpoint
+from .checkpoint import CheckpointError, fsync_dir, load_resume_checkpoint, save_checkpoint, write_atomic
 from .config import RESUMABLE_KEYS, TrainConfig, config_from_dict, dump_config
 from .imitation import imitate
 from .losses import explained_variance, ppo_loss
@@ -159,7 +170,11 @@ class Trainer:
     def run(self) -> dict:
         """Train until a stopping rule; returns the result (counts, minutes, throughput, final evaluation)."""
         cfg = self.cfg
-        writer, bar = self._open_run_dir()
+        try:
+            writer, bar = self._open_run_dir()
+        except BaseException:
+            self.workers.close()
+            raise
         clock = _Clock(self.minutes, time.perf_counter())
         throughput = None
         try:
@@ -192,24 +207,78 @@ class Trainer:
         except KeyboardInterrupt:
             bar.close()
             return self._interrupted()
+        except NonFiniteError:
+            raise  # nothing saved: the committed state is the last checkpointed one or newer, but the run is sick
+        except Exception as e:  # a worker failure (WorkerError) or a bug: keep the last complete update first
+            bar.close()
+            self._save_committed(f"stopped by {type(e).__name__}")
+            raise
         finally:
             writer.close()
             self.workers.close()
 
     def _open_run_dir(self) -> tuple[Any, Any]:
-        """Write ``config.yaml``; returns the TensorBoard writer and the progress bar (learner samples)."""
+        """Create the run directory (a new run) or refresh it (a resumed one); returns the TensorBoard writer
+        and the progress bar (learner samples)."""
         from torch.utils.tensorboard import SummaryWriter
         from tqdm import tqdm
 
         cfg = self.cfg
-        self.run_dir.mkdir(parents=True, exist_ok=True)  # the first write of a run (module docstring: Faults)
-        (self.run_dir / "config.yaml").write_text(dump_config(cfg))
+        if self.update == 0 and not (self.run_dir / "checkpoints" / "latest.pt").exists():
+            self._create_run_dir()
+        else:
+            write_atomic(self.run_dir / "config.yaml", dump_config(cfg).encode())
+            self._trim_eval_log()
         writer = SummaryWriter(str(self.run_dir))
         if self.update == 0:
             writer.add_text("config", "```\n" + dump_config(cfg) + "\n```", 0)
         bar = tqdm(total=cfg.total_samples, initial=min(self.learner_samples, cfg.total_samples), unit="sample",
                    unit_scale=True, disable=not self.progress, desc=f"train {cfg.variant}", dynamic_ncols=True)
         return writer, bar
+
+    def _create_run_dir(self) -> None:
+        """The first write of a new run (module docstring: Faults): the directory appears whole, holding
+        ``config.yaml`` and ``checkpoints/latest.pt`` at update 0, built in a hidden sibling ``.NAME.*`` and
+        renamed into place, so a run directory always holds a checkpoint that ``--resume`` continues. An
+        existing non-empty directory (made by the user) is written in place, the checkpoint first."""
+        run, config = self.run_dir, dump_config(self.cfg).encode()
+        if run.is_dir() and any(run.iterdir()):
+            save_checkpoint(run / "checkpoints" / "latest.pt", self._state())
+            write_atomic(run / "config.yaml", config)
+            return
+        run.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{run.name}.", dir=run.parent))
+        try:
+            save_checkpoint(tmp / "checkpoints" / "latest.pt", self._state())
+            write_atomic(tmp / "config.yaml", config)
+            if run.is_dir():
+                run.rmdir()  # empty
+            os.rename(tmp, run)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        fsync_dir(run.parent)
+
+    def _trim_eval_log(self) -> None:
+        """A resumed run: ``eval.jsonl`` keeps the complete lines of the updates before the checkpoint's and its
+        periodic evaluation (a killed driver can leave half a line, or evaluations newer than the checkpoint,
+        which the resumed run makes again)."""
+        path = self.run_dir / "eval.jsonl"
+        if not path.is_file():
+            return
+        keep = []
+        for line in path.read_text(errors="replace").splitlines(keepends=True):
+            try:
+                entry = json.loads(line) if line.endswith("\n") else None
+            except ValueError:
+                entry = None
+            if not (isinstance(entry, dict) and isinstance(entry.get("update"), int)):
+                continue
+            done_here = self.update > 0 or self.imitated  # update 0's evaluation follows the warm start
+            if entry["update"] < self.update or (entry["update"] == self.update and done_here
+                                                 and not entry.get("final")):
+                keep.append(line)
+        write_atomic(path, "".join(keep).encode())
 
     def _warm_start(self, writer: Any) -> None:
         """A new run with ``imitation.decisions > 0``: imitate the heuristic, then evaluate (update 0)."""
@@ -412,23 +481,43 @@ class Trainer:
 
     def _interrupted(self) -> dict:
         """Ctrl-C: save the last complete update as ``latest.pt``, say so on one line, return the result."""
-        data = self._committed
-        if data is None:
+        if self._committed is None:
             raise KeyboardInterrupt
-        if data["workers"] is None:  # Ray actors: their states now (after any rollout they were playing)
+        saved = self._save_committed("interrupted")
+        data = self._committed
+        out = {"run_dir": str(self.run_dir), "updates": data["update"], "samples": data["samples"],
+               "decisions": data["decisions"], "minutes": data["minutes"], "interrupted": True}
+        if saved is not None:
+            out["checkpoint"] = str(saved)
+        return out
+
+    def _save_committed(self, why: str) -> Path | None:
+        """Write the last complete update (:meth:`_commit`) to ``latest.pt`` with Ctrl-C held off (a second
+        Ctrl-C cannot leave it half done); one line on stderr says what was saved. None when nothing could be."""
+        data = self._committed
+        if data is None or not self.run_dir.is_dir():
+            return None
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+        try:
+            if data["workers"] is None:  # Ray actors: their states now (after any rollout they were playing)
+                try:
+                    data["workers"] = self.workers.state_dicts()
+                except Exception as e:  # resumable all the same: fresh worker streams (module docstring)
+                    print(f"{why}: the workers' states could not be read ({type(e).__name__}); the resumed "
+                          "workers will start new random streams", file=sys.stderr)
+            path = self.run_dir / "checkpoints" / "latest.pt"
             try:
-                data["workers"] = self.workers.state_dicts()
+                save_checkpoint(path, data)
             except Exception as e:
-                print(f"interrupted at update {data['update']}: the workers' states could not be read "
-                      f"({type(e).__name__}); nothing saved, the last checkpoint stays", file=sys.stderr)
-                return {"run_dir": str(self.run_dir), "updates": data["update"], "interrupted": True}
-        path = self.run_dir / "checkpoints" / "latest.pt"
-        save_checkpoint(path, data)
-        print(f"interrupted: saved update {data['update']} to {path}; continue with: "
-              f"tarocchi-rl train --resume {self.run_dir}", file=sys.stderr)
-        return {"run_dir": str(self.run_dir), "updates": data["update"], "samples": data["samples"],
-                "decisions": data["decisions"], "minutes": data["minutes"], "interrupted": True,
-                "checkpoint": str(path)}
+                print(f"{why} at update {data['update']}: latest.pt could not be written ({type(e).__name__}: "
+                      f"{e}); the last checkpoint stays", file=sys.stderr)
+                return None
+            print(f"{why}: saved update {data['update']} to {path}; continue with: "
+                  f"tarocchi-rl train --resume {self.run_dir}", file=sys.stderr)
+            return path
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
 
     def _checkpoint(self, name: str | None = None) -> None:
         """Write ``latest.pt`` and, when named, ``update_*.pt`` (keeping ``keep_checkpoints``) or ``final.pt``."""
@@ -457,9 +546,17 @@ class Trainer:
             states = data["workers"]
         except (KeyError, RuntimeError, TypeError, ValueError) as e:
             raise CheckpointError(f"checkpoint {data.get('path')} cannot be resumed: {type(e).__name__}: {e}") from None
+        if states is None:  # saved when the workers could not answer: they keep their fresh streams
+            return
         if len(states) != len(self.workers):
             raise CheckpointError(f"checkpoint has {len(states)} worker states, the config {len(self.workers)}")
         self.workers.load_state_dicts(states)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 def train(cfg: TrainConfig, run_dir: str | Path, ray_address: str | None = None, progress: bool = True) -> dict:

@@ -20,10 +20,15 @@ was given, so the workers play while the learner trains. The first call starts o
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from .config import TrainConfig
 from .rollout import RolloutWorker
+
+
+class WorkerError(RuntimeError):
+    """The rollout workers cannot go on (too many deaths in one run)."""
 
 
 class WorkerPool:
@@ -101,7 +106,17 @@ class LocalPool(WorkerPool):
 
 class RayPool(WorkerPool):
     """``cfg.num_workers`` Ray actors (1 CPU each), worker k seeded by (seed, k). Starts a local Ray
-    (``num_cpus = max(2, num_workers)``) unless one is running or ``ray_address`` names a cluster."""
+    (``num_cpus = max(2, num_workers)``) unless one is running or ``ray_address`` names a cluster.
+
+    **A worker that dies is replaced.** When an actor's process or node is lost (``RayActorError``: killed,
+    out of memory, node gone), a new actor takes its slot and the call is repeated on it once; only that
+    worker's rollout in flight is lost (``sample`` returns the others' batches and the run goes on). A
+    replacement plays a fresh random stream, (seed, k + generation * num_workers), so it never repeats the deals
+    of the one it replaces, and it is sent the league before its first rollout. A task that raises (a bug, not a
+    death) is not retried. More than :data:`MAX_REPLACEMENTS` deaths in a run is an error (something kills them
+    systematically)."""
+
+    MAX_REPLACEMENTS = 20
 
     def __init__(self, cfg: TrainConfig, ray_address: str | None = None) -> None:
         super().__init__()
@@ -114,19 +129,64 @@ class RayPool(WorkerPool):
                 ray.init(num_cpus=max(2, cfg.num_workers), log_to_driver=False, include_dashboard=False)
         self._ray = ray
         self.prefetch = cfg.async_rollouts
-        actor = ray.remote(num_cpus=1)(RolloutWorker)
-        cfg_dict = cfg.to_dict()
-        self.workers: list[Any] = [actor.remote(cfg_dict, k, 1) for k in range(cfg.num_workers)]
+        self._actor = ray.remote(num_cpus=1)(RolloutWorker)
+        self._cfg_dict = cfg.to_dict()
+        self.workers: list[Any] = [self._actor.remote(self._cfg_dict, k, 1) for k in range(cfg.num_workers)]
+        self.generations = [0] * cfg.num_workers  # how many times each slot was replaced
+        self.replacements = 0
+        self._league: list = []  # the league last sent, for replacements
 
     def _start(self, weights: dict, snapshots: list | None) -> list[Any]:
+        if snapshots is not None:
+            self._league = snapshots
         wref, sref = self._ray.put(weights), self._ray.put(snapshots)  # one copy in the object store for all
+        self._weights_ref = wref
         return [w.collect.remote(wref, sref) for w in self.workers]
 
-    def _wait(self, handle: Any) -> list[dict]:
-        return self._ray.get(handle)
+    def _wait(self, handle: list[Any]) -> list[dict]:
+        batches = []
+        for k, ref in enumerate(handle):
+            try:
+                batches.append(self._ray.get(ref))
+            except self._ray.exceptions.RayActorError as e:
+                self._replace(k, e)  # its rollout is lost; the next one plays on the new actor
+        if not batches:  # every worker died: play this rollout again on the replacements
+            league = self._ray.put(self._league)
+            return self._get_each(lambda w: w.collect.remote(self._weights_ref, league))
+        return batches
+
+    def _get_each(self, call: Any) -> list[Any]:
+        """``ray.get`` of ``call(actor)`` on every worker; a dead actor is replaced and asked again once."""
+        out = []
+        for k in range(len(self.workers)):
+            try:
+                out.append(self._ray.get(call(self.workers[k])))
+            except self._ray.exceptions.RayActorError as e:
+                self._replace(k, e)
+                out.append(self._ray.get(call(self.workers[k])))
+        return out
+
+    def _replace(self, k: int, error: Exception) -> None:
+        """A new actor in slot k (fresh random stream, holding the league), after a warning on stderr."""
+        self.replacements += 1
+        if self.replacements > self.MAX_REPLACEMENTS:
+            raise WorkerError(f"rollout worker {k} died ({type(error).__name__}) and {self.MAX_REPLACEMENTS} "
+                               "workers have already been replaced in this run: giving up") from None
+        self.generations[k] += 1
+        stream = k + self.generations[k] * len(self.workers)
+        why = " ".join(str(error).split())[:160]
+        print(f"warning: rollout worker {k} died ({type(error).__name__}: {why}); replaced (seed stream {stream}), "
+              "its rollout in flight is lost", file=sys.stderr)
+        try:
+            self._ray.kill(self.workers[k])
+        except Exception:
+            pass
+        self.workers[k] = self._actor.remote(self._cfg_dict, stream, 1)
+        if self._league:
+            self._ray.get(self.workers[k].set_pool.remote(self._league))
 
     def state_dicts(self) -> list[dict]:
-        return self._ray.get([w.get_state.remote() for w in self.workers])
+        return self._get_each(lambda w: w.get_state.remote())
 
     def load_state_dicts(self, states: list[dict]) -> None:
         self._check_count(states)

@@ -135,7 +135,9 @@ def test_non_finite_loss_stops_before_a_checkpoint(tmp_path, monkeypatch, capsys
                  *[x for t in [*TINY, "max_updates=3", "checkpoint_every=1"] for x in ("--set", t)]])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and err[-1].startswith("error: non-finite weights after update 1"), err
-    assert not list(out.glob("checkpoints/*.pt"))
+    assert [p.name for p in out.glob("checkpoints/*.pt")] == ["latest.pt"]  # the run's start, nothing later
+    data = load_checkpoint(out / "checkpoints/latest.pt")
+    assert data["update"] == 0 and all(bool(torch.isfinite(t).all()) for t in data["model"].values())
 
 
 def test_ctrl_c_saves_latest_and_resume_is_exact(tmp_path, monkeypatch, capsys):
