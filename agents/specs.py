@@ -8,16 +8,20 @@
 | ``onnx:DIR[,greedy=false][,seed=N]``   | an exported policy (``tarocchi-rl export``), no torch      |
 | ``ismcts:iterations=1000[,...]``       | Information Set MCTS (options in ``agents/ismcts.py``)     |
 | ``cmd:"PROGRAM ARGS"[,timeout=S]``     | an external program speaking tarocchi-bot/1 (``agents/cmd.py``) |
+| ``compose:bid=SPEC,play=SPEC[,...]``    | one agent per kind of decision: ``bid`` (auction, commitments), |
+|                                        | ``discard``, ``play``; ``rest=SPEC`` for the kinds not named   |
 
 ``ppo:`` and ``ismcts:`` (which can load a PPO prior) import torch, so their modules are imported when such a
 spec is built: ``onnx:``, ``random`` and ``heuristic`` work where torch is not installed (the ``bot`` extra).
 """
 
+from tarocchi_rl.core.phases import DECISION_KINDS
 from tarocchi_rl.policies import BASELINES, AgentLike, agent_label, make_baseline
+from tarocchi_rl.policies.compose import ComposeAgent
 
 from .onnx import parse_onnx_spec
 
-KNOWN = 'random, heuristic, ppo:PATH, onnx:DIR, ismcts:iterations=N, cmd:"PROGRAM ARGS"'
+KNOWN = 'random, heuristic, ppo:PATH, onnx:DIR, ismcts:iterations=N, cmd:"PROGRAM ARGS", compose:bid=SPEC,play=SPEC'
 __all__ = ["KNOWN", "agent_label", "make_agent", "split_agent_specs"]
 
 
@@ -43,12 +47,43 @@ def make_agent(spec: str | AgentLike, seed: int = 0) -> AgentLike:
         from .cmd import parse_cmd_spec
 
         return parse_cmd_spec(args)
+    if name == "compose":
+        return ComposeAgent({kind: make_agent(sub, seed + k) for k, (kind, sub) in enumerate(
+            parse_compose_spec(args).items())}, name=spec.strip())
     raise ValueError(f"unknown agent spec {spec!r} (known: {KNOWN})")
 
 
-def split_agent_specs(text: str) -> list[str]:
-    """Split ``--agents`` on commas outside double quotes; a ``key=value`` piece belongs to the spec before it
-    (``ismcts:iterations=1000,workers=2,heuristic`` -> two specs; ``cmd:"prog --a x,y",heuristic`` -> two)."""
+def parse_compose_spec(args: str) -> dict[str, str]:
+    """``bid=SPEC,play=SPEC,rest=SPEC`` -> {kind: spec} for every kind of DECISION_KINDS (a ValueError names a
+    kind given twice, an unknown one, or a kind left without an agent). A piece ``key=value`` whose key is not
+    a kind belongs to the spec before it (``play=ismcts:time=0.05,iterations=100``); a nested compose is refused."""
+    parts: dict[str, str] = {}
+    current = None
+    for piece in split_agent_specs_raw(args):
+        key, eq, value = piece.partition("=")
+        key = key.strip().lower()
+        if eq and (key in DECISION_KINDS or key == "rest"):
+            if key in parts:
+                raise ValueError(f"compose: {key} given twice")
+            parts[key], current = value.strip(), key
+        elif current is None:
+            raise ValueError(f"compose: expected kind=SPEC (kinds: {', '.join(DECISION_KINDS)}, rest), got {piece!r}")
+        else:
+            parts[current] += "," + piece.strip()
+    for kind, sub in parts.items():
+        if not sub:
+            raise ValueError(f"compose: {kind}= names no agent")
+        if sub.lower().startswith("compose"):
+            raise ValueError(f"compose: {kind}={sub!r}: a nested compose is not supported")
+    rest = parts.pop("rest", None)
+    missing = [k for k in DECISION_KINDS if k not in parts]
+    if missing and rest is None:
+        raise ValueError(f"compose: no agent for {', '.join(missing)} (name each kind or add rest=SPEC)")
+    return {k: parts.get(k, rest or "") for k in DECISION_KINDS}
+
+
+def split_agent_specs_raw(text: str) -> list[str]:
+    """Split on commas outside double quotes (``cmd:"prog --a x,y"`` stays whole)."""
     pieces, cur, quoted = [], "", False
     for ch in text:
         if ch == '"':
@@ -61,6 +96,13 @@ def split_agent_specs(text: str) -> list[str]:
     if quoted:
         raise ValueError(f"unclosed double quote in agent specs {text!r}")
     pieces.append(cur)
+    return pieces
+
+
+def split_agent_specs(text: str) -> list[str]:
+    """Split ``--agents`` on commas outside double quotes; a ``key=value`` piece belongs to the spec before it
+    (``ismcts:iterations=1000,workers=2,heuristic`` -> two specs; ``cmd:"prog --a x,y",heuristic`` -> two)."""
+    pieces = split_agent_specs_raw(text)
     specs: list[str] = []
     for piece in (p.strip() for p in pieces):
         if not piece:

@@ -21,3 +21,9 @@ PHASE_NAMES = (
 )
 N_PHASES = len(PHASE_NAMES)
 BIDDING_PHASES = (EARLY, AUCTION, BID)
+
+# The kinds of decision, as researchers split bots (a bidding bot, a card-play bot): the auction and every
+# commitment (calls, scommessa, rivanto, chelem, poignée, accuso) are ``bid``; monte / chien discards are
+# ``discard``; the cards played to tricks are ``play``. ``DECISION_KIND_OF_PHASE[phase]`` is the kind's index.
+DECISION_KINDS = ("bid", "discard", "play")
+DECISION_KIND_OF_PHASE = (0, 0, 1, 0, 0, 2, -1, 0, 0, 0, 0)  # by phase code; done: -1 (no decision)
