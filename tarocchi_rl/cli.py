@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -98,6 +99,7 @@ def _cmd_deals(args: argparse.Namespace) -> int:
 def _cmd_train(args: argparse.Namespace) -> int:
     import datetime
 
+    from .agents.specs import make_agent
     from .arena import check_out_dir
     from .rl.checkpoint import CheckpointError
     from .rl.config import ConfigError, check_run_dir, load_config
@@ -116,7 +118,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
                 if not eq:
                     raise ConfigError(f"--set {ov!r}: expected key=value")
                 overrides[k.strip()] = v.strip()
-            result = resume(args.resume, overrides, ray_address=args.ray_address, progress=not args.no_progress)
+            result = resume(args.resume, overrides, ray_address=args.ray_address, progress=not args.no_progress,
+                            agent_factory=make_agent)
         else:
             from .rl.trainer import train
 
@@ -124,7 +127,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
             out = args.out or f"runs/{cfg.variant}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
             check_out_dir(out)  # a file there, or an unwritable parent: one line before any work
             print(f"training {cfg.variant} in {out}", file=sys.stderr)
-            result = train(cfg, out, ray_address=args.ray_address, progress=not args.no_progress)
+            result = train(cfg, out, ray_address=args.ray_address, progress=not args.no_progress,
+                           agent_factory=make_agent)
     except (ConfigError, CheckpointError) as e:
         print("error: " + " ".join(str(e).split()), file=sys.stderr)
         return 2
@@ -140,6 +144,27 @@ def _cmd_bot(args: argparse.Namespace) -> int:
     from .bot import run_bot
 
     return run_bot(args.agent, make_agent, args.name)
+
+
+def _cmd_exploit(args: argparse.Namespace) -> int:
+    from .agents.specs import make_agent
+    from .arena import check_out_dir
+    from .rl.exploit import exploit
+
+    if args.out:
+        check_out_dir(args.out)
+        if Path(args.out, "checkpoints").exists():
+            raise ValueError(f"--out {args.out} already holds a run")
+    r = exploit(args.target, args.variant, args.minutes, make_agent, deals=args.deals, seed=args.seed,
+                sets=args.set, out=args.out, progress=not args.no_progress)
+    if args.json:
+        print(json.dumps(r))
+    else:
+        lo, hi = r["ci95"]
+        print(f"{r['variant']}: an exploiter trained {r['training']['minutes']:.1f} min ({r['training']['updates']} "
+              f"updates) wins {r['exploitability']:+.3f} per deal [{lo:+.3f}, {hi:+.3f}] against {r['target']} over "
+              f"{r['deals']} duplicate deals (the target against itself: 0; lower is better)")
+    return 0
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -248,6 +273,19 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--ray-address", default=None, help="join a Ray cluster (e.g. auto or HOST:6379)")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
     t.set_defaults(func=_cmd_train)
+
+    xp = sub.add_parser("exploit", help="exploitability probe: train a best response to a frozen agent for M "
+                        "minutes and report how much it wins per deal (duplicate arena, 95%% CI)")
+    xp.add_argument("--target", required=True, metavar="SPEC", help="the frozen agent (any agent spec)")
+    xp.add_argument("--variant", default="mineo", help="mineo, piedmont3, piedmont4, french3, french4")
+    xp.add_argument("--minutes", type=float, required=True, help="training time of the exploiter")
+    xp.add_argument("--deals", type=int, default=1000, help="duplicate deals of the measurement (default 1000)")
+    xp.add_argument("--seed", type=int, default=0)
+    xp.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a training config key")
+    xp.add_argument("--out", default=None, help="keep the exploiter's run directory here")
+    xp.add_argument("--json", action="store_true")
+    xp.add_argument("--no-progress", action="store_true")
+    xp.set_defaults(func=_cmd_exploit)
 
     ex = sub.add_parser("export", help="export a trained policy as a bot directory (ONNX, manifest, golden "
                         "positions, model card) that runs without torch as onnx:DIR")

@@ -33,6 +33,7 @@ from typing import Any
 
 import yaml
 
+from ..core.phases import DECISION_KINDS
 from ..variants import VARIANTS, get_variant
 
 
@@ -123,10 +124,12 @@ class PPOConfig:
 @dataclass
 class LeagueConfig:
     self_play_share: float = 0.4  # deals where the current policy plays every seat
-    heuristic_share: float = 0.3  # deals where the opponents are the heuristic bot
-    # the rest: the opponents are a past snapshot drawn uniformly from the pool (the heuristic while it is empty)
+    heuristic_share: float = 0.3  # deals where the opponents are the fixed `opponent` (the heuristic bot)
+    # the rest: the opponents are a past snapshot drawn uniformly from the pool (`opponent` while it is empty)
     snapshot_every: int = 20  # updates between snapshots added to the pool
     pool_size: int = 8  # snapshots kept (oldest dropped)
+    opponent: str = "heuristic"  # the fixed opponent: any agent spec (tarocchi-rl exploit: the frozen target)
+    learner_seats: str = "some"  # against opponents, the learner takes: some (1..P-1 random seats) | one seat
 
     def validate(self) -> None:
         _need(0 <= self.self_play_share <= 1, "league.self_play_share", "must be in [0, 1]")
@@ -137,6 +140,8 @@ class LeagueConfig:
         _need(self.pool_size >= 0, "league.pool_size", "must be >= 0")
         _at_most(self.snapshot_every, BIG, "league.snapshot_every")
         _at_most(self.pool_size, 10_000, "league.pool_size")
+        _need(0 < len(self.opponent) <= 4096, "league.opponent", "must be an agent spec")
+        _need(self.learner_seats in ("some", "one"), "league.learner_seats", "must be some or one")
 
 
 @dataclass
@@ -195,6 +200,10 @@ class TrainConfig:
     league: LeagueConfig = field(default_factory=LeagueConfig)
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    # the kinds of decision the learner trains on (bid: auction and commitments, discard, play; core/phases.py);
+    # its seats' other decisions are played by `others` (any agent spec) and are not trained on
+    learn: list[str] = field(default_factory=lambda: list(DECISION_KINDS))
+    others: str = "heuristic"
     checkpoint_every: int = 100  # updates between checkpoints (latest.pt; the last one is always written)
     keep_checkpoints: int = 3  # periodic update_*.pt files kept (older ones deleted; 0 = keep none)
     log_every: int = 1  # updates between TensorBoard scalar writes
@@ -232,6 +241,9 @@ class TrainConfig:
         _at_most(self.checkpoint_every, BIG, "checkpoint_every")
         _at_most(self.keep_checkpoints, 10**6, "keep_checkpoints")
         _at_most(self.log_every, BIG, "log_every")
+        _need(bool(self.learn) and len(set(self.learn)) == len(self.learn) and set(self.learn) <= set(DECISION_KINDS),
+              "learn", f"must be a non-empty list of distinct kinds of {', '.join(DECISION_KINDS)}")
+        _need(0 < len(self.others) <= 4096, "others", "must be an agent spec")
         for section in (self.network, self.ppo, self.league, self.imitation, self.eval):
             section.validate()
         return self

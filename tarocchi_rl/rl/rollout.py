@@ -5,13 +5,19 @@ Each deal gets a **seating** when it is dealt (``controllers`` int[B, P], one en
 | value | who plays the seat                                   |
 |-------|------------------------------------------------------|
 | 0     | the learner's current policy (its decisions are kept) |
-| -1    | the heuristic bot                                    |
+| -1    | ``league.opponent`` (the heuristic bot by default)    |
 | k > 0 | snapshot slot k-1 of the league pool                 |
 
 With probability ``league.self_play_share`` the current policy plays every seat; otherwise the opponents are
-the heuristic (``league.heuristic_share``) or one pool snapshot drawn uniformly (the heuristic while the pool
-is empty), and the learner takes a random non-empty, non-full set of seats (alone against three, pairs,
-three against one...). Every player samples from its policy, snapshots included.
+``league.opponent`` (``league.heuristic_share``; any agent spec, the heuristic by default) or one pool snapshot
+drawn uniformly (the opponent while the pool is empty), and the learner takes a random non-empty, non-full set
+of seats (alone against three, pairs, three against one...; ``league.learner_seats: one``: one seat). Every
+player samples from its policy, snapshots included.
+
+**Kinds of decision** (``learn``, default all of bid, discard, play): a learner seat's decisions of a kind not
+in ``learn`` are played by the ``others`` agent and are not samples, so a run can train a bidding bot under a
+fixed card player, or the reverse. Agent specs are built by the ``agent_factory`` the worker is given (the
+CLI's ``make_agent``; default: the baselines random and heuristic).
 
 ``collect(weights)`` starts fresh deals in every game, plays ``rollout_steps`` decisions per game and then
 finishes the deals in flight (no new deal once a game has made its steps), so every decision chain ends with
@@ -27,8 +33,17 @@ time order, N samples) with GAE already computed, and statistics.
 | value      | float32[N]             | the value estimate at the decision                             |
 | advantage  | float32[N]             | GAE along the seat's chain (:mod:`tarocchi_rl.rl.losses`)      |
 | ret        | float32[N]             | the value target ``advantage + value``                         |
+
+Where a worker runs: in a Ray actor (:class:`~tarocchi_rl.rl.workers.RayPool`) the worker notes the id of its
+Ray node (``ray.get_runtime_context().get_node_id()``, a hex string) as ``node_id``; in the learner's process
+(no Ray running) it is None. It is reported twice, with nothing else changed: in every rollout's ``stats``
+(``stats["node_id"]``; :func:`merge_stats` gathers them as ``node_ids``) and in :meth:`RolloutWorker.get_state`
+(``"node_id"``, only when set; :meth:`RolloutWorker.set_state` ignores it), so each checkpoint's ``workers``
+list says which node each worker played on (``tests/cluster`` checks a two-node run with it).
 """
 
+import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -36,14 +51,25 @@ import torch
 
 from .. import engine
 from ..batch import BatchEnv
-from ..core.phases import DONE
+from ..core.phases import DECISION_KINDS, DONE
 from ..core.state import BID_WORD, DECLARER, PHASE, SIDE
-from ..policies import HeuristicAgent
+from ..policies import make_baseline
+from ..policies.compose import decision_kinds
 from .config import config_from_dict
 from .losses import gae
 from .network import build_network
 
-LEARNER, HEURISTIC = 0, -1
+LEARNER, HEURISTIC = 0, -1  # the controllers of the seating table (HEURISTIC: league.opponent, the heuristic)
+OTHERS = -3  # not a seating: a learner seat's decision of a kind it does not learn (played by cfg.others)
+AgentFactory = Callable[[str, int], Any]  # (agent spec, seed) -> an agent (policies.base protocol)
+
+
+def ray_node_id() -> str | None:
+    """The Ray node id of this process when Ray is running in it (a Ray actor), else None (module docstring)."""
+    ray = sys.modules.get("ray")  # a process that never imported Ray runs no Ray
+    if ray is None or not ray.is_initialized():
+        return None
+    return str(ray.get_runtime_context().get_node_id())
 
 
 def sample_actions(logits: torch.Tensor, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -69,7 +95,7 @@ class RolloutWorker:
     ``cfg`` is a TrainConfig as a dict (picklable for Ray); ``index`` the worker number (its seed stream).
     """
 
-    def __init__(self, cfg: dict, index: int = 0, threads: int = 1) -> None:
+    def __init__(self, cfg: dict, index: int = 0, threads: int = 1, agent_factory: AgentFactory | None = None) -> None:
         self.cfg = config_from_dict(cfg)
         torch.set_num_threads(threads)
         c = self.cfg
@@ -80,8 +106,15 @@ class RolloutWorker:
         self.gen = torch.Generator().manual_seed(torch_seed)
         self.net = build_network(c, self.env.obs_dim, self.env.num_actions).eval()
         self.pool: list[tuple[int, Any]] = []  # (snapshot id, network), slot k-1 is controller k
-        self.heuristic: HeuristicAgent | None = None
         self.n_players = self.env.num_players
+        make = agent_factory or make_baseline
+        # the fixed opponent (league.opponent) and the player of the kinds the learner does not learn (others)
+        self.opponent = make(c.league.opponent, int(self.rng.integers(2**31)))
+        self.learned = np.isin(np.arange(len(DECISION_KINDS)), [DECISION_KINDS.index(k) for k in c.learn])
+        self.others = None if self.learned.all() else make(c.others, int(self.rng.integers(2**31)))
+        if any(getattr(a, "needs_history", False) for a in (self.opponent, self.others)):
+            self.env.keep_history()  # an external bot (cmd:) writes the seat's view from it
+        self.node_id = ray_node_id()  # the Ray node this worker plays on (module docstring), None outside Ray
 
     # -- weights and league -------------------------------------------------------------------------------
     def set_weights(self, state_dict: dict) -> None:
@@ -103,9 +136,13 @@ class RolloutWorker:
         return [sid for sid, _ in self.pool]
 
     def get_state(self) -> dict:
-        """The worker's random state (for exact resumption)."""
-        return {"env_rng": self.env.state.rng.copy(), "np_rng": self.rng.bit_generator.state,
-                "torch_gen": self.gen.get_state()}
+        """The worker's random state (for exact resumption); in a Ray actor also its ``node_id`` (module
+        docstring: informational, :meth:`set_state` ignores it)."""
+        s = {"env_rng": self.env.state.rng.copy(), "np_rng": self.rng.bit_generator.state,
+             "torch_gen": self.gen.get_state()}
+        if self.node_id is not None:
+            s["node_id"] = self.node_id
+        return s
 
     def set_state(self, s: dict) -> None:
         self.env.state.rng[:] = s["env_rng"]
@@ -123,7 +160,7 @@ class RolloutWorker:
         else:
             opp = 1 + int(self.rng.integers(len(self.pool)))
         seats = np.full(p, opp, np.int8)
-        k = int(self.rng.integers(1, p))  # learner seats: 1 .. P-1
+        k = 1 if lg.learner_seats == "one" else int(self.rng.integers(1, p))  # learner seats: 1 .. P-1
         seats[self.rng.choice(p, k, replace=False)] = LEARNER
         return seats
 
@@ -169,7 +206,7 @@ class RolloutWorker:
                     self._deal_until_live(i)
                     seating[i] = self._draw_seating()
         out = traj.arrays(env.obs_dim, env.num_actions, c.ppo.gamma, c.ppo.gae_lambda)
-        out["stats"] = stats.as_dict(all_decisions, traj.n)
+        out["stats"] = stats.as_dict(all_decisions, traj.n) | {"node_id": self.node_id}
         return out
 
     def _deal_until_live(self, i: int) -> None:
@@ -187,8 +224,14 @@ class RolloutWorker:
         """
         env = self.env
         who = np.where(live, seating[np.arange(len(cur)), np.maximum(cur, 0)], -2)  # controller of the mover
+        if self.others is not None:  # the learner's decisions of a kind it does not learn: OTHERS plays them
+            kinds = decision_kinds(env, np.arange(len(cur)))
+            who[(who == LEARNER) & ~self.learned[np.maximum(kinds, 0)]] = OTHERS
         mask = env.legal_mask(out=mask_buf)
-        obs = env.observe(np.where(who >= 0, cur, -1))  # only the network players need an observation
+        needs_obs = (who >= 0) | ((who == HEURISTIC) & getattr(self.opponent, "needs_obs", True))
+        if self.others is not None:
+            needs_obs |= (who == OTHERS) & getattr(self.others, "needs_obs", True)
+        obs = env.observe(np.where(needs_obs, cur, -1))  # only the players that read one get an observation
         actions[:] = -1
         learn = np.nonzero(who == LEARNER)[0]
         if len(learn):
@@ -202,14 +245,10 @@ class RolloutWorker:
             if len(r):
                 logits, _ = net(torch.from_numpy(obs[r]), torch.from_numpy(mask[r]))
                 actions[r] = sample_actions(logits, self.gen)[0].numpy()
-        heur = np.nonzero(who == HEURISTIC)[0]
-        if len(heur):
-            actions[heur] = self._heuristic().act(None, None, env, heur)
-
-    def _heuristic(self) -> HeuristicAgent:
-        if self.heuristic is None:
-            self.heuristic = HeuristicAgent()
-        return self.heuristic
+        for code, agent in ((HEURISTIC, self.opponent), (OTHERS, self.others)):
+            r = np.nonzero(who == code)[0]
+            if len(r) and agent is not None:
+                actions[r] = agent.act(obs[r], mask[r], env, r)
 
 
 class _Trajectories:
@@ -302,10 +341,12 @@ class _Stats:
 def merge_stats(parts: list[dict]) -> dict:
     """Sum the statistics of several rollouts: ``sums`` {key: [total, count]} of payoffs (``payoff/KIND``,
     ``payoff_seat/S``, ``payoff_role/ROLE``, ``deals``), ``bids`` {auction word: count}, ``all_decisions``
-    (every seat's decisions) and ``learner_samples`` (the learner's decisions, the samples trained on)."""
+    (every seat's decisions), ``learner_samples`` (the learner's decisions, the samples trained on) and
+    ``node_ids`` (the sorted Ray node ids the rollouts were played on, module docstring; empty outside Ray)."""
     sums: dict[str, list[float]] = {}
     bids: dict[int, int] = {}
-    out: dict[str, Any] = {"sums": sums, "bids": bids, "all_decisions": 0, "learner_samples": 0}
+    out: dict[str, Any] = {"sums": sums, "bids": bids, "all_decisions": 0, "learner_samples": 0,
+                           "node_ids": sorted({s["node_id"] for s in parts if s.get("node_id")})}
     for s in parts:
         out["all_decisions"] += s["all_decisions"]
         out["learner_samples"] += s["learner_samples"]

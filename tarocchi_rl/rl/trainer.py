@@ -73,6 +73,9 @@ import numpy as np
 import torch
 
 from ..arena import run_arena
+from ..core.phases import DECISION_KINDS
+from ..policies import make_baseline
+from ..policies.compose import ComposeAgent
 from ..variants import get_variant
 from .checkpoint import CheckpointError, fsync_dir, load_resume_checkpoint, save_checkpoint, write_atomic
 from .config import RESUMABLE_KEYS, TrainConfig, config_from_dict, dump_config
@@ -80,7 +83,7 @@ from .imitation import imitate
 from .losses import explained_variance, ppo_loss
 from .network import build_network
 from .policy import PPOAgent
-from .rollout import merge_stats
+from .rollout import AgentFactory, merge_stats
 from .workers import LocalPool, make_worker_pool
 
 EVAL_SEED = 20261129  # the arena deals of the periodic evaluations: the same every time, comparable over a run
@@ -129,7 +132,8 @@ class Trainer:
     """A training run in ``run_dir`` (see :mod:`tarocchi_rl.rl.checkpoint` for the directory layout)."""
 
     def __init__(self, cfg: TrainConfig, run_dir: str | Path, ray_address: str | None = None,
-                 progress: bool = True, resume_from: dict | None = None) -> None:
+                 progress: bool = True, resume_from: dict | None = None,
+                 agent_factory: AgentFactory | None = None) -> None:
         self.cfg, self.run_dir, self.progress = cfg.validate(), Path(run_dir), progress
         spec = get_variant(cfg.variant)
         torch.manual_seed(cfg.seed)
@@ -146,8 +150,9 @@ class Trainer:
         self.eval_history: list[dict] = []
         self.imitated = False
         self.imitation_stats: dict | None = None
+        self.agent_factory = agent_factory or make_baseline
         try:
-            self.workers = make_worker_pool(cfg, ray_address)
+            self.workers = make_worker_pool(cfg, ray_address, agent_factory=agent_factory)
         except Exception as e:
             raise ValueError(f"the rollout workers failed to start: {type(e).__name__}: "
                              f"{' '.join(str(e).split())[:300]}") from None
@@ -429,7 +434,10 @@ class Trainer:
 
     def _evaluate(self, writer: Any, deals: int, final: bool) -> dict:
         """Duplicate arena of the greedy policy against each of ``eval.opponents``; appended to eval.jsonl."""
-        agent = PPOAgent(net=copy.deepcopy(self.net).eval(), variant=self.cfg.variant, label="ppo")
+        agent: Any = PPOAgent(net=copy.deepcopy(self.net).eval(), variant=self.cfg.variant, label="ppo")
+        if len(self.cfg.learn) < len(DECISION_KINDS):  # what the learner plays, as in its rollouts
+            others = self.agent_factory(self.cfg.others, 0)
+            agent = ComposeAgent({k: agent if k in self.cfg.learn else others for k in DECISION_KINDS}, name="ppo")
         out: dict[str, dict] = {}
         for opp in self.cfg.eval.opponents:
             r = run_arena(self.cfg.variant, [agent, opp], deals=deals, seed=EVAL_SEED, options=self.cfg.options,
@@ -559,16 +567,18 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def train(cfg: TrainConfig, run_dir: str | Path, ray_address: str | None = None, progress: bool = True) -> dict:
-    """Train a new run in ``run_dir`` (which must not hold a run yet); returns :meth:`Trainer.run`'s result."""
+def train(cfg: TrainConfig, run_dir: str | Path, ray_address: str | None = None, progress: bool = True,
+          agent_factory: AgentFactory | None = None) -> dict:
+    """Train a new run in ``run_dir`` (which must not hold a run yet); returns :meth:`Trainer.run`'s result.
+    ``agent_factory`` builds the agents named by ``league.opponent`` and ``others`` (default: the baselines)."""
     run_dir = Path(run_dir)
     if (run_dir / "checkpoints").exists():
         raise ValueError(f"{run_dir} already holds a run: use --resume {run_dir} or another --out")
-    return Trainer(cfg, run_dir, ray_address, progress).run()
+    return Trainer(cfg, run_dir, ray_address, progress, agent_factory=agent_factory).run()
 
 
 def resume(run_dir: str | Path, overrides: dict | None = None, ray_address: str | None = None,
-           progress: bool = True) -> dict:
+           progress: bool = True, agent_factory: AgentFactory | None = None) -> dict:
     """Continue the run in ``run_dir`` from its latest checkpoint with its own config; only the stopping
     rules (``RESUMABLE_KEYS``) may be overridden."""
     data = load_resume_checkpoint(run_dir)
@@ -582,4 +592,4 @@ def resume(run_dir: str | Path, overrides: dict | None = None, ray_address: str 
         cfg = config_from_dict(cfg_dict)
     except ValueError as e:
         raise CheckpointError(f"checkpoint {data['path']} holds an invalid config: {e}") from None
-    return Trainer(cfg, run_dir, ray_address, progress, resume_from=data).run()
+    return Trainer(cfg, run_dir, ray_address, progress, resume_from=data, agent_factory=agent_factory).run()

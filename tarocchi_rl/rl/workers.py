@@ -24,7 +24,7 @@ import sys
 from typing import Any
 
 from .config import TrainConfig
-from .rollout import RolloutWorker
+from .rollout import AgentFactory, RolloutWorker
 
 
 class WorkerError(RuntimeError):
@@ -85,9 +85,9 @@ class LocalPool(WorkerPool):
     """One worker in the learner's process (``num_workers: 0``): debugging, exact reproducibility tests. Its
     rollout is played when it is started; ``async_rollouts`` has no effect."""
 
-    def __init__(self, cfg: TrainConfig) -> None:
+    def __init__(self, cfg: TrainConfig, agent_factory: AgentFactory | None = None) -> None:
         super().__init__()
-        self.workers: list[Any] = [RolloutWorker(cfg.to_dict(), 0, threads=cfg.torch_threads)]
+        self.workers: list[Any] = [RolloutWorker(cfg.to_dict(), 0, cfg.torch_threads, agent_factory)]
 
     def _start(self, weights: dict, snapshots: list | None) -> list[dict]:
         return [w.collect(weights, snapshots) for w in self.workers]
@@ -118,7 +118,8 @@ class RayPool(WorkerPool):
 
     MAX_REPLACEMENTS = 20
 
-    def __init__(self, cfg: TrainConfig, ray_address: str | None = None) -> None:
+    def __init__(self, cfg: TrainConfig, ray_address: str | None = None,
+                 agent_factory: AgentFactory | None = None) -> None:
         super().__init__()
         import ray
 
@@ -131,7 +132,9 @@ class RayPool(WorkerPool):
         self.prefetch = cfg.async_rollouts
         self._actor = ray.remote(num_cpus=1)(RolloutWorker)
         self._cfg_dict = cfg.to_dict()
-        self.workers: list[Any] = [self._actor.remote(self._cfg_dict, k, 1) for k in range(cfg.num_workers)]
+        self._agent_factory = agent_factory  # a module-level function: Ray pickles it by reference
+        self.workers: list[Any] = [self._actor.remote(self._cfg_dict, k, 1, agent_factory)
+                                   for k in range(cfg.num_workers)]
         self.generations = [0] * cfg.num_workers  # how many times each slot was replaced
         self.replacements = 0
         self._league: list = []  # the league last sent, for replacements
@@ -181,7 +184,7 @@ class RayPool(WorkerPool):
             self._ray.kill(self.workers[k])
         except Exception:
             pass
-        self.workers[k] = self._actor.remote(self._cfg_dict, stream, 1)
+        self.workers[k] = self._actor.remote(self._cfg_dict, stream, 1, self._agent_factory)
         if self._league:
             self._ray.get(self.workers[k].set_pool.remote(self._league))
 
@@ -198,6 +201,9 @@ class RayPool(WorkerPool):
         self.workers, self._in_flight = [], None
 
 
-def make_worker_pool(cfg: TrainConfig, ray_address: str | None = None) -> WorkerPool:
-    """The pool the config asks for: ``num_workers: 0`` -> :class:`LocalPool`, else :class:`RayPool`."""
-    return LocalPool(cfg) if cfg.num_workers == 0 else RayPool(cfg, ray_address)
+def make_worker_pool(cfg: TrainConfig, ray_address: str | None = None,
+                     agent_factory: AgentFactory | None = None) -> WorkerPool:
+    """The pool the config asks for: ``num_workers: 0`` -> :class:`LocalPool`, else :class:`RayPool`.
+    ``agent_factory`` builds the agents of ``league.opponent`` and ``others`` from their specs (default: the
+    baselines only; the CLI passes ``tarocchi_rl.agents.specs.make_agent``)."""
+    return LocalPool(cfg, agent_factory) if cfg.num_workers == 0 else RayPool(cfg, ray_address, agent_factory)

@@ -195,7 +195,7 @@ def test_ctrl_c_during_the_rollout_also_resumes_exactly(tmp_path, monkeypatch):
 def test_nothing_on_disk_when_the_workers_fail_to_start(tmp_path, monkeypatch):
     from tarocchi_rl.rl import trainer as tr
 
-    def broken(cfg, ray_address=None):
+    def broken(cfg, ray_address=None, **kw):
         raise RuntimeError("actor constructor failed")
 
     monkeypatch.setattr(tr, "make_worker_pool", broken)

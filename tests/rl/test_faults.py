@@ -124,7 +124,7 @@ def test_ctrl_c_while_the_workers_start_is_one_line(tmp_path, monkeypatch, capsy
     from tarocchi_rl.cli import main
     from tarocchi_rl.rl import trainer as tr
 
-    def slow_ray(cfg, ray_address=None):
+    def slow_ray(cfg, ray_address=None, **kw):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(tr, "make_worker_pool", slow_ray)
