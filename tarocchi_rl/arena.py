@@ -18,13 +18,16 @@ are comparable. ``out_dir`` gets ``results.json``, ``games.jsonl`` (every game a
 replayable with ``tarocchi-rl replay``) and ``ratings.png``.
 """
 
+import gzip
+import io
 import json
 import os
 import sys
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from itertools import combinations
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -60,8 +63,17 @@ def random_decks(variant: str, n: int, seed: int, **options: Any) -> NDArray[np.
     return env.state.deck[:, : env.spec.deck.n_cards].copy()
 
 
+def _open_text(path: str | os.PathLike[str], mode: str) -> IO[str]:
+    """A deals file as text: gzip-compressed when its name ends in ``.gz`` (the committed benchmark sets)."""
+    if os.fspath(path).endswith(".gz"):
+        raw = gzip.GzipFile(path, mode + "b", mtime=0)  # mtime 0: the same deals give the same bytes
+        return io.TextIOWrapper(raw, encoding="utf-8")
+    return open(path, mode, encoding="utf-8")
+
+
 def write_deals_file(path: str | os.PathLike[str], variant: str, n: int, seed: int, **options: Any) -> None:
-    """A frozen evaluation set: one JSON object per line, {"variant", "options", "deal": {hands, stock}}.
+    """A frozen evaluation set: one JSON object per line, {"variant", "options", "deal": {hands, stock}}
+    (gzip-compressed when ``path`` ends in ``.gz``).
 
     A path that cannot be written (a directory, a missing parent, no permission) is a ValueError naming it,
     raised before any deal is made."""
@@ -71,7 +83,7 @@ def write_deals_file(path: str | os.PathLike[str], variant: str, n: int, seed: i
     if os.path.isdir(path):
         raise ValueError(f"deals file {os.fspath(path)!s}: is a directory")
     try:
-        f = open(path, "w", encoding="utf-8")
+        f = _open_text(path, "w")
     except OSError as e:
         raise ValueError(f"cannot write deals file {os.fspath(path)!s}: {e.strerror or e}") from None
     with f:
@@ -107,7 +119,7 @@ def read_deals_file(path: str | os.PathLike[str], variant: str) -> NDArray[np.in
         raise ValueError(f"deals file {where}: is a directory")
     decks = []
     try:
-        with open(path, encoding="utf-8") as f:
+        with _open_text(path, "r") as f:
             for k, line in enumerate(f, 1):
                 if not line.strip():
                     continue
@@ -116,6 +128,8 @@ def read_deals_file(path: str | os.PathLike[str], variant: str) -> NDArray[np.in
         raise ValueError(f"cannot read deals file {where}: {e.strerror or e}") from None
     except UnicodeDecodeError as e:
         raise ValueError(f"deals file {where}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except (EOFError, gzip.BadGzipFile, zlib.error) as e:
+        raise ValueError(f"deals file {where}: damaged gzip data ({type(e).__name__})") from None
     if not decks:
         raise ValueError(f"{where}: no deals")
     return np.array(decks)

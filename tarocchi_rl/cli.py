@@ -167,6 +167,27 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_leaderboard(args: argparse.Namespace) -> int:
+    from .agents.specs import make_agent, split_agent_specs
+    from .leaderboard import default_agents, format_markdown, run_leaderboard, write_results
+    from .variants import VARIANTS
+
+    variants = VARIANTS if args.variants == "all" else [v.strip() for v in args.variants.split(",")]
+    for v in variants:
+        if v not in VARIANTS:
+            raise ValueError(f"--variants: unknown variant {v!r} (known: {', '.join(VARIANTS)})")
+    command = "tarocchi-rl leaderboard " + " ".join(sys.argv[2:]) if len(sys.argv) > 1 else "tarocchi-rl leaderboard"
+    for v in variants:
+        deals = Path(args.deals_dir) / f"{v}.jsonl.gz"
+        agents = split_agent_specs(args.agents) if args.agents else default_agents(v, args.models)
+        board = run_leaderboard(v, deals, agents, make_agent, search_deals=args.search_deals,
+                                progress=not args.no_progress and sys.stderr.isatty())
+        if args.out:
+            print(f"wrote {write_results(board, args.out, command)}", file=sys.stderr)
+        print(format_markdown(board, command))
+    return 0
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
     try:
         from .rl.export import checkpoint_of_spec, export_policy
@@ -274,6 +295,17 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
     t.set_defaults(func=_cmd_train)
 
+    lb = sub.add_parser("leaderboard", help="every agent on the frozen deal sets of benchmarks/: a Markdown table "
+                        "per variant (mean per deal with 95%% CI, win rate, Elo, declarer success)")
+    lb.add_argument("--variants", default="all", help="comma-separated variants, or all")
+    lb.add_argument("--agents", default=None, help="agent specs (default: tarocchi_rl/leaderboard.py)")
+    lb.add_argument("--deals-dir", default="benchmarks/deals", help="VARIANT.jsonl.gz deal sets")
+    lb.add_argument("--models", default="models", help="where shipped bots are (models/VARIANT)")
+    lb.add_argument("--search-deals", type=int, default=500, help="deals of the table with search agents")
+    lb.add_argument("--out", default=None, help="write VARIANT.md and VARIANT.json here (e.g. benchmarks/results)")
+    lb.add_argument("--no-progress", action="store_true")
+    lb.set_defaults(func=_cmd_leaderboard)
+
     xp = sub.add_parser("exploit", help="exploitability probe: train a best response to a frozen agent for M "
                         "minutes and report how much it wins per deal (duplicate arena, 95%% CI)")
     xp.add_argument("--target", required=True, metavar="SPEC", help="the frozen agent (any agent spec)")
@@ -342,6 +374,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C where a command has nothing to save (e.g. while Ray starts): one line
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the output's reader went away (e.g. `| head`): nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's flush at exit must not fail
+        return 141
 
 
 if __name__ == "__main__":

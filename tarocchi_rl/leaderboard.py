@@ -1,0 +1,90 @@
+"""``tarocchi-rl leaderboard``: every agent of a variant on the frozen deal sets, one table per variant.
+
+The deal sets are committed (``benchmarks/deals/VARIANT.jsonl.gz``: 2,000 deals each, written by
+``tarocchi-rl deals --seed 20261201``), so a table recomputed later, or by someone else, plays the very same
+deals. Two arenas per variant (the duplicate arena of :mod:`tarocchi_rl.arena`: all pairs, seats rotated):
+
+| table    | agents                                        | deals                                  |
+|----------|-----------------------------------------------|----------------------------------------|
+| fast     | the agents without search                     | all 2,000 of the set                   |
+| search   | every agent, search agents included           | the first 500 of the same set          |
+
+Each row: mean payoff per deal (averaged over the agent's pairings) with its 95% bootstrap CI, win rate over
+the pairings' deals, the Bradley-Terry rating on the Elo scale (0 = the first agent) from all pairs, and the
+declarer's success per contract. The default agents (:func:`default_agents`) are random, heuristic, ISMCTS
+with random and with heuristic rollouts, and, when shipped under ``models/VARIANT``, the exported policy, the
+policy composed with the heuristic by kind of decision, and search guided by it (its prior).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .arena import read_deals_file, run_arena
+
+SEARCH_DEALS = 500  # deals of the table that includes the search agents (the first ones of the set)
+DEALS_SEED = 20261201  # the seed the committed sets were written with
+
+
+def default_agents(variant: str, models_dir: str | Path = "models") -> list[str]:
+    """The agent specs of a variant's leaderboard (module docstring)."""
+    agents = ["random", "heuristic", "ismcts:iterations=300,rollout=random", "ismcts:iterations=300,rollout=heuristic"]
+    bot = Path(models_dir) / variant
+    if (bot / "manifest.json").is_file():
+        agents += [f"onnx:{bot}", f"compose:bid=heuristic,rest=onnx:{bot}", f"compose:bid=onnx:{bot},rest=heuristic",
+                   f"ismcts:iterations=300,rollout=heuristic,prior={bot}"]
+    return agents
+
+
+def is_search(spec: str) -> bool:
+    """A search agent (slow: it plays only the search table)."""
+    return "ismcts:" in spec
+
+
+def run_leaderboard(variant: str, deals_file: str | Path, agents: Sequence[str], make_agent: Callable[..., Any],
+                    search_deals: int = SEARCH_DEALS, progress: bool = False) -> dict[str, Any]:
+    """Both arenas of one variant (module docstring); returns {"variant", "deals_file", "tables": {name: arena
+    result}}. A set with fewer deals than ``search_deals`` plays all of them in the search table."""
+    decks = read_deals_file(deals_file, variant)
+    fast = [a for a in agents if not is_search(a)]
+    tables: dict[str, Any] = {}
+    if len(fast) >= 2:
+        tables["fast"] = run_arena(variant, fast, decks=decks, progress=progress, make_agent=make_agent)
+    if any(is_search(a) for a in agents):
+        tables["search"] = run_arena(variant, list(agents), decks=decks[:search_deals], progress=progress,
+                                     make_agent=make_agent)
+    return {"variant": variant, "deals_file": str(deals_file), "tables": tables}
+
+
+def format_markdown(board: dict[str, Any], command: str, date: str | None = None) -> str:
+    """The variant's tables as Markdown, with the command that made them and the date."""
+    date = date or datetime.date.today().isoformat()
+    out = [f"### {board['variant']}", "", f"`{command}` ({date}; deals: `{board['deals_file']}`)", ""]
+    for name, r in board["tables"].items():
+        out += [f"**{name}**: {r['deals']} duplicate deals, {r['games_per_deal_per_pair']} seatings per pair, "
+                f"{r['games']:,} games in {r['seconds']:.0f} s", "",
+                "| agent | mean / deal [95% CI] | win rate | Elo | declarer: contract (declared, won) |",
+                "|---|---|---|---|---|"]
+        for t in r["table"]:
+            lo, hi = t["ci95"]
+            wr = f"{100 * t['win_rate']:.1f}%" if t["win_rate"] is not None else "-"
+            decl = ", ".join(f"{c} ({v['declared']}, {100 * v['made'] / v['declared']:.0f}%)"
+                             for c, v in sorted(t["declarer"].items())) or "-"
+            out.append(f"| `{t['agent']}` | {t['mean_payoff_per_deal']:+.3f} [{lo:+.3f}, {hi:+.3f}] | {wr} | "
+                       f"{t['rating']:.0f} | {decl} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def write_results(board: dict[str, Any], out_dir: str | Path, command: str) -> Path:
+    """``OUT/VARIANT.md`` (the tables) and ``OUT/VARIANT.json`` (the arena results); returns the .md path."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{board['variant']}.json").write_text(json.dumps(board, indent=1) + "\n")
+    md = out / f"{board['variant']}.md"
+    md.write_text(format_markdown(board, command) + "\n")
+    return md

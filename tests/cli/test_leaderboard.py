@@ -1,0 +1,64 @@
+"""The leaderboard (issue 15 part 4): the committed deal sets are the ones their seed writes, and the command
+plays the fast and the search tables on a deal set and writes them as Markdown."""
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tarocchi_rl.arena import random_decks, read_deals_file, write_deals_file
+from tarocchi_rl.cli import main
+from tarocchi_rl.leaderboard import DEALS_SEED, default_agents, is_search
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("variant", ["mineo", "piedmont3", "piedmont4", "french3", "french4"])
+def test_the_committed_deal_sets_are_what_their_seed_deals(variant):
+    decks = read_deals_file(ROOT / "benchmarks/deals" / f"{variant}.jsonl.gz", variant)
+    assert decks.shape[0] == 2000
+    np.testing.assert_array_equal(decks[:200], random_decks(variant, 2000, DEALS_SEED)[:200])
+
+
+def test_gzipped_deal_files_round_trip_and_damage_is_one_error(tmp_path):
+    write_deals_file(tmp_path / "d.jsonl.gz", "french3", 7, seed=3)
+    assert read_deals_file(tmp_path / "d.jsonl.gz", "french3").shape == (7, 78)
+    with gzip.open(tmp_path / "d.jsonl.gz", "rt") as f:
+        assert json.loads(f.readline())["variant"] == "french3"
+    (tmp_path / "bad.jsonl.gz").write_bytes((tmp_path / "d.jsonl.gz").read_bytes()[:60])
+    with pytest.raises(ValueError, match="damaged gzip"):
+        read_deals_file(tmp_path / "bad.jsonl.gz", "french3")
+
+
+def test_the_leaderboard_plays_both_tables_and_writes_markdown(tmp_path, capsys):
+    deals = tmp_path / "deals"
+    deals.mkdir()
+    write_deals_file(deals / "piedmont3.jsonl.gz", "piedmont3", 6, seed=1)
+    agents = "random,heuristic,ismcts:iterations=30,rollout=heuristic"
+    assert main(["leaderboard", "--variants", "piedmont3", "--deals-dir", str(deals), "--agents", agents,
+                 "--search-deals", "3", "--out", str(tmp_path / "out"), "--no-progress"]) == 0
+    md = (tmp_path / "out/piedmont3.md").read_text()
+    assert "**fast**: 6 duplicate deals" in md and "**search**: 3 duplicate deals" in md
+    assert md.count("| `heuristic` |") == 2 and md.count("| `ismcts:iterations=30,rollout=heuristic` |") == 1
+    board = json.loads((tmp_path / "out/piedmont3.json").read_text())
+    assert [t["agent"] for t in board["tables"]["fast"]["table"]] == ["random", "heuristic"]
+    assert md.strip() in capsys.readouterr().out
+
+
+def test_default_agents_add_the_shipped_bot_when_there_is_one(tmp_path):
+    assert default_agents("mineo", tmp_path) == ["random", "heuristic", "ismcts:iterations=300,rollout=random",
+                                                 "ismcts:iterations=300,rollout=heuristic"]
+    (tmp_path / "mineo").mkdir()
+    (tmp_path / "mineo/manifest.json").write_text("{}")
+    agents = default_agents("mineo", tmp_path)
+    assert f"onnx:{tmp_path / 'mineo'}" in agents and sum(is_search(a) for a in agents) == 3
+
+
+def test_bad_leaderboard_input_is_one_line(tmp_path, capsys):
+    assert main(["leaderboard", "--variants", "chess"]) == 2
+    assert main(["leaderboard", "--variants", "mineo", "--deals-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0].startswith("error: --variants: unknown variant 'chess'")
+    assert err[1].startswith("error: cannot read deals file") and len(err) == 2
