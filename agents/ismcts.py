@@ -1,7 +1,7 @@
 """``ismcts``: Information Set MCTS on the compiled core, optionally root-parallel on Ray.
 
 Spec: ``ismcts:iterations=1000[,c=0.7][,rollout=random|heuristic][,workers=N][,prior=PATH][,c_prior=2]
-[,time=SECONDS][,seed=S]``.
+[,time=SECONDS][,seed=S]``, or guided by a network: ``ismcts:net=PATH[,c_puct=1.5][,mix=0][,time=...]``.
 
 | option     | meaning                                                                                     |
 |------------|---------------------------------------------------------------------------------------------|
@@ -13,11 +13,17 @@ Spec: ``ismcts:iterations=1000[,c=0.7][,rollout=random|heuristic][,workers=N][,p
 | prior      | a policy whose probabilities are a PUCT prior at the root: an exported bot directory        |
 |            | (``onnx:DIR`` or a DIR with manifest.json: no torch) or a PPO checkpoint (file or run dir)  |
 | c_prior    | weight of the prior (default 2)                                                             |
+| net        | search guided by this policy/value network (same forms as ``prior``): its policy is the     |
+|            | PUCT prior at every node, its value head the leaves' values (:mod:`tarocchi_rl.search.guided`) |
+| c_puct     | with ``net``: the PUCT constant (default 1.5)                                               |
+| mix        | with ``net``: a rollout's weight in a leaf's value, in [0, 1] (default 0: the value head)    |
 | seed       | the agent's random seed                                                                     |
 
 Every value is checked when the agent is built (a ValueError naming it): ``iterations`` an integer in
 [1, 10^7] (``1e6`` is read as 1000000), ``time`` in (0, 3600] seconds, ``c`` in [0, 100], ``c_prior`` in
-[0, 1000] (finite: no ``inf`` / ``nan``), ``workers`` in [1, 256], ``seed`` in [0, 2^63).
+[0, 1000] (finite: no ``inf`` / ``nan``), ``workers`` in [1, 256], ``seed`` in [0, 2^63), ``c_puct`` in [0, 100],
+``mix`` in [0, 1]; ``net`` excludes ``prior`` and ``workers`` (the guided search is one process; its games share
+one forward pass per iteration step).
 
 Forced decisions (one legal action) are played without searching. The search itself is
 :mod:`tarocchi_rl.search.ismcts`; games of a batch are searched in parallel with Numba threads. A long search
@@ -37,6 +43,7 @@ from numpy.typing import NDArray
 
 from tarocchi_rl.core.state import CUR, BatchState, alloc_state
 from tarocchi_rl.policies import Agent
+from tarocchi_rl.search.guided import guided_search
 from tarocchi_rl.search.ismcts import (
     ROLLOUT_HEURISTIC,
     ROLLOUT_RANDOM,
@@ -56,6 +63,9 @@ from .onnx import check_spec_path
 MAX_ITERATIONS = 10**7  # iterations per decision: the tree holds one node per iteration (~48 bytes each)
 MAX_TIME = 3600.0  # seconds per decision
 MAX_C, MAX_C_PRIOR, MAX_WORKERS, MAX_SEED = 100.0, 1000.0, 256, 2**63 - 1
+#: bytes of node priors (float32[games, iterations + 1, n_actions]) held at once by a guided search: the games
+#: of a batch are searched in groups that fit
+GUIDED_PRIOR_BYTES = 2**27
 #: iterations (summed over the games searched together) per compiled call; between two calls Python can raise
 #: KeyboardInterrupt. About a second of search on one thread (random rollouts; heuristic ones: about two).
 CHUNK_ITERATIONS = 100_000
@@ -216,7 +226,8 @@ class ISMCTSAgent(Agent):
 
     def __init__(self, iterations: int = 1000, c: float = 0.7, rollout: str = "random", workers: int = 1,
                  prior: str | None = None, c_prior: float = 2.0, time_budget: float | None = None, seed: int = 0,
-                 label: str | None = None) -> None:
+                 label: str | None = None, net: str | None = None, c_puct: float = 1.5,
+                 mix: float = 0.0) -> None:
         iterations = _number("iterations", iterations, 1, MAX_ITERATIONS, integer=True)
         if rollout not in ("random", "heuristic"):
             raise ValueError(f"ismcts: rollout must be random or heuristic, got {rollout!r}")
@@ -230,16 +241,27 @@ class ISMCTSAgent(Agent):
             if not isinstance(prior, str) or not prior.strip():
                 raise ValueError(f"ismcts: prior must be a path (a bot directory or a PPO checkpoint), got {prior!r}")
             check_spec_path("ismcts", prior[len("onnx:"):] if prior.startswith("onnx:") else prior)
+        c_puct = _number("c_puct", c_puct, 0, MAX_C)
+        mix = _number("mix", mix, 0, 1)
+        if net is not None:
+            if not isinstance(net, str) or not net.strip():
+                raise ValueError(f"ismcts: net must be a path (a bot directory or a PPO checkpoint), got {net!r}")
+            if prior is not None or workers > 1:
+                raise ValueError("ismcts: net (a guided search) excludes prior and workers")
+            check_spec_path("ismcts", net[len("onnx:"):] if net.startswith("onnx:") else net)
+        self.c_puct, self.mix = c_puct, mix
         self.iterations, self.c, self.rollout = iterations, c, rollout
         self.workers, self.c_prior, self.time_budget = workers, c_prior, time_budget
         self.rng = np.random.default_rng(seed)
         self.prior: Any = None
         if prior is not None:
             self.prior = load_prior(prior)
-        self.needs_obs = self.prior is not None
+        self.net: Any = load_prior(net) if net is not None else None
+        self.needs_obs = self.prior is not None or self.net is not None
         self.name = label or f"ismcts:iterations={self.iterations}"
         self._actors: tuple[tuple, list[Any]] | None = None  # (variant key, Ray actor handles)
         self._rate: float | None = None  # measured iterations per second (time budgets)
+        self._guided_cost: float | None = None  # measured seconds per game-iteration of the guided search
 
     # -- Ray root parallelism ---------------------------------------------------------------------------------
     def _ray_actors(self, env: Any) -> list[Any]:
@@ -290,6 +312,10 @@ class ISMCTSAgent(Agent):
         if len(todo) == 0:
             return out, visits_all
         rows = idx[todo]
+        if self.net is not None:
+            assert obs is not None  # needs_obs
+            out[todo], visits_all[todo] = self._guided(env, rows, obs[todo], legal[todo], payoff_scale)
+            return out, visits_all
         priors = np.zeros((len(rows), env.num_actions), np.float32)
         if self.prior is not None:
             assert obs is not None  # needs_obs: the arena passes observations when there is a prior
@@ -317,11 +343,51 @@ class ISMCTSAgent(Agent):
         return out, visits_all
 
 
+    # -- the guided search -------------------------------------------------------------------------------------
+    def _evaluate(self, obs: NDArray[np.float32], mask: NDArray[np.bool_]) -> tuple[NDArray[np.float32],
+                                                                                     NDArray[np.float32]]:
+        """The network on k positions: (probabilities float32[k, A], values float32[k]), one forward pass."""
+        probs, value = self.net.run(obs, mask)
+        return np.asarray(probs, np.float32), np.asarray(value, np.float32)
+
+    def _guided(self, env: Any, rows: NDArray[np.int64], obs: NDArray[np.float32], legal: NDArray[np.bool_],
+                payoff_scale: float) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """Guided searches of games ``rows`` (their players' observations and legal actions), in groups whose
+        node priors fit :data:`GUIDED_PRIOR_BYTES`; with a time budget the iterations follow the measured cost
+        of a game-iteration (all games of a group share each forward pass)."""
+        iters = self.iterations
+        if self.time_budget is not None:
+            if self._guided_cost is None:  # a first search compiles; a second one of 16 iterations is timed
+                for n in (2, 16):
+                    t0 = time.perf_counter()
+                    guided_search(env.state, rows, env.tables, env.num_players, env.num_actions, obs, legal,
+                                  self._evaluate, n, self.c_puct, payoff_scale,
+                                  self.rng.integers(1, 2**63, len(rows), dtype=np.uint64), mix=self.mix,
+                                  rollout=self.rollout)
+                self._guided_cost = (time.perf_counter() - t0) / (len(rows) * 16)
+            iters = max(1, min(MAX_ITERATIONS, int(self.time_budget / self._guided_cost)))
+        per_game = (iters + 1) * env.num_actions * 4
+        group = max(1, min(len(rows), GUIDED_PRIOR_BYTES // per_game))
+        actions = np.zeros(len(rows), np.int64)
+        visits = np.zeros((len(rows), env.num_actions))
+        t0 = time.perf_counter()
+        for lo in range(0, len(rows), group):
+            sl = slice(lo, lo + group)
+            actions[sl], visits[sl] = guided_search(
+                env.state, rows[sl], env.tables, env.num_players, env.num_actions, obs[sl], legal[sl],
+                self._evaluate, iters, self.c_puct, payoff_scale,
+                self.rng.integers(1, 2**63, len(rows[sl]), dtype=np.uint64), mix=self.mix, rollout=self.rollout)
+        cost = (time.perf_counter() - t0) / (len(rows) * iters)
+        self._guided_cost = cost if self._guided_cost is None else 0.8 * self._guided_cost + 0.2 * cost
+        return actions, visits
+
+
 def parse_ismcts_spec(args: str, seed: int = 0) -> ISMCTSAgent:
     """``iterations=1000,c=0.7,...`` (module docstring) -> ISMCTSAgent; a ValueError naming a bad key or value."""
     kw: dict[str, Any] = {"seed": seed}
-    numbers = {"iterations": int, "c": float, "workers": int, "c_prior": float, "time": float, "seed": int}
-    known = ("iterations", "c", "rollout", "workers", "prior", "c_prior", "time", "seed")
+    numbers = {"iterations": int, "c": float, "workers": int, "c_prior": float, "time": float, "seed": int,
+               "c_puct": float, "mix": float}
+    known = ("iterations", "c", "rollout", "workers", "prior", "c_prior", "time", "seed", "net", "c_puct", "mix")
     for part in [a for a in args.split(",") if a.strip()]:
         key, eq, val = part.partition("=")
         key, val = key.strip(), val.strip()

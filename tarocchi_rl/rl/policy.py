@@ -44,6 +44,11 @@ class PPOAgent(Agent):
         self.name = label or (f"ppo:{path}" if path is not None else "ppo")
 
     def _logits(self, obs: NDArray[Any] | None, mask: NDArray[Any] | None, env: Any) -> torch.Tensor:
+        return self.net(*self._inputs(obs, mask, env))[0]
+
+    def _inputs(self, obs: NDArray[Any] | None, mask: NDArray[Any] | None,
+                env: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """The checked network inputs (a ValueError naming what does not fit)."""
         if env is not None and self.variant is not None and env.variant != self.variant:
             raise ValueError(f"{self.name} was trained on {self.variant}, not {env.variant}")
         obs = np.asarray(obs, np.float32)
@@ -53,12 +58,20 @@ class PPOAgent(Agent):
                              f"the network expects {self.net.obs_dim}/{self.net.n_actions}")
         if not mask.any(axis=1).all():
             raise ValueError(f"{self.name}: a row of the mask has no legal action")
-        return self.net(torch.from_numpy(obs), torch.from_numpy(mask))[0]
+        return torch.from_numpy(obs), torch.from_numpy(mask)
 
     @torch.no_grad()
     def probabilities(self, obs: NDArray[Any] | None, mask: NDArray[Any] | None, env: Any = None) -> np.ndarray:
         """float32[k, n_actions]: the policy's action probabilities (0 on illegal actions)."""
         return torch.softmax(self._logits(obs, mask, env), dim=1).numpy()
+
+    @torch.no_grad()
+    def run(self, obs: NDArray[Any] | None, mask: NDArray[Any] | None,
+            env: Any = None) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """(probabilities float32[k, n_actions], values float32[k]) of k positions: one forward pass (the same
+        call as :meth:`tarocchi_rl.policies.onnx_policy.OnnxAgent.run`)."""
+        logits, value = self.net(*self._inputs(obs, mask, env))[:2]
+        return torch.softmax(logits, dim=1).numpy(), value.numpy()
 
     @torch.no_grad()
     def value(self, obs: NDArray[Any] | None, mask: NDArray[Any] | None, env: Any = None) -> np.ndarray:

@@ -1,0 +1,260 @@
+"""ISMCTS guided by a policy/value network (the step from MCTS to AlphaZero, for imperfect information).
+
+The searches of k games advance together, one iteration step at a time, so that the network evaluations of all
+k games are one forward pass per step::
+
+    root priors = net(the true observation of each game's player to act)         one pass, before the loop
+    repeat iterations times:
+        descend_batch   (compiled, prange over games) determinize (the same sampler as plain ISMCTS), then
+                        select by PUCT from the root down, playing the actions on the scratch row, until a
+                        new node is added (one per iteration) or the deal ends
+        evaluate        (Python) the leaves that are not finished: every seat's observation of the leaf in one
+                        pass of the network: the acting seat's policy is the new node's prior, each seat's
+                        value its value; optionally mixed with a rollout: (1 - mix) * value + mix * payoff
+        backup_batch    (compiled) the new node keeps its prior; every node of the path gets a visit and
+                        the value of the seat that chose its action
+
+Selection at a node whose prior is ``p`` (stored when the node was evaluated) among the actions legal in this
+determinization: a child with ``N`` visits, summed value ``W`` and availability ``avail`` (the times it was
+legal when its parent was visited: single-observer ISMCTS) scores ``W/N + c_puct * p[a] * sqrt(avail) / (1 +
+N)``; an action without a child scores ``fpu + c_puct * p[a] * sqrt(max(1, N_parent))``. Choosing an action
+without a child adds it (expansion) and ends the descent: the leaf is that child's position.
+
+Tree arrays (``GuidedTrees``, one row per game; M = iterations + 1 nodes):
+
+| array        | dtype / shape        | meaning                                                             |
+|--------------|----------------------|---------------------------------------------------------------------|
+| parent       | int32[k, M]          | parent node (-1: the root)                                          |
+| action       | int32[k, M]          | the action leading to the node                                      |
+| seat         | int32[k, M]          | the seat that chose it                                              |
+| first_child  | int32[k, M]          | first child (-1: none), children linked by next_sibling             |
+| next_sibling | int32[k, M]          | next child of the same parent                                       |
+| visits       | float64[k, M]        | N                                                                   |
+| avail        | float64[k, M]        | availability count                                                  |
+| wsum         | float64[k, M]        | W (values of the seat that chose the action, payoff / payoff_scale) |
+| prior        | float32[k, M, A]     | the node's policy prior (its acting seat's network probabilities)   |
+| evaluated    | bool[k, M]           | prior set                                                           |
+
+Values are payoffs / ``payoff_scale`` (the value head's scale). The decision is the root's most visited
+action; the visit counts are the policy targets of expert iteration.
+"""
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+from numpy.typing import NDArray
+
+from .. import engine
+from ..core.phases import DONE
+from ..core.state import CUR, PAYOFF, PHASE, BatchState, alloc_state
+from .determinize import sample_row
+from .ismcts import ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, _rollout, _root_plan
+
+Evaluate = Callable[[NDArray[np.float32], NDArray[np.bool_]], tuple[NDArray[np.float32], NDArray[np.float32]]]
+"""(obs float32[n, obs_dim], mask bool[n, A]) -> (probabilities float32[n, A], values float32[n])."""
+
+LEAF_NEW, LEAF_DONE = 0, 1  # a new node to evaluate / a finished deal (its payoffs are the values)
+
+
+class GuidedTrees(NamedTuple):
+    """The k search trees (module docstring's table)."""
+
+    parent: np.ndarray
+    action: np.ndarray
+    seat: np.ndarray
+    first_child: np.ndarray
+    next_sibling: np.ndarray
+    visits: np.ndarray
+    avail: np.ndarray
+    wsum: np.ndarray
+    prior: np.ndarray
+    evaluated: np.ndarray
+
+
+def new_trees(k: int, m: int, n_actions: int) -> GuidedTrees:
+    """k empty trees of room m (node 0: the root of each)."""
+    ints = [np.full((k, m), -1, np.int32) for _ in range(5)]
+    floats = [np.zeros((k, m), np.float64) for _ in range(3)]
+    return GuidedTrees(*ints, *floats, np.zeros((k, m, n_actions), np.float32), np.zeros((k, m), np.bool_))
+
+
+@njit(cache=True)
+def _descend_row(root, i, tb, scratch, k, t, n_nodes, legal, path, c_puct, fpu, plan_i, plan_m, plan_f, observer):
+    """One determinization and descent of tree k (module docstring); returns (depth, leaf kind, nodes)."""
+    sample_row(root, i, observer, tb, plan_i, plan_m, plan_f, scratch, k)
+    node, depth = 0, 0
+    while True:
+        if scratch.meta[k, PHASE] == DONE:
+            return depth, LEAF_DONE, n_nodes
+        engine.legal_mask_row(scratch, k, tb, legal)
+        best_score, best_child, best_action = -1e300, -1, -1
+        n_parent = max(1.0, t.visits[k, node])
+        have = np.zeros(legal.shape[0], np.int32) - 1
+        ch = t.first_child[k, node]
+        while ch >= 0:
+            have[t.action[k, ch]] = ch
+            ch = t.next_sibling[k, ch]
+        for a in range(legal.shape[0]):
+            if not legal[a]:
+                continue
+            p = t.prior[k, node, a]
+            ch = have[a]
+            if ch >= 0:
+                t.avail[k, ch] += 1.0
+                n = t.visits[k, ch]
+                q = t.wsum[k, ch] / n if n > 0 else fpu
+                score = q + c_puct * p * np.sqrt(t.avail[k, ch]) / (1.0 + n)
+            else:
+                score = fpu + c_puct * p * np.sqrt(n_parent)
+            if score > best_score:
+                best_score, best_child, best_action = score, ch, a
+        if best_child < 0:  # an action without a child: expand (when there is room) and stop
+            if n_nodes >= t.parent.shape[1]:
+                return depth, LEAF_DONE if scratch.meta[k, PHASE] == DONE else -1, n_nodes
+            new = n_nodes
+            n_nodes += 1
+            t.parent[k, new] = node
+            t.action[k, new] = best_action
+            t.seat[k, new] = scratch.meta[k, CUR]
+            t.next_sibling[k, new] = t.first_child[k, node]
+            t.first_child[k, node] = new
+            t.avail[k, new] = 1.0
+            engine.step_row(scratch, k, best_action, tb)
+            path[k, depth] = new
+            depth += 1
+            return depth, LEAF_DONE if scratch.meta[k, PHASE] == DONE else LEAF_NEW, n_nodes
+        engine.step_row(scratch, k, best_action, tb)
+        path[k, depth] = best_child
+        depth += 1
+        node = best_child
+
+
+@njit(cache=True, parallel=True)
+def descend_batch(root, idx, tb, scratch, t, n_nodes, legal, path, depth, leaf_kind, c_puct, fpu, plans_i, plans_m,
+                  plans_f, observers):
+    """:func:`_descend_row` for every game idx[k] (scratch row k, tree k): depth[k], leaf_kind[k] (-1: no room
+    left to expand: the path is backed up with the rollout of the position)."""
+    for k in prange(idx.shape[0]):
+        depth[k], leaf_kind[k], n_nodes[k] = _descend_row(
+            root, idx[k], tb, scratch, k, t, n_nodes[k], legal[k], path, c_puct, fpu, plans_i[k], plans_m[k],
+            plans_f[k], observers[k])
+
+
+@njit(cache=True, parallel=True)
+def rollout_batch(scratch, tb, rows, kind):
+    """Play scratch rows ``rows`` to their end (random or heuristic actions)."""
+    for r in prange(rows.shape[0]):
+        _rollout(scratch, rows[r], tb, kind)
+
+
+@njit(cache=True)
+def _backup_row(t, k, path, d, values, new_prior, has_prior):
+    """Tree k's path of ``d`` nodes: the leaf takes ``new_prior`` when ``has_prior``; every node a visit and the
+    value of the seat that chose its action (a function of its own: written inline in the prange loop, Numba's
+    parfors lost the writes through the tuple's arrays)."""
+    if d == 0:
+        return
+    t.visits[k, 0] += 1.0  # the root: its visits are N_parent of its children's exploration term
+    leaf = path[k, d - 1]
+    if has_prior:
+        t.prior[k, leaf, :] = new_prior
+        t.evaluated[k, leaf] = True
+    for j in range(d):
+        nd = path[k, j]
+        t.visits[k, nd] += 1.0
+        t.wsum[k, nd] += values[t.seat[k, nd]]
+
+
+@njit(cache=True, parallel=True)
+def backup_batch(t, path, depth, values, new_prior, has_prior):
+    """:func:`_backup_row` of every tree k, with ``values[k]``, ``new_prior[k]``, ``has_prior[k]``."""
+    for k in prange(path.shape[0]):
+        _backup_row(t, k, path, depth[k], values[k], new_prior[k], has_prior[k])
+
+
+def _plans(root: BatchState, idx: NDArray[np.int64], tb) -> tuple[NDArray[np.int64], NDArray[np.uint64],
+                                                                   NDArray[np.float64]]:
+    """The sampler's plan of every game (the searching player: each game's player to act), stacked (the float
+    tables padded to the longest)."""
+    plans = [_root_plan(root, int(i), int(root.meta[i, CUR]), tb) for i in idx]
+    n_f = max(len(pf) for _, _, pf in plans)
+    plans_f = np.zeros((len(plans), n_f), np.float64)
+    for r, (_, _, pf) in enumerate(plans):
+        plans_f[r, : len(pf)] = pf
+    return np.stack([pi for pi, _, _ in plans]), np.stack([pm for _, pm, _ in plans]), plans_f
+
+
+def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: int, n_actions: int,
+                  root_obs: NDArray[np.float32], root_mask: NDArray[np.bool_], evaluate: Evaluate, iterations: int,
+                  c_puct: float, payoff_scale: float, seeds: NDArray[np.uint64], mix: float = 0.0,
+                  rollout: str = "heuristic", fpu: float = 0.0) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """Search games ``idx`` of ``state`` (module docstring); returns (actions int64[k], root visits float64[k, A]).
+
+    root_obs float32[k, D], root_mask bool[k, A]: the true observation and legal actions of each game's player
+    to act; ``evaluate`` the network; ``mix`` in [0, 1] the rollout's weight in a leaf's value; ``seeds``
+    uint64[k] the searches' random streams."""
+    idx = np.ascontiguousarray(idx, np.int64)
+    k = len(idx)
+    m = iterations + 1
+    t = new_trees(k, m, n_actions)
+    probs, _ = evaluate(root_obs, root_mask)
+    t.prior[:, 0, :] = probs
+    t.evaluated[:, 0] = True
+    plans_i, plans_m, plans_f = _plans(state, idx, tables)
+    observers = state.meta[idx, CUR].astype(np.int64)
+    scratch = alloc_state(k)
+    scratch.rng[:] = seeds
+    n_nodes = np.ones(k, np.int64)
+    legal = np.zeros((k, n_actions), np.bool_)
+    path = np.zeros((k, m), np.int32)
+    depth = np.zeros(k, np.int64)
+    leaf_kind = np.zeros(k, np.int64)
+    values = np.zeros((k, n_players), np.float64)
+    new_prior = np.zeros((k, n_actions), np.float32)
+    viewers = np.full(k, -1, np.int64)
+    obs_buf = np.zeros((n_players, k, root_obs.shape[1]), np.float32)
+    kind = ROLLOUT_HEURISTIC if rollout == "heuristic" else ROLLOUT_RANDOM
+    for _ in range(iterations):
+        descend_batch(state, idx, tables, scratch, t, n_nodes, legal, path, depth, leaf_kind, float(c_puct),
+                      float(fpu), plans_i, plans_m, plans_f, observers)
+        new = np.flatnonzero(leaf_kind == LEAF_NEW)
+        has_prior = np.zeros(k, np.bool_)
+        values[:] = 0.0
+        if len(new):
+            mask = np.zeros((len(new), n_actions), np.bool_)
+            for r, row in enumerate(new):
+                engine.legal_mask_row(scratch, int(row), tables, mask[r])
+            acting = scratch.meta[new, CUR].astype(np.int64)
+            for s in range(n_players):  # every seat's view of the leaf: its value; the actor's: the prior
+                viewers[:] = -1
+                viewers[new] = s
+                engine.observe_batch(scratch, tables, viewers, obs_buf[s])
+            obs = obs_buf[:, new].reshape(n_players * len(new), -1)
+            p, v = evaluate(obs, np.tile(mask, (n_players, 1)))
+            p = p.reshape(n_players, len(new), n_actions)
+            v = np.asarray(v, np.float64).reshape(n_players, len(new))
+            new_prior[new] = p[acting, np.arange(len(new))]
+            has_prior[new] = True
+            values[new] = v.T
+        ends = np.flatnonzero(leaf_kind != LEAF_NEW) if mix <= 0 else np.arange(k)
+        if mix > 0 or len(ends):
+            rollout_batch(scratch, tables, ends, kind)
+            payoffs = scratch.meta[ends, PAYOFF : PAYOFF + n_players] / payoff_scale
+            net_part = np.isin(ends, new)
+            values[ends] = np.where(net_part[:, None], (1 - mix) * values[ends] + mix * payoffs, payoffs)
+        backup_batch(t, path, depth, values, new_prior, has_prior)
+    visits = np.zeros((k, n_actions), np.float64)
+    actions = np.zeros(k, np.int64)
+    for r in range(k):
+        ch = t.first_child[r, 0]
+        best, best_n = -1, -1.0
+        while ch >= 0:
+            a, n = int(t.action[r, ch]), float(t.visits[r, ch])
+            visits[r, a] = n
+            if n > best_n:
+                best, best_n = a, n
+            ch = t.next_sibling[r, ch]
+        actions[r] = best
+    return actions, visits
