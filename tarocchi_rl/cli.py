@@ -167,6 +167,16 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_expert(args: argparse.Namespace) -> int:
+    from .expert import expert_iteration
+
+    r = expert_iteration(args.init, args.out, rounds=args.rounds, deals=args.deals, iterations=args.iterations,
+                         minutes=args.minutes, epochs=args.epochs, lr=args.lr, c_puct=args.c_puct, mix=args.mix,
+                         seed=args.seed, progress=not args.no_progress)
+    print(json.dumps(r))
+    return 0
+
+
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
     from .agents.specs import make_agent, split_agent_specs
     from .leaderboard import default_agents, format_markdown, run_leaderboard, write_results
@@ -318,6 +328,25 @@ def build_parser() -> argparse.ArgumentParser:
     xp.add_argument("--json", action="store_true")
     xp.add_argument("--no-progress", action="store_true")
     xp.set_defaults(func=_cmd_exploit)
+
+    ei = sub.add_parser("expert", help="expert iteration: the network learns the visit distributions and the "
+                        "outcomes of the search it guides (ismcts:net) in self-play; PPO can continue with "
+                        "--set init=OUT")
+    ei.add_argument("--init", required=True, metavar="CHECKPOINT", help="the starting network: a PPO run "
+                    "directory or checkpoint")
+    ei.add_argument("--out", required=True, metavar="DIR", help="a new (or empty) directory: checkpoints/"
+                    "round_R.pt, checkpoints/final.pt, expert.jsonl")
+    ei.add_argument("--rounds", type=int, default=10, help="rounds of self-play then training (default 10)")
+    ei.add_argument("--deals", type=int, default=256, help="self-play deals per round (default 256)")
+    ei.add_argument("--iterations", type=int, default=64, help="search iterations per decision (default 64)")
+    ei.add_argument("--minutes", type=float, default=0.0, help="also stop after this wall time (0: none)")
+    ei.add_argument("--epochs", type=int, default=2, help="passes over each round's samples (default 2)")
+    ei.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (default 3e-4)")
+    ei.add_argument("--c-puct", type=float, default=1.5, help="PUCT constant of the search (default 1.5)")
+    ei.add_argument("--mix", type=float, default=0.0, help="rollout weight in the leaves' values (default 0)")
+    ei.add_argument("--seed", type=int, default=0)
+    ei.add_argument("--no-progress", action="store_true")
+    ei.set_defaults(func=_cmd_expert)
 
     ex = sub.add_parser("export", help="export a trained policy as a bot directory (ONNX, manifest, golden "
                         "positions, model card) that runs without torch as onnx:DIR")

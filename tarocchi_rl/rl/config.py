@@ -204,6 +204,9 @@ class TrainConfig:
     # its seats' other decisions are played by `others` (any agent spec) and are not trained on
     learn: list[str] = field(default_factory=lambda: list(DECISION_KINDS))
     others: str = "heuristic"
+    # a checkpoint (file or run directory) whose weights start the network instead of the imitation warm start,
+    # e.g. the output of `tarocchi-rl expert` (expert iteration); same variant and network shape
+    init: str | None = None
     checkpoint_every: int = 100  # updates between checkpoints (latest.pt; the last one is always written)
     keep_checkpoints: int = 3  # periodic update_*.pt files kept (older ones deleted; 0 = keep none)
     log_every: int = 1  # updates between TensorBoard scalar writes
@@ -244,6 +247,7 @@ class TrainConfig:
         _need(bool(self.learn) and len(set(self.learn)) == len(self.learn) and set(self.learn) <= set(DECISION_KINDS),
               "learn", f"must be a non-empty list of distinct kinds of {', '.join(DECISION_KINDS)}")
         _need(0 < len(self.others) <= 4096, "others", "must be an agent spec")
+        _need(self.init is None or 0 < len(self.init) <= 4096, "init", "must be a checkpoint path")
         for section in (self.network, self.ppo, self.league, self.imitation, self.eval):
             section.validate()
         return self

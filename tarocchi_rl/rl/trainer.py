@@ -2,7 +2,8 @@
 
 ``Trainer.run``, top to bottom::
 
-    warm start (imitation.decisions > 0): imitate the heuristic, evaluate (update 0)
+    the network: built from the config, its weights from ``init`` when set (a checkpoint, e.g. expert iteration's)
+    warm start (imitation.decisions > 0 and no init): imitate the heuristic, evaluate (update 0)
     until a stopping rule (total_samples, max_minutes, max_updates):
         batches = workers.sample(weights, league)       one rollout per worker, GAE already computed
         for epoch in 1..ppo.epochs: for each shuffled minibatch: ppo_loss -> backward -> clip grads -> Adam step
@@ -57,6 +58,7 @@ Faults:
 """
 
 import copy
+import dataclasses
 import json
 import math
 import os
@@ -77,7 +79,14 @@ from ..core.phases import DECISION_KINDS
 from ..policies import make_baseline
 from ..policies.compose import ComposeAgent
 from ..variants import get_variant
-from .checkpoint import CheckpointError, fsync_dir, load_resume_checkpoint, save_checkpoint, write_atomic
+from .checkpoint import (
+    CheckpointError,
+    fsync_dir,
+    load_checkpoint,
+    load_resume_checkpoint,
+    save_checkpoint,
+    write_atomic,
+)
 from .config import RESUMABLE_KEYS, TrainConfig, config_from_dict, dump_config
 from .imitation import imitate
 from .losses import explained_variance, ppo_loss
@@ -128,6 +137,22 @@ class _Throughput:
                 "decisions_per_s": decisions / seconds, "samples_per_s": samples / seconds}
 
 
+def load_initial_weights(net: torch.nn.Module, cfg: TrainConfig) -> None:
+    """``cfg.init``'s weights into ``net`` (a :class:`CheckpointError` when it is missing, damaged, of another
+    variant or of another network shape)."""
+    assert cfg.init is not None
+    data = load_checkpoint(cfg.init)
+    variant = data["config"].get("variant") if isinstance(data["config"], dict) else None
+    if variant != cfg.variant:
+        raise CheckpointError(f"init: {data['path']} was trained on {variant}, not {cfg.variant}")
+    try:
+        net.load_state_dict(data["model"])
+    except (RuntimeError, TypeError, KeyError):
+        theirs = data["config"].get("network") if isinstance(data["config"], dict) else None
+        raise CheckpointError(f"init: the weights of {data['path']} (network {theirs}) do not fit the network "
+                              f"of this config {dataclasses.asdict(cfg.network)}: set network.* to match") from None
+
+
 class Trainer:
     """A training run in ``run_dir`` (see :mod:`tarocchi_rl.rl.checkpoint` for the directory layout)."""
 
@@ -139,6 +164,8 @@ class Trainer:
         torch.manual_seed(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
         self.net = build_network(cfg, spec.obs_dim, spec.n_actions)
+        if cfg.init is not None and resume_from is None:
+            load_initial_weights(self.net, cfg)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.lr, eps=1e-5)
         self.gen = torch.Generator().manual_seed(cfg.seed)  # the minibatch shuffles
         self.update = 0
@@ -287,7 +314,7 @@ class Trainer:
 
     def _warm_start(self, writer: Any) -> None:
         """A new run with ``imitation.decisions > 0``: imitate the heuristic, then evaluate (update 0)."""
-        if self.update == 0 and self.cfg.imitation.decisions > 0 and not self.imitated:
+        if self.update == 0 and self.cfg.imitation.decisions > 0 and not self.imitated and self.cfg.init is None:
             self._imitate(writer)
             self._check_weights("the imitation warm start")
             if self.cfg.eval.every:

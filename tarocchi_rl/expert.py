@@ -1,0 +1,198 @@
+"""Expert iteration: the network learns from the search it guides, then PPO can continue from it.
+
+``tarocchi-rl expert --init CHECKPOINT --out DIR``, top to bottom::
+
+    net = the checkpoint's network (a PPO run, e.g. warm-started by imitation)
+    for each round (until --rounds or --minutes):
+        self-play: --deals deals on a batched core, every seat played by the guided search
+            (tarocchi_rl.search.guided) with the current net, --iterations per decision; each searched
+            decision is a sample (obs, mask, the root visit distribution, the deciding seat); the action is
+            drawn from the visits (temperature 1: the searches' own policy, and varied deals to learn from)
+        targets: the visit distribution (policy) and the deciding seat's payoff / payoff_scale (value)
+        train: --epochs passes of shuffled minibatches of
+            loss = cross_entropy(visits, softmax(masked logits)) + value_coef * 0.5 * (V(obs) - payoff)^2
+        DIR/checkpoints/round_R.pt and DIR/checkpoints/final.pt (the trainer's format), DIR/expert.jsonl
+    then:  tarocchi-rl train --config configs/ppo_V.yaml --set init=DIR     (PPO continues from the expert)
+           ismcts:net=DIR                                                     (search with the improved net)
+
+The search's visit counts are a better policy than the network's own (search improves on its prior), so
+imitating them moves the network towards the search; the value head learns the outcomes of the search's
+play. Forced decisions (one legal action) are played without searching and are not samples.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+
+from .batch import BatchEnv
+from .rl.checkpoint import load_checkpoint, save_checkpoint
+from .rl.config import config_from_dict
+from .rl.network import build_network
+from .search.guided import guided_search
+from .variants import get_variant
+
+#: bounds of the options (ValueError naming the option outside them)
+LIMITS = {"rounds": (1, 10**6), "deals": (1, 2**16), "iterations": (1, 10**5), "epochs": (1, 1000),
+          "minibatch": (1, 2**20), "lr": (1e-8, 1.0), "value_coef": (0.0, 1e3), "c_puct": (0.0, 100.0),
+          "mix": (0.0, 1.0), "minutes": (0.0, 10**6), "seed": (0, 2**63 - 1)}
+PRIOR_BYTES = 2**27  # node priors held at once by one guided search (games searched in groups that fit)
+
+
+def _check(name: str, value: float) -> None:
+    lo, hi = LIMITS[name]
+    if not (isinstance(value, (int, float)) and np.isfinite(value) and lo <= value <= hi):
+        raise ValueError(f"expert: {name} must be a finite number in [{lo:g}, {hi:g}], got {value!r}")
+
+
+class NetEvaluator:
+    """The network as the guided search's evaluator: (obs float32[n, D], mask bool[n, A]) -> (probabilities
+    float32[n, A], values float32[n]), one forward pass."""
+
+    def __init__(self, net: torch.nn.Module) -> None:
+        self.net = net
+
+    @torch.no_grad()
+    def __call__(self, obs: NDArray[np.float32], mask: NDArray[np.bool_]) -> tuple[NDArray[np.float32],
+                                                                                    NDArray[np.float32]]:
+        logits, value = self.net(torch.from_numpy(np.ascontiguousarray(obs, np.float32)),
+                                 torch.from_numpy(np.ascontiguousarray(mask, np.bool_)))[:2]
+        return torch.softmax(logits, dim=1).numpy(), value.numpy()
+
+
+def self_play(net: torch.nn.Module, variant: str, options: dict, deals: int, iterations: int, c_puct: float,
+              mix: float, payoff_scale: float, rng: np.random.Generator) -> dict[str, NDArray[Any]]:
+    """``deals`` deals played by the guided search with ``net`` at every seat; returns the samples: obs
+    float32[N, D], mask bool[N, A], policy float32[N, A] (root visits / iterations), ret float32[N] (the deciding
+    seat's payoff / payoff_scale)."""
+    env = BatchEnv(variant, deals, seed=int(rng.integers(0, 2**62)), **options)
+    evaluate = NetEvaluator(net.eval())
+    per_game = (iterations + 1) * env.num_actions * 4
+    group = max(1, PRIOR_BYTES // per_game)
+    obs_l, mask_l, pol_l, game_l, seat_l = [], [], [], [], []
+    while True:
+        cur = env.current_player().astype(np.int64)
+        live = np.flatnonzero(cur >= 0)
+        if len(live) == 0:
+            break
+        obs, mask = env.observe()[live], env.legal_mask()[live]
+        actions = np.full(env.batch_size, -1, np.int64)
+        actions[live] = mask.argmax(axis=1)  # forced decisions: the only legal action
+        todo = np.flatnonzero(mask.sum(axis=1) > 1)
+        for lo in range(0, len(todo), group):
+            rows = todo[lo:lo + group]
+            seeds = rng.integers(1, 2**63, len(rows), dtype=np.uint64)
+            _, visits = guided_search(env.state, live[rows], env.tables, env.num_players, env.num_actions,
+                                      obs[rows], mask[rows], evaluate, iterations, c_puct, payoff_scale, seeds,
+                                      mix=mix)
+            policy = (visits / visits.sum(axis=1, keepdims=True)).astype(np.float32)
+            c = np.cumsum(policy, axis=1)  # an action drawn from the visits
+            u = rng.random(len(rows))[:, None] * c[:, -1:]
+            actions[live[rows]] = np.minimum((c <= u).sum(axis=1), env.num_actions - 1)
+            actions[live[rows]] = np.where(policy[np.arange(len(rows)), actions[live[rows]]] > 0,
+                                           actions[live[rows]], policy.argmax(axis=1))
+            obs_l.append(obs[rows])
+            mask_l.append(mask[rows])
+            pol_l.append(policy)
+            game_l.append(live[rows])
+            seat_l.append(cur[live[rows]])
+        env.step(actions, check=True)
+    payoffs = env.returns()
+    games, seats = np.concatenate(game_l), np.concatenate(seat_l)
+    return {"obs": np.concatenate(obs_l), "mask": np.concatenate(mask_l), "policy": np.concatenate(pol_l),
+            "ret": (payoffs[games, seats] / payoff_scale).astype(np.float32)}
+
+
+def train_on(net: torch.nn.Module, opt: torch.optim.Optimizer, samples: dict[str, NDArray[Any]], epochs: int,
+             minibatch: int, value_coef: float, gen: torch.Generator) -> dict[str, float]:
+    """``epochs`` passes over ``samples`` (module docstring's loss); returns the mean losses of the last pass."""
+    net.train()
+    obs, mask = torch.from_numpy(samples["obs"]), torch.from_numpy(samples["mask"])
+    pol, ret = torch.from_numpy(samples["policy"]), torch.from_numpy(samples["ret"])
+    n = len(obs)
+    stats: dict[str, float] = {}
+    for _ in range(epochs):
+        sums = np.zeros(2)
+        perm = torch.randperm(n, generator=gen)
+        for start in range(0, n, minibatch):
+            idx = perm[start:start + minibatch]
+            logits, value = net(obs[idx], mask[idx])[:2]
+            logp = torch.log_softmax(logits, dim=1)
+            ce = -(pol[idx] * torch.where(pol[idx] > 0, logp, torch.zeros_like(logp))).sum(dim=1).mean()
+            vloss = 0.5 * (value - ret[idx]).pow(2).mean()
+            loss = ce + value_coef * vloss
+            if not torch.isfinite(loss):
+                raise ValueError(f"expert: a non-finite loss ({loss.item()}) while training")
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+            opt.step()
+            sums += np.array([ce.item(), vloss.item()]) * len(idx)
+        stats = {"cross_entropy": float(sums[0] / n), "value_loss": float(sums[1] / n)}
+    net.eval()
+    return stats
+
+
+def expert_iteration(init: str, out: str | Path, rounds: int = 10, deals: int = 256, iterations: int = 64,
+                     minutes: float = 0.0, epochs: int = 2, minibatch: int = 1024, lr: float = 3e-4,
+                     value_coef: float = 1.0, c_puct: float = 1.5, mix: float = 0.0, seed: int = 0,
+                     progress: bool = True) -> dict[str, Any]:
+    """Run expert iteration from checkpoint ``init`` into directory ``out`` (module docstring); ``minutes`` > 0
+    also stops after that wall time (at the end of a round). Returns the summary (JSON-able)."""
+    for name, value in (("rounds", rounds), ("deals", deals), ("iterations", iterations), ("epochs", epochs),
+                        ("minibatch", minibatch), ("lr", lr), ("value_coef", value_coef), ("c_puct", c_puct),
+                        ("mix", mix), ("minutes", minutes), ("seed", seed)):
+        _check(name, value)
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ValueError(f"expert: --out {out} exists and is not an empty directory")
+    data = load_checkpoint(init)
+    cfg = config_from_dict(data["config"])
+    spec = get_variant(cfg.variant)
+    torch.manual_seed(seed)
+    net = build_network(cfg, spec.obs_dim, spec.n_actions)
+    try:
+        net.load_state_dict(data["model"])
+    except (RuntimeError, KeyError, TypeError) as e:
+        raise ValueError(f"expert: the weights of {data['path']} do not fit its network: {e}") from None
+    net.eval()
+    opt = torch.optim.Adam(net.parameters(), lr=lr, eps=1e-5)
+    gen = torch.Generator().manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    assert cfg.payoff_scale is not None  # resolved by config_from_dict's validation
+    # the checkpoints' config: PPO continuing from them starts from these weights, not from a new imitation
+    out_cfg = cfg.to_dict() | {"init": None}
+    out_cfg["imitation"] = dict(out_cfg["imitation"], decisions=0)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    log_path = out / "expert.jsonl"
+    t0 = time.perf_counter()
+    history, n_samples = [], 0
+    for r in range(1, rounds + 1):
+        t = time.perf_counter()
+        samples = self_play(net, cfg.variant, cfg.options, deals, iterations, c_puct, mix, cfg.payoff_scale, rng)
+        t_play = time.perf_counter() - t
+        stats = train_on(net, opt, samples, epochs, minibatch, value_coef, gen)
+        n_samples += len(samples["ret"])
+        entry = {"round": r, "samples": len(samples["ret"]), "total_samples": n_samples,
+                 "self_play_s": round(t_play, 2), "train_s": round(time.perf_counter() - t - t_play, 2),
+                 "minutes": round((time.perf_counter() - t0) / 60, 3), **stats}
+        history.append(entry)
+        with open(log_path, "a") as f:
+            f.write(json.dumps(entry) + "\n")
+        ck = {"config": out_cfg, "model": net.state_dict(), "update": 0, "samples": n_samples, "decisions": 0,
+              "minutes": entry["minutes"], "workers": [], "expert": {"init": str(data["path"]), "round": r}}
+        save_checkpoint(out / "checkpoints" / f"round_{r}.pt", ck)
+        save_checkpoint(out / "checkpoints" / "final.pt", ck)
+        if progress:
+            print(f"round {r}: {entry['samples']} samples ({t_play:.0f} s of search), cross-entropy "
+                  f"{stats['cross_entropy']:.3f}, value loss {stats['value_loss']:.3f}", flush=True)
+        if minutes > 0 and time.perf_counter() - t0 >= minutes * 60:
+            break
+    return {"out": str(out), "variant": cfg.variant, "rounds": len(history), "samples": n_samples,
+            "minutes": round((time.perf_counter() - t0) / 60, 3), "last": history[-1]}
