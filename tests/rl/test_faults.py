@@ -114,10 +114,15 @@ def test_a_second_ctrl_c_during_the_save_is_ignored(tmp_path, monkeypatch, capsy
 
     monkeypatch.setattr(tr.Trainer, "_learn", learn)
     monkeypatch.setattr(tr, "save_checkpoint", save)
-    r = _train(tmp_path / "c", "max_updates=4", "checkpoint_every=100")
+    # Python's own handler, as in a terminal (a pytest-xdist worker may start with SIGINT ignored)
+    outer = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        r = _train(tmp_path / "c", "max_updates=4", "checkpoint_every=100")
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored afterwards
+    finally:
+        signal.signal(signal.SIGINT, outer)
     assert r["interrupted"] is True and r["updates"] == 2
     assert load_checkpoint(tmp_path / "c")["update"] == 2
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored afterwards
 
 
 def test_ctrl_c_while_the_workers_start_is_one_line(tmp_path, monkeypatch, capsys):
