@@ -6,6 +6,8 @@
 | ``heuristic``                          | the rule-based bot of :mod:`tarocchi_rl.policies.heuristic`|
 | ``ppo:PATH[,greedy=false][,seed=N]``   | a trained PPO policy (checkpoint file or run directory)    |
 | ``onnx:DIR[,greedy=false][,seed=N]``   | an exported policy (``tarocchi-rl export``), no torch      |
+| ``bot:NAME[,greedy=false][,seed=N]``   | a bot shipped with the package (``models/NAME``, e.g.      |
+|                                        | ``bot:mineo``): ``onnx:`` of that directory                |
 | ``ismcts:iterations=1000[,...]``       | Information Set MCTS (options in ``agents/ismcts.py``)     |
 | ``cmd:"PROGRAM ARGS"[,timeout=S]``     | an external program speaking tarocchi-bot/1 (``agents/cmd.py``) |
 | ``compose:bid=SPEC,play=SPEC[,...]``    | one agent per kind of decision: ``bid`` (auction, commitments), |
@@ -18,10 +20,12 @@ spec is built: ``onnx:``, ``random`` and ``heuristic`` work where torch is not i
 from tarocchi_rl.core.phases import DECISION_KINDS
 from tarocchi_rl.policies import BASELINES, AgentLike, agent_label, make_baseline
 from tarocchi_rl.policies.compose import ComposeAgent
+from tarocchi_rl.shipped import shipped_bot
 
 from .onnx import parse_onnx_spec
 
-KNOWN = 'random, heuristic, ppo:PATH, onnx:DIR, ismcts:iterations=N, cmd:"PROGRAM ARGS", compose:bid=SPEC,play=SPEC'
+KNOWN = ('random, heuristic, ppo:PATH, onnx:DIR, bot:VARIANT, ismcts:iterations=N, cmd:"PROGRAM ARGS", '
+         'compose:bid=SPEC,play=SPEC')
 __all__ = ["KNOWN", "agent_label", "make_agent", "split_agent_specs"]
 
 
@@ -39,6 +43,11 @@ def make_agent(spec: str | AgentLike, seed: int = 0) -> AgentLike:
         return parse_ppo_spec(args, seed)
     if name == "onnx":
         return parse_onnx_spec(args, seed)
+    if name == "bot":
+        bot, _, rest = args.partition(",")
+        agent = parse_onnx_spec(",".join([str(shipped_bot(bot.strip())), *([rest] if rest else [])]), seed)
+        agent.name = spec.strip()
+        return agent
     if name == "ismcts":
         from .ismcts import parse_ismcts_spec  # torch (a PPO prior): imported only for this spec
 

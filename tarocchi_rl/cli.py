@@ -123,7 +123,14 @@ def _cmd_train(args: argparse.Namespace) -> int:
         else:
             from .rl.trainer import train
 
-            cfg = load_config(args.config, args.set or [])
+            config = args.config
+            if args.variant is not None:
+                from .shipped import shipped_config
+
+                if config is not None:
+                    raise ConfigError("give --config FILE or --variant V (its shipped config), not both")
+                config = shipped_config(args.variant)
+            cfg = load_config(config, args.set or [])
             out = args.out or f"runs/{cfg.variant}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
             check_out_dir(out)  # a file there, or an unwritable parent: one line before any work
             print(f"training {cfg.variant} in {out}", file=sys.stderr)
@@ -297,6 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("train", help="PPO self-play training (TensorBoard logs and checkpoints in the run dir)")
     t.add_argument("--config", default=None, help="YAML config, e.g. configs/ppo_mineo.yaml")
+    t.add_argument("--variant", default=None, help="train with the shipped config of this variant (the file "
+                   "configs/ppo_VARIANT.yaml, package data of an installed wheel)")
     t.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="override a config key (dotted for sections: ppo.lr=1e-4); repeatable")
     t.add_argument("--out", default=None, help="run directory (default runs/VARIANT-TIMESTAMP)")

@@ -83,7 +83,8 @@ def test_expert_iteration_writes_checkpoints_that_ppo_and_the_search_take(tmp_pa
                  "--no-progress"]) == 0
     assert "imitation" not in json.loads(capsys.readouterr().out.strip().splitlines()[-1])  # init replaces it
     # and the guided search plays with it
-    assert main(["eval", "--variant", "mineo", "--agents", f"ismcts:net={out},iterations=4,heuristic", "--deals", "2"]) == 0
+    assert main(["eval", "--variant", "mineo", "--agents", f"ismcts:net={out},iterations=4,heuristic",
+                 "--deals", "2"]) == 0
 
 
 def test_init_errors_name_the_checkpoint_and_the_mismatch(tmp_path):
