@@ -395,7 +395,8 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--max-tables", type=int, default=1000, help="open tables (WebSocket connections) per process")
     sv.set_defaults(func=_cmd_serve)
 
-    d = sub.add_parser("demo", help="heuristic against random bots in the duplicate arena, every variant")
+    d = sub.add_parser("demo", help="the shipped bots against the heuristic and the heuristic against "
+                       "random bots in the duplicate arena, every variant")
     d.add_argument("--deals", type=int, default=1000)
     d.add_argument("--seed", type=int, default=0)
     d.set_defaults(func=_cmd_demo)

@@ -97,4 +97,5 @@ def test_demo_prints_an_arena_table_per_variant():
     assert r.returncode == 0, r.stderr
     for variant in VARIANTS:
         assert f"{variant}: 30 duplicate deals" in r.stdout
+        assert f"bot:{variant}" in r.stdout or f"{variant}: no shipped bot yet (models/{variant})" in r.stdout
     assert r.stdout.count("heuristic") >= len(VARIANTS) and "mean payoff/deal" in r.stdout
