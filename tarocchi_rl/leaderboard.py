@@ -13,7 +13,8 @@ Each row: mean payoff per deal (averaged over the agent's pairings) with its 95%
 the pairings' deals, the Bradley-Terry rating on the Elo scale (0 = the first agent) from all pairs, and the
 declarer's success per contract. The default agents (:func:`default_agents`) are random, heuristic, ISMCTS
 with random and with heuristic rollouts, and, when shipped under ``models/VARIANT``, the exported policy, the
-policy composed with the heuristic by kind of decision, and search guided by it (its prior).
+policy composed with the heuristic by kind of decision, and the search guided by it (``ismcts:net``: its policy
+the prior at every node, its value head at the leaves).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def default_agents(variant: str, models_dir: str | Path = "models") -> list[str]
     bot = Path(models_dir) / variant
     if (bot / "manifest.json").is_file():
         agents += [f"onnx:{bot}", f"compose:bid=heuristic,rest=onnx:{bot}", f"compose:bid=onnx:{bot},rest=heuristic",
-                   f"ismcts:iterations=300,rollout=heuristic,prior={bot}"]
+                   f"ismcts:iterations=300,net={bot}"]
     return agents
 
 
