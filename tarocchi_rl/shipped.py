@@ -33,8 +33,8 @@ def shipped_config(variant: str) -> Path:
 def shipped_bot(name: str) -> Path:
     """The directory of the shipped bot ``name`` (a variant: ``mineo``, ...; a ValueError naming the bots
     shipped)."""
-    path = MODELS_DIR / name
-    if not name or "/" in name or name.startswith(".") or not (path / "manifest.json").is_file():
+    ok = 0 < len(name) <= 64 and all(c.isascii() and (c.isalnum() or c in "_-") for c in name)
+    if not ok or not (MODELS_DIR / name / "manifest.json").is_file():
         known = [n for n in _available(MODELS_DIR, "*") if (MODELS_DIR / n / "manifest.json").is_file()]
-        raise ValueError(f"no shipped bot {name!r} (shipped: {', '.join(known) or 'none'})")
-    return path
+        raise ValueError(f"no shipped bot {name[:80]!r} (shipped: {', '.join(known) or 'none'})")
+    return MODELS_DIR / name
