@@ -17,7 +17,8 @@ from .helpers import JSON, in_empty_dir
 
 NUMBERS = st.sampled_from(["0", "1", "-1", "1e20", "1e6", "1.5", "inf", "-inf", "nan", "1e-300", "10000001",
                            "99999999999999999999", "3600", "3600.5", "0x10", "", " 7 ", "1_000", "٣"])
-ISMCTS_KEYS = ["iterations", "c", "rollout", "workers", "prior", "c_prior", "time", "seed", "depth", ""]
+ISMCTS_KEYS = ["iterations", "c", "rollout", "workers", "prior", "c_prior", "time", "seed", "depth", "net", "c_puct",
+               "mix", ""]
 ISMCTS_ARGS = st.lists(st.tuples(st.sampled_from(ISMCTS_KEYS), NUMBERS | st.text(max_size=12))
                        .map(lambda kv: "=".join(kv)) | st.text(max_size=15), max_size=4).map(",".join)
 PATH_ARGS = st.lists(st.sampled_from(["greedy=true", "greedy=maybe", "seed=3", "seed=-1", "seed=1e3",
@@ -42,11 +43,19 @@ def test_any_ismcts_spec(args):
     if agent is not None:
         assert 1 <= agent.iterations <= MAX_ITERATIONS and math.isfinite(agent.c) and math.isfinite(agent.c_prior)
         assert agent.time_budget is None or 0 < agent.time_budget <= 3600
+        assert 0 <= agent.mix <= 1 and math.isfinite(agent.c_puct)
 
 
 @given(st.sampled_from(["ppo:", "onnx:"]), PATH_ARGS)
 def test_any_ppo_or_onnx_spec(kind, args):
     _agent_or_value_error(kind + args)  # no such checkpoint or bot in an empty directory: always an error
+
+
+@given(st.sampled_from(["", "mineo", "nosuch", "../models", "x" * 5000, "a\x00b"]) | st.text(max_size=20),
+       PATH_ARGS)
+def test_any_shipped_bot_spec(name, args):
+    agent = _agent_or_value_error(f"bot:{name},{args}")  # a shipped bot or a ValueError naming the name
+    assert agent is None or agent.name.startswith("bot:")
 
 
 @given(st.sampled_from(["random", "heuristic", "RANDOM", "heuristic:", "random:x", "", "ismcts", "cmd"])
