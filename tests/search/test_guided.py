@@ -205,3 +205,18 @@ def test_a_time_budget_calibrates_the_iterations(tiny_checkpoint):
 def test_bad_guided_specs_are_errors_naming_the_option(spec, message, tiny_checkpoint):
     with pytest.raises(ValueError, match=message):
         make_agent(spec.replace("PATH", str(tiny_checkpoint)), seed=0)
+
+
+def test_the_bot_protocol_answers_with_the_guided_search(tiny_checkpoint):
+    import json
+
+    from tarocchi_rl.bot import BotServer, Referee
+
+    msg = Referee().handle(json.dumps({"type": "new", "variant": "mineo", "seed": 4}))
+    req = dict(msg["request"], want=["search"])
+    spec = f"ismcts:net={tiny_checkpoint},iterations=30"
+    a = BotServer(spec, make_agent).handle(json.dumps(req))
+    b = BotServer(spec, make_agent).handle(json.dumps(req))
+    assert a == b and a["type"] == "action"  # seeded by the request
+    visits = a["search"]["visits"]
+    assert a["action"] in visits and sum(visits.values()) == 30
