@@ -1,4 +1,5 @@
-"""Policies without learned weights, in the agent protocol (:mod:`.base`): uniformly random and the heuristic.
+"""Policies without learned weights, in the agent protocol (:mod:`.base`): uniformly random and the heuristic,
+and :class:`ComposeAgent` (one agent per kind of decision).
 
 The layer between the game API and the learners / search: the heuristic's Numba kernels are used by search
 rollouts (:mod:`tarocchi_rl.search`), by imitation and league opponents (:mod:`tarocchi_rl.rl`) and by the arena;
@@ -7,6 +8,7 @@ built by :func:`tarocchi_rl.agents.specs.make_agent`, one layer up.
 """
 
 from .base import Agent, AgentLike, RandomAgent
+from .compose import ComposeAgent
 from .heuristic import HeuristicAgent, heuristic_actions, heuristic_row
 
 BASELINES = ("random", "heuristic")
@@ -32,5 +34,5 @@ def agent_label(spec: str | AgentLike) -> str:
     return spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
 
 
-__all__ = ["Agent", "AgentLike", "BASELINES", "HeuristicAgent", "RandomAgent", "agent_label", "heuristic_actions",
-           "heuristic_row", "make_baseline"]
+__all__ = ["Agent", "AgentLike", "BASELINES", "ComposeAgent", "HeuristicAgent", "RandomAgent", "agent_label",
+           "heuristic_actions", "heuristic_row", "make_baseline"]
