@@ -13,6 +13,7 @@ import pytest
 from tarocchi_rl.agents.specs import make_agent
 from tarocchi_rl.arena import run_arena
 from tarocchi_rl.cli import main
+from tarocchi_rl.policies.onnx_policy import GOLDEN_FILE, MANIFEST_FILE, MODEL_FILE, README_FILE
 from tarocchi_rl.shipped import CONFIGS_DIR, MODELS_DIR, shipped_bot, shipped_config
 from tarocchi_rl.variants import VARIANTS
 
@@ -68,7 +69,7 @@ def test_a_wheel_ships_the_configs_and_bots_and_they_work_outside_the_repository
     for v in VARIANTS:
         assert f"tarocchi_rl/configs/ppo_{v}.yaml" in names
     for name in SHIPPED_BOTS:
-        for f in ("model.onnx", "manifest.json"):
+        for f in (MODEL_FILE, MANIFEST_FILE, GOLDEN_FILE, README_FILE):
             assert f"tarocchi_rl/models/{name}/{f}" in names
     work = tmp_path / "elsewhere"  # no configs/ or models/ here: only the wheel's files can be found
     work.mkdir()
