@@ -3,12 +3,17 @@
 Spec: ``onnx:DIR[,greedy=false][,seed=N][,threads=N]`` (also ``path=DIR``). The agent runs on onnxruntime and
 numpy only (no torch); ``threads`` is onnxruntime's intra-op thread count (default 1). Loading checks the
 directory's manifest against this engine (variant, options, observation layout, action table) and refuses a
-mismatch naming the field. The agent itself is :class:`tarocchi_rl.policies.onnx_policy.OnnxAgent`.
+mismatch naming the field. The agent itself is :class:`tarocchi_rl.policies.onnx_policy.OnnxAgent`; a composed
+bot directory (``compose.json``: one exported policy per kind of decision, :mod:`.compose_bot`) is a
+:class:`~tarocchi_rl.policies.ComposeAgent` of them.
 """
 
 import os
+from typing import Any
 
 from tarocchi_rl.policies.onnx_policy import OnnxAgent
+
+from .compose_bot import is_composed_bot, load_composed_bot
 
 __all__ = ["OnnxAgent", "check_spec_path", "parse_onnx_spec"]
 
@@ -42,7 +47,7 @@ def _int(key: str, val: str, lo: int, hi: int) -> int:
     return x
 
 
-def parse_onnx_spec(args: str, seed: int = 0) -> OnnxAgent:
+def parse_onnx_spec(args: str, seed: int = 0) -> Any:
     """``DIR[,greedy=false][,seed=N][,threads=N]`` -> OnnxAgent; a ValueError naming a bad argument (a missing,
     damaged or mismatched bot directory: :class:`tarocchi_rl.policies.onnx_policy.OnnxPolicyError`)."""
     path, greedy, threads = None, True, 1
@@ -65,4 +70,6 @@ def parse_onnx_spec(args: str, seed: int = 0) -> OnnxAgent:
             raise ValueError(f"onnx spec: unknown argument {key!r} (known: DIR, greedy, seed, threads)")
     if not path:
         raise ValueError("onnx spec needs a bot directory: onnx:DIR (written by `tarocchi-rl export`)")
+    if is_composed_bot(check_spec_path("onnx", path)):  # one exported policy per kind of decision
+        return load_composed_bot(path, greedy=greedy, seed=seed, threads=threads, label=f"onnx:{args}")
     return OnnxAgent(check_spec_path("onnx", path), greedy=greedy, seed=seed, threads=threads, label=f"onnx:{args}")

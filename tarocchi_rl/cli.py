@@ -211,6 +211,16 @@ def _cmd_export(args: argparse.Namespace) -> int:
     except ImportError as e:  # torch and onnx: the train extra
         raise ValueError(f"export needs torch and onnx (pip install 'tarocchi-rl[train]'): {e}") from None
 
+    if args.agent.strip().lower().startswith("compose:"):
+        from .agents.compose_bot import export_composed
+
+        c = export_composed(args.agent, args.out, eval_deals=args.eval_deals, golden=args.golden, seed=args.seed,
+                            progress=sys.stderr.isatty())
+        print(f"wrote {args.out}: compose.json, parts/, README.md", file=sys.stderr)
+        for opp, r in ((c.get("evaluation") or {}).get("opponents") or {}).items():
+            lo, hi = r["ci95"]
+            print(f"  vs {opp}: {r['mean_payoff_per_deal']:.3f} per deal [{lo:.3f}, {hi:.3f}]", file=sys.stderr)
+        return 0
     path = checkpoint_of_spec(args.agent)  # errors (ValueError subclasses) are one line: see main
     m = export_policy(path, args.out, eval_deals=args.eval_deals, golden=args.golden, seed=args.seed,
                       progress=sys.stderr.isatty())
@@ -359,7 +369,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser("export", help="export a trained policy as a bot directory (ONNX, manifest, golden "
                         "positions, model card) that runs without torch as onnx:DIR")
-    ex.add_argument("--agent", required=True, metavar="ppo:PATH", help="the policy: ppo:RUN_DIR or ppo:CHECKPOINT")
+    ex.add_argument("--agent", required=True, metavar="ppo:PATH", help="the policy: ppo:RUN_DIR or ppo:CHECKPOINT; "
+                    "or compose:bid=SPEC,play=SPEC[,rest=SPEC] of ppo:, onnx:, bot: policies and baselines (a "
+                    "composed bot directory: one policy per kind of decision)")
     ex.add_argument("--out", required=True, metavar="DIR", help="the bot directory to write (a previous export "
                     "there is replaced)")
     ex.add_argument("--eval-deals", type=int, default=500, help="duplicate deals of the evaluation against "
