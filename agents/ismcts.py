@@ -6,7 +6,8 @@ Spec: ``ismcts:iterations=1000[,c=0.7][,rollout=random|heuristic][,workers=N][,p
 | option     | meaning                                                                                     |
 |------------|---------------------------------------------------------------------------------------------|
 | iterations | iterations per decision (default 1000)                                                      |
-| time       | instead of a fixed count: seconds per decision (iterations calibrated from a first search)  |
+| time       | instead of a fixed count: seconds per decision, amortised over the games searched together  |
+|            | (iterations = time / the measured cost of a game-iteration: a first short search, then each) |
 | c          | UCB exploration constant, rewards being payoffs / the variant's payoff_scale (default 0.7)  |
 | rollout    | rollout policy: random (default) or heuristic                                               |
 | workers    | root parallelism: N independent searches (Ray actors when N > 1), root visits summed        |
@@ -260,8 +261,7 @@ class ISMCTSAgent(Agent):
         self.needs_obs = self.prior is not None or self.net is not None
         self.name = label or f"ismcts:iterations={self.iterations}"
         self._actors: tuple[tuple, list[Any]] | None = None  # (variant key, Ray actor handles)
-        self._rate: float | None = None  # measured iterations per second (time budgets)
-        self._guided_cost: float | None = None  # measured seconds per game-iteration of the guided search
+        self._cost: float | None = None  # time budgets: measured seconds per game-iteration (amortised)
 
     # -- Ray root parallelism ---------------------------------------------------------------------------------
     def _ray_actors(self, env: Any) -> list[Any]:
@@ -275,15 +275,23 @@ class ISMCTSAgent(Agent):
             self._actors = (key, [cls.remote(env.variant, env.options) for _ in range(self.workers)])
         return self._actors[1]
 
-    def _iterations_for_budget(self, env: Any, idx: NDArray[np.int64], priors: NDArray[np.float32],
-                               payoff_scale: float) -> int:
-        if self._rate is None:
-            t = time.perf_counter()
-            _search(env.state, idx[:1], env.tables, 200, self.c, payoff_scale, self._kind(), priors[:1],
-                    self.c_prior, self.rng.integers(1, 2**63, 1, dtype=np.uint64))
-            self._rate = 200 / max(time.perf_counter() - t, 1e-6)
+    def _budget_iterations(self, run: Any, k: int) -> int:
+        """Iterations per decision for the time budget: ``time`` / the measured seconds per game-iteration
+        (amortised over the ``k`` games searched together). The first time, ``run(n)`` (a search of ``n``
+        iterations of these games) runs twice: 2 iterations (the compiled code loads), then 32, timed; each
+        search after that updates the measure (:meth:`_measured`)."""
         assert self.time_budget is not None  # only called with a time budget
-        return max(1, min(MAX_ITERATIONS, int(self._rate * self.time_budget)))
+        if self._cost is None:
+            run(2)
+            t0 = time.perf_counter()
+            run(32)
+            self._cost = max(time.perf_counter() - t0, 1e-9) / (k * 32)
+        return max(1, min(MAX_ITERATIONS, int(self.time_budget / self._cost)))
+
+    def _measured(self, seconds: float, k: int, iterations: int) -> None:
+        """A search of ``k`` games x ``iterations`` took ``seconds``: the cost's moving average follows it."""
+        if self.time_budget is not None and self._cost is not None:
+            self._cost = 0.8 * self._cost + 0.2 * max(seconds, 1e-9) / (k * iterations)
 
     def _kind(self) -> int:
         return ROLLOUT_HEURISTIC if self.rollout == "heuristic" else ROLLOUT_RANDOM
@@ -322,11 +330,19 @@ class ISMCTSAgent(Agent):
             priors[:] = self.prior.probabilities(obs[todo], legal[todo], env)
         iters = self.iterations
         if self.time_budget is not None:
-            iters = self._iterations_for_budget(env, rows, priors, payoff_scale)
+            cal = slice(0, min(len(rows), 8))
+
+            def run(n: int) -> None:
+                _search(env.state, rows[cal], env.tables, n, self.c, payoff_scale, self._kind(), priors[cal],
+                        self.c_prior, self.rng.integers(1, 2**63, len(rows[cal]), dtype=np.uint64))
+
+            iters = self._budget_iterations(run, len(rows[cal]))
+        t0 = time.perf_counter()
         if self.workers == 1:
             seeds = self.rng.integers(1, 2**63, len(rows), dtype=np.uint64)
             out[todo], visits_all[todo] = _search(env.state, rows, env.tables, iters, self.c, payoff_scale,
                                                   self._kind(), priors, self.c_prior, seeds)
+            self._measured(time.perf_counter() - t0, len(rows), iters)
             return out, visits_all
         import ray
 
@@ -336,6 +352,7 @@ class ISMCTSAgent(Agent):
                                    self.rng.integers(1, 2**63, len(rows), dtype=np.uint64))
                    for a in self._ray_actors(env)]
         visits = sum(ray.get(futures))  # root parallelism: the workers' root statistics merged
+        self._measured(time.perf_counter() - t0, len(rows), iters)
         visits_all[todo] = visits
         visits = visits.copy()
         visits[~legal[todo]] = -1.0
@@ -357,15 +374,13 @@ class ISMCTSAgent(Agent):
         of a game-iteration (all games of a group share each forward pass)."""
         iters = self.iterations
         if self.time_budget is not None:
-            if self._guided_cost is None:  # a first search compiles; a second one of 16 iterations is timed
-                for n in (2, 16):
-                    t0 = time.perf_counter()
-                    guided_search(env.state, rows, env.tables, env.num_players, env.num_actions, obs, legal,
-                                  self._evaluate, n, self.c_puct, payoff_scale,
-                                  self.rng.integers(1, 2**63, len(rows), dtype=np.uint64), mix=self.mix,
-                                  rollout=self.rollout)
-                self._guided_cost = (time.perf_counter() - t0) / (len(rows) * 16)
-            iters = max(1, min(MAX_ITERATIONS, int(self.time_budget / self._guided_cost)))
+            def run(n: int) -> None:
+                guided_search(env.state, rows, env.tables, env.num_players, env.num_actions, obs, legal,
+                              self._evaluate, n, self.c_puct, payoff_scale,
+                              self.rng.integers(1, 2**63, len(rows), dtype=np.uint64), mix=self.mix,
+                              rollout=self.rollout)
+
+            iters = self._budget_iterations(run, len(rows))
         per_game = (iters + 1) * env.num_actions * 4
         group = max(1, min(len(rows), GUIDED_PRIOR_BYTES // per_game))
         actions = np.zeros(len(rows), np.int64)
@@ -377,8 +392,7 @@ class ISMCTSAgent(Agent):
                 env.state, rows[sl], env.tables, env.num_players, env.num_actions, obs[sl], legal[sl],
                 self._evaluate, iters, self.c_puct, payoff_scale,
                 self.rng.integers(1, 2**63, len(rows[sl]), dtype=np.uint64), mix=self.mix, rollout=self.rollout)
-        cost = (time.perf_counter() - t0) / (len(rows) * iters)
-        self._guided_cost = cost if self._guided_cost is None else 0.8 * self._guided_cost + 0.2 * cost
+        self._measured(time.perf_counter() - t0, len(rows), iters)
         return actions, visits
 
 

@@ -190,7 +190,7 @@ def test_a_time_budget_calibrates_the_iterations(tiny_checkpoint):
     _, visits = agent.search(env.observe()[idx], env, idx)
     n = visits.sum(axis=1)
     assert (n >= 1).all() and (n == n[0]).all()
-    assert agent._guided_cost is not None and agent._guided_cost > 0
+    assert agent._cost is not None and agent._cost > 0
 
 
 @pytest.mark.parametrize("spec, message", [

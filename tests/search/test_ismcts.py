@@ -93,7 +93,7 @@ def test_time_budget_calibrates_iterations():
     env = _positions("mineo", 2, seed=6, steps=[30, 30])
     agent = ISMCTSAgent(time_budget=0.02, seed=1)
     actions, visits = agent.search(None, env, np.arange(2))
-    assert agent._rate > 0 and visits.sum() > 0
+    assert agent._cost > 0 and visits.sum() > 0
 
 
 def test_prior_from_a_ppo_checkpoint(tmp_path):
