@@ -35,6 +35,7 @@ from .batch import BatchEnv
 from .rl.checkpoint import load_checkpoint, save_checkpoint
 from .rl.config import config_from_dict
 from .rl.network import build_network
+from .rl.policy import PPOAgent
 from .search.guided import guided_search
 from .variants import get_variant
 
@@ -51,28 +52,13 @@ def _check(name: str, value: float) -> None:
         raise ValueError(f"expert: {name} must be a finite number in [{lo:g}, {hi:g}], got {value!r}")
 
 
-class NetEvaluator:
-    """The network as the guided search's evaluator: (obs float32[n, D], mask bool[n, A]) -> (probabilities
-    float32[n, A], values float32[n]), one forward pass."""
-
-    def __init__(self, net: torch.nn.Module) -> None:
-        self.net = net
-
-    @torch.no_grad()
-    def __call__(self, obs: NDArray[np.float32], mask: NDArray[np.bool_]) -> tuple[NDArray[np.float32],
-                                                                                    NDArray[np.float32]]:
-        logits, value = self.net(torch.from_numpy(np.ascontiguousarray(obs, np.float32)),
-                                 torch.from_numpy(np.ascontiguousarray(mask, np.bool_)))[:2]
-        return torch.softmax(logits, dim=1).numpy(), value.numpy()
-
-
 def self_play(net: torch.nn.Module, variant: str, options: dict, deals: int, iterations: int, c_puct: float,
               mix: float, payoff_scale: float, rng: np.random.Generator) -> dict[str, NDArray[Any]]:
     """``deals`` deals played by the guided search with ``net`` at every seat; returns the samples: obs
     float32[N, D], mask bool[N, A], policy float32[N, A] (root visits / iterations), ret float32[N] (the deciding
     seat's payoff / payoff_scale)."""
     env = BatchEnv(variant, deals, seed=int(rng.integers(0, 2**62)), **options)
-    evaluate = NetEvaluator(net.eval())
+    evaluate = PPOAgent(net=net.eval()).run  # (obs, mask) -> (probabilities, values), one forward pass
     per_game = (iterations + 1) * env.num_actions * 4
     group = max(1, PRIOR_BYTES // per_game)
     obs_l, mask_l, pol_l, game_l, seat_l = [], [], [], [], []
