@@ -32,12 +32,10 @@ import torch
 from numpy.typing import NDArray
 
 from .batch import BatchEnv
-from .rl.checkpoint import load_checkpoint, save_checkpoint
-from .rl.config import config_from_dict
-from .rl.network import build_network
+from .rl.checkpoint import save_checkpoint
+from .rl.network import load_network
 from .rl.policy import PPOAgent
 from .search.guided import guided_search
-from .variants import get_variant
 
 #: bounds of the options (ValueError naming the option outside them)
 LIMITS = {"rounds": (1, 10**6), "deals": (1, 2**16), "iterations": (1, 10**5), "epochs": (1, 1000),
@@ -138,16 +136,8 @@ def expert_iteration(init: str, out: str | Path, rounds: int = 10, deals: int = 
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ValueError(f"expert: --out {out} exists and is not an empty directory")
-    data = load_checkpoint(init)
-    cfg = config_from_dict(data["config"])
-    spec = get_variant(cfg.variant)
+    net, cfg, data = load_network(init)
     torch.manual_seed(seed)
-    net = build_network(cfg, spec.obs_dim, spec.n_actions)
-    try:
-        net.load_state_dict(data["model"])
-    except (RuntimeError, KeyError, TypeError) as e:
-        raise ValueError(f"expert: the weights of {data['path']} do not fit its network: {e}") from None
-    net.eval()
     opt = torch.optim.Adam(net.parameters(), lr=lr, eps=1e-5)
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)

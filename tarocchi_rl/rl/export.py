@@ -61,9 +61,8 @@ from ..policies.onnx_policy import (
     make_session,
 )
 from ..variants import get_variant
-from .checkpoint import load_checkpoint
-from .config import TrainConfig, config_from_dict
-from .network import PolicyValueNet, build_network
+from .config import TrainConfig
+from .network import PolicyValueNet, load_network
 from .policy import PPOAgent
 
 OPSET = 18  # onnxruntime >= 1.17 runs it; torch's exporter writes it without a version conversion
@@ -351,16 +350,7 @@ def export_policy(checkpoint: str | Path, out: str | Path, eval_deals: int = 500
         raise ExportError(f"--golden must be >= 1, got {golden}")
     out = Path(out)
     _check_out(out)
-    data = load_checkpoint(checkpoint)
-    cfg = config_from_dict(data["config"])
-    spec = get_variant(cfg.variant)
-    net = build_network(cfg, spec.obs_dim, spec.n_actions)
-    try:
-        net.load_state_dict(data["model"])
-    except RuntimeError as e:
-        raise ExportError(f"checkpoint {data['path']}: the weights do not fit its network: "
-                          f"{' '.join(str(e).split())[:200]}") from None
-    net.eval()
+    net, cfg, data = load_network(checkpoint)
     facts = engine_facts(cfg.variant, cfg.options)
     staging = _staging_dir(out)
     try:

@@ -9,13 +9,15 @@ and in gradients when a whole row is masked).
 """
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import torch
 from torch import nn
 
-if TYPE_CHECKING:
-    from .config import TrainConfig
+from ..variants import get_variant
+from .checkpoint import CheckpointError, load_checkpoint
+from .config import ConfigError, TrainConfig, config_from_dict
 
 MASKED_LOGIT = -1e9
 
@@ -53,6 +55,35 @@ class PolicyValueNet(nn.Module):
         return logits, self.value(z).squeeze(-1)
 
 
-def build_network(cfg: "TrainConfig", obs_dim: int, n_actions: int) -> PolicyValueNet:
+def build_network(cfg: TrainConfig, obs_dim: int, n_actions: int) -> PolicyValueNet:
     """The network a TrainConfig describes."""
     return PolicyValueNet(obs_dim, n_actions, tuple(cfg.network.hidden), cfg.network.activation)
+
+
+class LoadedNetwork(NamedTuple):
+    """A checkpoint's network (in eval mode), its validated config and the checkpoint's data (``load_checkpoint``)."""
+    net: PolicyValueNet
+    cfg: TrainConfig
+    data: dict[str, Any]
+
+
+def load_network(checkpoint: str | Path | dict[str, Any], variant: str | None = None) -> LoadedNetwork:
+    """The network of ``checkpoint`` (a file, a run directory or already loaded data) as its config describes it.
+
+    A :class:`CheckpointError` (one line) when the file is missing or damaged, its config invalid, it was trained on
+    another variant than ``variant`` (when given), or its weights do not fit the network of its config."""
+    data = checkpoint if isinstance(checkpoint, dict) else load_checkpoint(checkpoint)
+    try:
+        cfg = config_from_dict(data["config"])
+    except ConfigError as e:
+        raise CheckpointError(f"checkpoint {data['path']}: its config is invalid: {e}") from None
+    if variant is not None and cfg.variant != variant:
+        raise CheckpointError(f"checkpoint {data['path']} was trained on {cfg.variant}, not {variant}")
+    spec = get_variant(cfg.variant)
+    net = build_network(cfg, spec.obs_dim, spec.n_actions)
+    try:
+        net.load_state_dict(data["model"])
+    except (RuntimeError, KeyError, TypeError) as e:
+        raise CheckpointError(f"checkpoint {data['path']}: the weights do not fit its network {cfg.network.hidden} "
+                              f"({' '.join(str(e).split())[:200]})") from None
+    return LoadedNetwork(net.eval(), cfg, data)

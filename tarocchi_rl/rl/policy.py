@@ -9,10 +9,7 @@ import torch
 from numpy.typing import NDArray
 
 from ..policies import Agent
-from ..variants import get_variant
-from .checkpoint import load_checkpoint
-from .config import config_from_dict
-from .network import build_network
+from .network import load_network
 
 
 class PPOAgent(Agent):
@@ -27,14 +24,7 @@ class PPOAgent(Agent):
         if (path is None) == (net is None):
             raise ValueError("PPOAgent needs a checkpoint path or a network (exactly one)")
         if path is not None:
-            data = load_checkpoint(path)
-            cfg = config_from_dict(data["config"])
-            spec = get_variant(cfg.variant)
-            net = build_network(cfg, spec.obs_dim, spec.n_actions)
-            try:
-                net.load_state_dict(data["model"])
-            except RuntimeError as e:
-                raise ValueError(f"checkpoint {data['path']}: the weights do not fit its network: {e}") from None
+            net, cfg, _ = load_network(path)
             variant = cfg.variant
         assert net is not None  # exactly one of path / net, and a path gave a network
         self.net = net.eval()

@@ -82,7 +82,6 @@ from ..variants import get_variant
 from .checkpoint import (
     CheckpointError,
     fsync_dir,
-    load_checkpoint,
     load_resume_checkpoint,
     save_checkpoint,
     write_atomic,
@@ -90,7 +89,7 @@ from .checkpoint import (
 from .config import RESUMABLE_KEYS, TrainConfig, config_from_dict, dump_config
 from .imitation import imitate
 from .losses import explained_variance, ppo_loss
-from .network import build_network
+from .network import build_network, load_network
 from .policy import PPOAgent
 from .rollout import AgentFactory, merge_stats
 from .workers import LocalPool, make_worker_pool
@@ -139,18 +138,14 @@ class _Throughput:
 
 def load_initial_weights(net: torch.nn.Module, cfg: TrainConfig) -> None:
     """``cfg.init``'s weights into ``net`` (a :class:`CheckpointError` when it is missing, damaged, of another
-    variant or of another network shape)."""
+    variant or of another network shape than ``cfg``'s)."""
     assert cfg.init is not None
-    data = load_checkpoint(cfg.init)
-    variant = data["config"].get("variant") if isinstance(data["config"], dict) else None
-    if variant != cfg.variant:
-        raise CheckpointError(f"init: {data['path']} was trained on {variant}, not {cfg.variant}")
-    try:
-        net.load_state_dict(data["model"])
-    except (RuntimeError, TypeError, KeyError):
-        theirs = data["config"].get("network") if isinstance(data["config"], dict) else None
-        raise CheckpointError(f"init: the weights of {data['path']} (network {theirs}) do not fit the network "
-                              f"of this config {dataclasses.asdict(cfg.network)}: set network.* to match") from None
+    theirs = load_network(cfg.init, variant=cfg.variant)
+    if theirs.cfg.network != cfg.network:
+        raise CheckpointError(f"init: {theirs.data['path']} has the network {dataclasses.asdict(theirs.cfg.network)}, "
+                              f"which does not fit the network of this config {dataclasses.asdict(cfg.network)}: "
+                              "set network.* to match")
+    net.load_state_dict(theirs.net.state_dict())
 
 
 class Trainer:

@@ -91,7 +91,7 @@ def test_init_errors_name_the_checkpoint_and_the_mismatch(tmp_path):
     _checkpoint(tmp_path / "a.pt")
     spec = get_variant("french3")
     for sets, message in ((["variant=french3", "network.hidden=[32]"], "trained on mineo"),
-                          (["variant=mineo", "network.hidden=[64]"], "do not fit")):
+                          (["variant=mineo", "network.hidden=[64]"], "does not fit the network of this config")):
         cfg = load_config(None, [*sets, f"init={tmp_path / 'a.pt'}"])
         spec = get_variant(cfg.variant)
         with pytest.raises(CheckpointError, match=message):
