@@ -7,10 +7,11 @@ import json
 import numpy as np
 import pytest
 import torch
+from checkpoints import make_checkpoint
 
 from tarocchi_rl.cli import main
 from tarocchi_rl.expert import expert_iteration, self_play, train_on
-from tarocchi_rl.rl.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from tarocchi_rl.rl.checkpoint import CheckpointError, load_checkpoint
 from tarocchi_rl.rl.config import load_config
 from tarocchi_rl.rl.network import build_network
 from tarocchi_rl.rl.trainer import load_initial_weights
@@ -18,13 +19,7 @@ from tarocchi_rl.variants import get_variant
 
 
 def _checkpoint(path, variant="mineo", hidden=(32,)):
-    cfg = load_config(None, [f"variant={variant}", f"network.hidden={list(hidden)}"])
-    spec = get_variant(variant)
-    torch.manual_seed(0)
-    net = build_network(cfg, spec.obs_dim, spec.n_actions)
-    save_checkpoint(path, {"config": cfg.to_dict(), "model": net.state_dict(), "update": 0, "samples": 0,
-                           "decisions": 0, "minutes": 0.0, "workers": []})
-    return cfg, net
+    return make_checkpoint(path, variant, hidden)
 
 
 @pytest.mark.parametrize("variant", ["mineo", "french3"])

@@ -4,7 +4,7 @@ reproducibility, the agent spec and its errors."""
 
 import numpy as np
 import pytest
-import torch
+from checkpoints import make_checkpoint
 
 from tarocchi_rl.agents.ismcts import ISMCTSAgent
 from tarocchi_rl.agents.specs import make_agent
@@ -161,17 +161,8 @@ def test_guided_search_is_reproducible():
 @pytest.fixture(scope="module")
 def tiny_checkpoint(tmp_path_factory):
     """A freshly initialised mineo network saved as a training checkpoint."""
-    from tarocchi_rl.rl.checkpoint import save_checkpoint
-    from tarocchi_rl.rl.config import load_config
-    from tarocchi_rl.rl.network import build_network
-
-    cfg = load_config(None, ["variant=mineo", "network.hidden=[32]"])
-    spec = get_variant("mineo")
-    torch.manual_seed(0)
-    net = build_network(cfg, spec.obs_dim, spec.n_actions)
     path = tmp_path_factory.mktemp("guided") / "final.pt"
-    save_checkpoint(path, {"config": cfg.to_dict(), "model": net.state_dict(), "update": 0, "samples": 0,
-                           "decisions": 0, "minutes": 0.0, "workers": []})
+    make_checkpoint(path)
     return path
 
 

@@ -1,0 +1,34 @@
+"""Small training checkpoints for the tests that need a saved network (export, guided search, expert iteration).
+
+``make_checkpoint`` saves a freshly initialised network in the trainer's checkpoint format (with a numpy RNG state
+in its worker states, as the trainer's have) and returns its config and network.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from tarocchi_rl.rl.checkpoint import save_checkpoint
+from tarocchi_rl.rl.config import TrainConfig, load_config
+from tarocchi_rl.rl.network import PolicyValueNet, build_network
+from tarocchi_rl.variants import get_variant
+
+
+def make_checkpoint(path: str | Path, variant: str = "mineo", hidden: tuple[int, ...] = (32,), seed: int = 0,
+                    head_gain: float = 1.0) -> tuple[TrainConfig, PolicyValueNet]:
+    """Save a new network of ``variant`` at ``path``. ``head_gain`` scales the policy head: above 1 the initial
+    near-uniform policy becomes a decisive one, whose greedy actions are not decided by rounding."""
+    cfg = load_config(None, [f"variant={variant}", f"network.hidden={list(hidden)}", f"seed={seed}"])
+    spec = get_variant(variant)
+    torch.manual_seed(seed)
+    net = build_network(cfg, spec.obs_dim, spec.n_actions)
+    if head_gain != 1.0:
+        with torch.no_grad():
+            net.policy.weight.mul_(head_gain)
+            net.value.weight.mul_(0.1)
+    save_checkpoint(path, {
+        "config": cfg.to_dict(), "model": net.state_dict(), "update": 0, "samples": 0, "decisions": 0,
+        "minutes": 0.0, "workers": [{"env_rng": np.arange(4, dtype=np.uint64) * np.uint64(2**61)}],
+    })
+    return cfg, net
