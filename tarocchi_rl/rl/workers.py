@@ -20,6 +20,7 @@ was given, so the workers play while the learner trains. The first call starts o
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -106,7 +107,8 @@ class LocalPool(WorkerPool):
 
 class RayPool(WorkerPool):
     """``cfg.num_workers`` Ray actors (1 CPU each), worker k seeded by (seed, k). Starts a local Ray
-    (``num_cpus = max(2, num_workers)``) unless one is running or ``ray_address`` names a cluster.
+    (``num_cpus = max(2, num_workers)``) unless one is running or ``ray_address`` (else ``$RAY_ADDRESS``, which
+    the job server sets for a ``ray job``) names a cluster.
 
     **A worker that dies is replaced.** When an actor's process or node is lost (``RayActorError``: killed,
     out of memory, node gone), a new actor takes its slot and the call is repeated on it once; only that
@@ -123,6 +125,7 @@ class RayPool(WorkerPool):
         super().__init__()
         import ray
 
+        ray_address = ray_address or os.environ.get("RAY_ADDRESS") or None  # a Ray job's cluster, for one
         if not ray.is_initialized():
             if ray_address:
                 ray.init(address=ray_address, log_to_driver=False)

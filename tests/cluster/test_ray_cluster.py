@@ -2,9 +2,10 @@
 ``ray start --address``, 1 CPU each), the two ways the README gives:
 
 * ``tarocchi-rl train --config configs/ppo_mineo.yaml --ray-address 127.0.0.1:PORT`` with ``num_workers: 2``;
-* ``ray job submit --address http://127.0.0.1:DASHBOARD -- .venv/bin/tarocchi-rl train ... --ray-address auto``
-  (the job server sets ``RAY_ADDRESS``, which ``auto`` picks up; the entrypoint runs in the head's directory,
-  the project root, so no ``--working-dir``). The job must succeed and its logs hold the training result.
+* ``ray job submit --address http://127.0.0.1:DASHBOARD -- .venv/bin/tarocchi-rl train ...`` with no
+  ``--ray-address`` (the job server sets ``RAY_ADDRESS``, which the trainer joins; the entrypoint runs in the
+  head's directory, the project root, so no ``--working-dir``). The job must succeed and its logs hold the
+  training result.
 
 Each run is tiny (8 games, 2 updates, no evaluation) and must have played on both nodes: every checkpoint's
 ``workers`` list carries the Ray node id of each rollout worker (:mod:`tarocchi_rl.rl.rollout`); the two
@@ -29,10 +30,10 @@ TINY = ["num_workers=2", "num_envs=8", "rollout_steps=6", "network.hidden=[32]",
 RUN_TIMEOUT = 300  # s, one training run (about 15 s; a cold Numba cache compiles the core in each actor first)
 
 
-def _train_args(out, ray_address: str) -> list[str]:
+def _train_args(out, ray_address: str | None) -> list[str]:
     sets = [a for kv in TINY for a in ("--set", kv)]
-    return ["train", "--config", "configs/ppo_mineo.yaml", "--out", str(out), "--no-progress",
-            "--ray-address", ray_address, *sets]
+    address = ["--ray-address", ray_address] if ray_address else []
+    return ["train", "--config", "configs/ppo_mineo.yaml", "--out", str(out), "--no-progress", *address, *sets]
 
 
 def _result(stdout: str, out) -> dict:
@@ -60,7 +61,7 @@ def test_training_runs_on_both_nodes_directly_and_as_a_job(ray_cluster: RayClust
     out = tmp_path / "job"
     entrypoint = os.path.relpath(BIN / "tarocchi-rl", ROOT)  # .venv/bin/tarocchi-rl, as the README has it
     r = ray_cluster.run([BIN / "ray", "job", "submit", "--address", ray_cluster.dashboard, "--", entrypoint,
-                         *_train_args(out, "auto")], timeout=RUN_TIMEOUT)
+                         *_train_args(out, None)], timeout=RUN_TIMEOUT)
     logs = r.stdout + r.stderr
     assert r.returncode == 0 and "succeeded" in logs, f"ray job submit failed ({r.returncode}):\n{logs[-4000:]}"
     assert _worker_nodes(out, _result(logs, out)) == nodes
