@@ -39,24 +39,12 @@ from typing import Any
 
 import numba
 import numpy as np
-from numba import njit, prange
 from numpy.typing import NDArray
 
-from tarocchi_rl.core.state import CUR, BatchState, alloc_state
+from tarocchi_rl.core.state import BatchState, alloc_state
 from tarocchi_rl.policies import Agent
 from tarocchi_rl.search.guided import guided_search
-from tarocchi_rl.search.ismcts import (
-    ROLLOUT_HEURISTIC,
-    ROLLOUT_RANDOM,
-    Tree,
-    _backpropagate,
-    _decision,
-    _descend,
-    _rollout,
-    _root_plan,
-    sample_row,
-    search_batch,
-)
+from tarocchi_rl.search.ismcts import ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, SearchTrees, search_batch
 from tarocchi_rl.variants import get_variant
 
 from .onnx import check_spec_path
@@ -72,70 +60,15 @@ GUIDED_PRIOR_BYTES = 2**27
 CHUNK_ITERATIONS = 100_000
 
 
-@njit(cache=True)
-def _continue_row(root: Any, i: int, tb: Any, scratch: Any, j: int, n_iter: int, c_explore: float,
-                  payoff_scale: float, rollout_kind: int, prior: Any, c_prior: float, nodes: Any, stats: Any,
-                  legal: Any, stamp: Any, path: Any, counters: Any) -> None:
-    """``n_iter`` more iterations of the search of game ``i`` (scratch row ``j``), continuing the tree held in
-    ``nodes`` int32[5, M] (parent, action, seat, first_child, next_sibling) and ``stats`` float64[3, M] (visits,
-    avail, wsum), with ``counters`` int64[2] (nodes in the tree, tick) and the buffers ``legal``, ``stamp``,
-    ``path``: the loop of :func:`tarocchi_rl.search.ismcts.search_row` cut into pieces, so that its results are
-    identical to one call."""
-    tree = Tree(nodes[0], nodes[1], nodes[2], nodes[3], nodes[4], stats[0], stats[1], stats[2])
-    observer = root.meta[i, CUR]
-    plan_i, plan_m, plan_f = _root_plan(root, i, observer, tb)
-    has_prior = prior.sum() > 0
-    n_nodes, tick = counters[0], counters[1]
-    for _ in range(n_iter):
-        sample_row(root, i, observer, tb, plan_i, plan_m, plan_f, scratch, j)
-        depth, n_nodes, tick = _descend(tree, n_nodes, tick, scratch, j, tb, legal, stamp, path, c_explore, prior,
-                                        has_prior, c_prior)
-        _rollout(scratch, j, tb, rollout_kind)
-        _backpropagate(tree, path, depth, scratch, j, payoff_scale)
-    counters[0], counters[1] = n_nodes, tick
-
-
-@njit(cache=True, parallel=True)
-def _search_chunk(root: Any, idx: Any, tb: Any, scratch: Any, n_iter: int, c_explore: float, payoff_scale: float,
-                  rollout_kind: int, priors: Any, c_prior: float, nodes: Any, stats: Any, legal: Any, stamp: Any,
-                  path: Any, counters: Any) -> None:
-    """:func:`_continue_row` for every game ``idx[k]`` (scratch row k, the k-th tree and buffers)."""
-    for k in prange(idx.shape[0]):
-        _continue_row(root, idx[k], tb, scratch, k, n_iter, c_explore, payoff_scale, rollout_kind, priors[k],
-                      c_prior, nodes[k], stats[k], legal[k], stamp[k], path[k], counters[k])
-
-
-@njit(cache=True)
-def _chunk_decisions(nodes: Any, stats: Any, visits: Any, actions: Any) -> None:
-    """The decision and root visits of each tree of :func:`_search_chunk`."""
-    for k in range(nodes.shape[0]):
-        tree = Tree(nodes[k, 0], nodes[k, 1], nodes[k, 2], nodes[k, 3], nodes[k, 4], stats[k, 0], stats[k, 1],
-                    stats[k, 2])
-        actions[k] = _decision(tree, visits[k])
-
-
 def _search_in_chunks(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: int, c: float,
                       payoff_scale: float, rollout: int, priors: NDArray[np.float32], c_prior: float,
-                      scratch: BatchState, chunk: int) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """The searches of games ``idx`` (scratch rows seeded) as calls of ``chunk`` iterations each."""
-    k, n_act, m = len(idx), priors.shape[1], iterations + 1
-    nodes = np.full((k, 5, m), -1, np.int32)
-    stats = np.zeros((k, 3, m), np.float64)
-    legal = np.zeros((k, n_act), np.bool_)
-    stamp = np.zeros((k, n_act), np.int64)
-    path = np.zeros((k, m), np.int32)
-    counters = np.zeros((k, 2), np.int64)
-    counters[:, 0] = 1  # the root
-    done = 0
-    while done < iterations:  # KeyboardInterrupt is raised here, between two calls
-        n = min(chunk, iterations - done)
-        _search_chunk(state, idx, tables, scratch, n, c, payoff_scale, rollout, priors, c_prior, nodes, stats, legal,
-                      stamp, path, counters)
-        done += n
-    visits = np.zeros((k, n_act), np.float64)
-    actions = np.zeros(k, np.int64)
-    _chunk_decisions(nodes, stats, visits, actions)
-    return actions, visits
+                      scratch: BatchState, seeds: NDArray[np.uint64], chunk: int) -> tuple[NDArray[np.int64],
+                                                                                           NDArray[np.float64]]:
+    """The searches of games ``idx`` as compiled calls of ``chunk`` iterations each, continuing the same trees."""
+    trees = SearchTrees(state, idx, tables, iterations, c, payoff_scale, rollout, priors, c_prior, seeds, scratch)
+    while trees.done < iterations:  # KeyboardInterrupt is raised here, between two calls
+        trees.run(min(chunk, iterations - trees.done))
+    return trees.decisions()
 
 
 def _search(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: int, c: float, payoff_scale: float,
@@ -146,8 +79,8 @@ def _search(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: 
 
     At most ``chunk_iterations`` (default :data:`CHUNK_ITERATIONS`) iterations, summed over games, run in one
     compiled call: a larger batch is searched by groups of games, and a search too long for one call is cut into
-    pieces that continue the same trees (:func:`_search_chunk`), so that Ctrl-C can stop it. Each game's search
-    depends only on its seed: the results are those of one ``search_batch`` call."""
+    pieces that continue the same trees (:class:`~tarocchi_rl.search.ismcts.SearchTrees`), so that Ctrl-C can
+    stop it. Each game's search depends only on its seed: the results are those of one ``search_batch`` call."""
     budget = CHUNK_ITERATIONS if chunk_iterations is None else max(1, int(chunk_iterations))
     iterations = int(iterations)
     idx = np.ascontiguousarray(idx, np.int64)
@@ -159,14 +92,14 @@ def _search(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: 
         rows = slice(lo, min(lo + group, k))
         n = rows.stop - lo
         scratch = alloc_state(n)
-        scratch.rng[:] = seeds[rows]
         if n * iterations <= budget or k * iterations <= budget:  # short enough: one call, as search_batch does
+            scratch.rng[:] = seeds[rows]
             search_batch(state, idx[rows], tables, scratch, iterations, float(c), float(payoff_scale), int(rollout),
                          np.ascontiguousarray(priors[rows]), float(c_prior), visits[rows], actions[rows])
         else:
             actions[rows], visits[rows] = _search_in_chunks(
                 state, idx[rows], tables, iterations, float(c), float(payoff_scale), int(rollout),
-                np.ascontiguousarray(priors[rows]), float(c_prior), scratch, max(1, budget // n))
+                np.ascontiguousarray(priors[rows]), float(c_prior), scratch, seeds[rows], max(1, budget // n))
     return actions, visits
 
 

@@ -32,20 +32,25 @@ The decision is the root's most visited action (ties: the higher mean). A root *
 probabilities, when given) adds ``c_prior * P(a) * sqrt(avail) / (1 + N)`` to the root's selection score
 (PUCT-style), steering the search towards the network's moves without changing the rest of the tree.
 
+A search can also be kept between compiled calls and continued (:class:`SearchTrees`): the agent cuts long
+searches into short calls so that Ctrl-C stops them, and the root statistics (visits and mean reward of each root
+action) can be read as the search goes on; the results are those of one ``search_batch`` call.
+
 ``search_row`` is the five steps above, one small kernel each (``_descend``: selection and expansion); the steps
 that allocate nothing are compiled without reference counting (``_nrt=False``) so that LLVM inlines them at no
 cost (see :mod:`tarocchi_rl.search.determinize`).
 """
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit, prange
+from numpy.typing import NDArray
 
 from .. import engine
 from ..bits import bounded, splitmix_next
 from ..core.phases import DONE, PLAY
-from ..core.state import CUR, PAYOFF, PHASE
+from ..core.state import CUR, PAYOFF, PHASE, alloc_state
 from ..core.tables import P_CARDS, P_N_SPECIAL
 from ..policies.heuristic import heuristic_row
 from .determinize import I_NF, I_STATUS, NI, NM, build_plan, fill_tables, sample_row
@@ -244,3 +249,109 @@ def search_batch(root, idx, tb, scratch, iterations, c_explore, payoff_scale, ro
     for k in prange(idx.shape[0]):
         actions_out[k] = search_row(root, idx[k], tb, scratch, k, iterations, c_explore, payoff_scale,
                                     rollout_kind, priors[k], c_prior, visits_out[k])
+
+
+# ---- searches kept between calls -------------------------------------------------------------------------------
+#: the tree arrays of :class:`SearchTrees`, stacked: NODE_FIELDS in ``nodes`` int32[k, 5, M], STAT_FIELDS in
+#: ``stats`` float64[k, 3, M] (the fields of :class:`Tree`)
+NODE_FIELDS = ("parent", "action", "seat", "first_child", "next_sibling")
+STAT_FIELDS = ("visits", "avail", "wsum")
+
+
+@njit(cache=True)
+def _continue_row(root, i, tb, scratch, j, n_iter, c_explore, payoff_scale, rollout_kind, prior, c_prior, nodes,
+                  stats, legal, stamp, path, counters):
+    """``n_iter`` more iterations of the search of game ``i`` (scratch row ``j``) on the tree held in ``nodes`` and
+    ``stats`` (one game's rows of :class:`SearchTrees`), with ``counters`` int64[2] (nodes in the tree, tick): the
+    loop of :func:`search_row` cut into pieces, so that its results are identical to one call."""
+    tree = Tree(nodes[0], nodes[1], nodes[2], nodes[3], nodes[4], stats[0], stats[1], stats[2])
+    observer = root.meta[i, CUR]
+    plan_i, plan_m, plan_f = _root_plan(root, i, observer, tb)
+    has_prior = prior.sum() > 0
+    n_nodes, tick = counters[0], counters[1]
+    for _ in range(n_iter):
+        sample_row(root, i, observer, tb, plan_i, plan_m, plan_f, scratch, j)
+        depth, n_nodes, tick = _descend(tree, n_nodes, tick, scratch, j, tb, legal, stamp, path, c_explore, prior,
+                                        has_prior, c_prior)
+        _rollout(scratch, j, tb, rollout_kind)
+        _backpropagate(tree, path, depth, scratch, j, payoff_scale)
+    counters[0], counters[1] = n_nodes, tick
+
+
+@njit(cache=True, parallel=True)
+def _continue_batch(root, idx, tb, scratch, n_iter, c_explore, payoff_scale, rollout_kind, priors, c_prior, nodes,
+                    stats, legal, stamp, path, counters):
+    """:func:`_continue_row` for every game ``idx[k]`` (scratch row k, the k-th tree and buffers)."""
+    for k in prange(idx.shape[0]):
+        _continue_row(root, idx[k], tb, scratch, k, n_iter, c_explore, payoff_scale, rollout_kind, priors[k],
+                      c_prior, nodes[k], stats[k], legal[k], stamp[k], path[k], counters[k])
+
+
+@njit(cache=True)
+def _decisions(nodes, stats, visits, actions):
+    """The decision and root visits of each tree of :class:`SearchTrees`."""
+    for k in range(nodes.shape[0]):
+        tree = Tree(nodes[k, 0], nodes[k, 1], nodes[k, 2], nodes[k, 3], nodes[k, 4], stats[k, 0], stats[k, 1],
+                    stats[k, 2])
+        actions[k] = _decision(tree, visits[k])
+
+
+class SearchTrees:
+    """The searches of games ``idx`` of ``root`` for the players to act, kept between compiled calls.
+
+    ``run(n)`` adds n iterations to every search (at most ``iterations`` in all: the trees' room);
+    ``decisions()`` and ``root_statistics()`` read them at any point. ``seeds`` uint64[k] seed the searches (the
+    rng of their scratch rows); with the same seeds and parameters, ``run`` in any pieces gives the trees, visits
+    and decisions of one ``search_batch`` call. ``priors`` float32[k, n_actions] (zeros: none).
+    """
+
+    def __init__(self, root: Any, idx: NDArray[np.int64], tb: Any, iterations: int, c_explore: float,
+                 payoff_scale: float, rollout_kind: int, priors: NDArray[np.float32], c_prior: float,
+                 seeds: NDArray[np.uint64], scratch: Any = None) -> None:
+        self.root, self.tb = root, tb
+        self.idx = np.ascontiguousarray(idx, np.int64)
+        k, n_act, m = len(self.idx), priors.shape[1], int(iterations) + 1
+        self.capacity = int(iterations)
+        self.params = (float(c_explore), float(payoff_scale), int(rollout_kind))
+        self.priors, self.c_prior = np.ascontiguousarray(priors, np.float32), float(c_prior)
+        self.scratch = alloc_state(k) if scratch is None else scratch
+        self.scratch.rng[:k] = seeds
+        self.nodes = np.full((k, len(NODE_FIELDS), m), -1, np.int32)
+        self.stats = np.zeros((k, len(STAT_FIELDS), m), np.float64)
+        self._legal = np.zeros((k, n_act), np.bool_)
+        self._stamp = np.zeros((k, n_act), np.int64)
+        self._path = np.zeros((k, m), np.int32)
+        self._counters = np.zeros((k, 2), np.int64)
+        self._counters[:, 0] = 1  # the root
+        self.done = 0  # iterations run per search
+
+    def run(self, n: int) -> None:
+        """``n`` more iterations of every search (a ValueError beyond the capacity)."""
+        if n < 0 or self.done + n > self.capacity:
+            raise ValueError(f"SearchTrees.run: {n} more iterations after {self.done} exceed the room of "
+                             f"{self.capacity}")
+        c, scale, rollout = self.params
+        _continue_batch(self.root, self.idx, self.tb, self.scratch, int(n), c, scale, rollout, self.priors,
+                        self.c_prior, self.nodes, self.stats, self._legal, self._stamp, self._path, self._counters)
+        self.done += n
+
+    def decisions(self) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """(actions int64[k]: each root's most visited action, ties to the higher mean; visits float64[k, A])."""
+        visits = np.zeros(self._legal.shape, np.float64)
+        actions = np.zeros(len(self.idx), np.int64)
+        _decisions(self.nodes, self.stats, visits, actions)
+        return actions, visits
+
+    def root_statistics(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """(visits float64[k, A], mean reward float64[k, A]) of each root action: N and W/N (payoff /
+        payoff_scale, from the searching seat's side); NaN for the actions without a child."""
+        k, n_act = self._legal.shape
+        visits = np.zeros((k, n_act), np.float64)
+        means = np.full((k, n_act), np.nan)
+        for g in range(k):
+            kids = np.flatnonzero(self.nodes[g, 0] == 0)  # the root's children (their parent is node 0)
+            acts = self.nodes[g, 1, kids]
+            n = self.stats[g, 0, kids]
+            visits[g, acts] = n
+            means[g, acts] = np.where(n > 0, self.stats[g, 2, kids] / np.maximum(n, 1), np.nan)
+        return visits, means

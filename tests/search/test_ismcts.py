@@ -196,3 +196,38 @@ def test_searches_match_the_recording(variant):
 if __name__ == "__main__":  # print a new recording
     for v in VARIANTS:
         print(f"    {v!r}: {tuple(search_digest(v, r) for r in ('random', 'heuristic', 'prior'))!r},")
+
+
+def test_search_trees_continue_one_search_and_expose_the_root_statistics():
+    """``SearchTrees`` run in pieces is ``search_batch`` in one call; its root statistics are the visits of the
+    decision and a mean reward within the payoff range for each visited root action, NaN for the others."""
+    from tarocchi_rl.core.state import alloc_state
+    from tarocchi_rl.search.ismcts import ROLLOUT_RANDOM, SearchTrees, search_batch
+
+    env = BatchEnv("mineo", 3, seed=21)
+    for _ in range(9):
+        env.step(env.random_actions())
+    live = np.flatnonzero(~env.done())
+    k, n_act, scale = len(live), env.num_actions, env.spec.payoff_scale
+    seeds = np.arange(1, k + 1, dtype=np.uint64) * np.uint64(7919)
+    priors = np.zeros((k, n_act), np.float32)
+    scratch = alloc_state(k)
+    scratch.rng[:] = seeds
+    visits_one, actions_one = np.zeros((k, n_act)), np.zeros(k, np.int64)
+    search_batch(env.state, live, env.tables, scratch, 300, 0.7, scale, ROLLOUT_RANDOM, priors, 0.0, visits_one,
+                 actions_one)
+
+    trees = SearchTrees(env.state, live, env.tables, 300, 0.7, scale, ROLLOUT_RANDOM, priors, 0.0, seeds)
+    for piece in (1, 99, 200):
+        trees.run(piece)
+    actions, visits = trees.decisions()
+    assert (actions == actions_one).all() and (visits == visits_one).all()
+    n, mean = trees.root_statistics()
+    assert (n == visits).all() and n.sum(axis=1).tolist() == [300.0] * k
+    legal = env.legal_mask()[live]
+    assert not (n[~legal] > 0).any()  # only legal root actions are searched
+    lo, hi = env.spec.utility_bounds()
+    assert (mean[n > 0] >= lo / scale).all() and (mean[n > 0] <= hi / scale).all()
+    assert np.isnan(mean[n == 0]).all()
+    with pytest.raises(ValueError, match="exceed the room of 300"):
+        trees.run(1)
