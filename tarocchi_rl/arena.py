@@ -265,7 +265,7 @@ def run_arena(
     decks: NDArray[np.integer[Any]] | None = None,
     options: dict[str, Any] | None = None,
     out_dir: str | os.PathLike[str] | None = None,
-    progress: bool = True,
+    progress: bool = False,
     batch_deals: int | None = None,
     make_agent: Callable[..., AgentLike] = make_baseline,
 ) -> dict[str, Any]:
@@ -273,7 +273,8 @@ def run_arena(
 
     ``agent_specs``: agent objects or spec strings; strings are built by ``make_agent(spec, seed=...)``
     (default: the baselines ``random`` and ``heuristic``; the CLI passes
-    :func:`tarocchi_rl.agents.specs.make_agent`, which knows every spec).
+    :func:`tarocchi_rl.agents.specs.make_agent`, which knows every spec). ``progress``: a progress bar on stderr
+    (the CLI's, on a terminal; quiet by default).
     """
     spec = get_variant(variant)
     options = spec.resolve_options(options or {})
