@@ -20,23 +20,17 @@ legal when its parent was visited: single-observer ISMCTS) scores ``W/N + c_puct
 N)``; an action without a child scores ``fpu + c_puct * p[a] * sqrt(max(1, N_parent))``. Choosing an action
 without a child adds it (expansion) and ends the descent: the leaf is that child's position.
 
-Tree arrays (``GuidedTrees``, one row per game; M = iterations + 1 nodes):
+Tree arrays (``GuidedTrees``, one row per game; M = iterations + 1 nodes): the stacked layout of plain ISMCTS
+(``nodes`` int32[k, 5, M]: parent, action, seat, first_child, next_sibling; ``stats`` float64[k, 3, M]: visits,
+avail, wsum; :mod:`tarocchi_rl.search.ismcts`), plus
 
 | array        | dtype / shape        | meaning                                                             |
 |--------------|----------------------|---------------------------------------------------------------------|
-| parent       | int32[k, M]          | parent node (-1: the root)                                          |
-| action       | int32[k, M]          | the action leading to the node                                      |
-| seat         | int32[k, M]          | the seat that chose it                                              |
-| first_child  | int32[k, M]          | first child (-1: none), children linked by next_sibling             |
-| next_sibling | int32[k, M]          | next child of the same parent                                       |
-| visits       | float64[k, M]        | N                                                                   |
-| avail        | float64[k, M]        | availability count                                                  |
-| wsum         | float64[k, M]        | W (values of the seat that chose the action, payoff / payoff_scale) |
 | prior        | float32[k, M, A]     | the node's policy prior (its acting seat's network probabilities)   |
 | evaluated    | bool[k, M]           | prior set                                                           |
 
-Values are payoffs / ``payoff_scale`` (the value head's scale). The decision is the root's most visited
-action; the visit counts are the policy targets of expert iteration.
+Values are payoffs / ``payoff_scale`` (the value head's scale). The decision is plain ISMCTS's (the root's most
+visited action, ties: the higher mean); the visit counts are the policy targets of expert iteration.
 """
 
 from collections.abc import Callable
@@ -50,7 +44,22 @@ from .. import engine
 from ..core.phases import DONE
 from ..core.state import CUR, PAYOFF, PHASE, BatchState, alloc_state
 from .determinize import sample_row
-from .ismcts import ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, _rollout, _root_plan
+from .ismcts import (
+    ACTION,
+    AVAIL,
+    FIRST_CHILD,
+    NEXT_SIBLING,
+    PARENT,
+    ROLLOUT_HEURISTIC,
+    ROLLOUT_RANDOM,
+    SEAT,
+    VISITS,
+    WSUM,
+    _rollout,
+    _root_plan,
+    new_stacked_trees,
+    root_decisions,
+)
 
 Evaluate = Callable[[NDArray[np.float32], NDArray[np.bool_]], tuple[NDArray[np.float32], NDArray[np.float32]]]
 """(obs float32[n, obs_dim], mask bool[n, A]) -> (probabilities float32[n, A], values float32[n])."""
@@ -59,25 +68,18 @@ LEAF_NEW, LEAF_DONE = 0, 1  # a new node to evaluate / a finished deal (its payo
 
 
 class GuidedTrees(NamedTuple):
-    """The k search trees (module docstring's table)."""
+    """The k search trees (module docstring)."""
 
-    parent: np.ndarray
-    action: np.ndarray
-    seat: np.ndarray
-    first_child: np.ndarray
-    next_sibling: np.ndarray
-    visits: np.ndarray
-    avail: np.ndarray
-    wsum: np.ndarray
+    nodes: np.ndarray
+    stats: np.ndarray
     prior: np.ndarray
     evaluated: np.ndarray
 
 
 def new_trees(k: int, m: int, n_actions: int) -> GuidedTrees:
     """k empty trees of room m (node 0: the root of each)."""
-    ints = [np.full((k, m), -1, np.int32) for _ in range(5)]
-    floats = [np.zeros((k, m), np.float64) for _ in range(3)]
-    return GuidedTrees(*ints, *floats, np.zeros((k, m, n_actions), np.float32), np.zeros((k, m), np.bool_))
+    nodes, stats = new_stacked_trees(k, m)
+    return GuidedTrees(nodes, stats, np.zeros((k, m, n_actions), np.float32), np.zeros((k, m), np.bool_))
 
 
 @njit(cache=True)
@@ -90,37 +92,37 @@ def _descend_row(root, i, tb, scratch, k, t, n_nodes, legal, path, c_puct, fpu, 
             return depth, LEAF_DONE, n_nodes
         engine.legal_mask_row(scratch, k, tb, legal)
         best_score, best_child, best_action = -1e300, -1, -1
-        n_parent = max(1.0, t.visits[k, node])
+        n_parent = max(1.0, t.stats[k, VISITS, node])
         have = np.zeros(legal.shape[0], np.int32) - 1
-        ch = t.first_child[k, node]
+        ch = t.nodes[k, FIRST_CHILD, node]
         while ch >= 0:
-            have[t.action[k, ch]] = ch
-            ch = t.next_sibling[k, ch]
+            have[t.nodes[k, ACTION, ch]] = ch
+            ch = t.nodes[k, NEXT_SIBLING, ch]
         for a in range(legal.shape[0]):
             if not legal[a]:
                 continue
             p = t.prior[k, node, a]
             ch = have[a]
             if ch >= 0:
-                t.avail[k, ch] += 1.0
-                n = t.visits[k, ch]
-                q = t.wsum[k, ch] / n if n > 0 else fpu
-                score = q + c_puct * p * np.sqrt(t.avail[k, ch]) / (1.0 + n)
+                t.stats[k, AVAIL, ch] += 1.0
+                n = t.stats[k, VISITS, ch]
+                q = t.stats[k, WSUM, ch] / n if n > 0 else fpu
+                score = q + c_puct * p * np.sqrt(t.stats[k, AVAIL, ch]) / (1.0 + n)
             else:
                 score = fpu + c_puct * p * np.sqrt(n_parent)
             if score > best_score:
                 best_score, best_child, best_action = score, ch, a
         if best_child < 0:  # an action without a child: expand (when there is room) and stop
-            if n_nodes >= t.parent.shape[1]:
+            if n_nodes >= t.nodes.shape[2]:
                 return depth, LEAF_DONE if scratch.meta[k, PHASE] == DONE else -1, n_nodes
             new = n_nodes
             n_nodes += 1
-            t.parent[k, new] = node
-            t.action[k, new] = best_action
-            t.seat[k, new] = scratch.meta[k, CUR]
-            t.next_sibling[k, new] = t.first_child[k, node]
-            t.first_child[k, node] = new
-            t.avail[k, new] = 1.0
+            t.nodes[k, PARENT, new] = node
+            t.nodes[k, ACTION, new] = best_action
+            t.nodes[k, SEAT, new] = scratch.meta[k, CUR]
+            t.nodes[k, NEXT_SIBLING, new] = t.nodes[k, FIRST_CHILD, node]
+            t.nodes[k, FIRST_CHILD, node] = new
+            t.stats[k, AVAIL, new] = 1.0
             engine.step_row(scratch, k, best_action, tb)
             path[k, depth] = new
             depth += 1
@@ -156,15 +158,15 @@ def _backup_row(t, k, path, d, values, new_prior, has_prior):
     parfors lost the writes through the tuple's arrays)."""
     if d == 0:
         return
-    t.visits[k, 0] += 1.0  # the root: its visits are N_parent of its children's exploration term
+    t.stats[k, VISITS, 0] += 1.0  # the root: its visits are N_parent of its children's exploration term
     leaf = path[k, d - 1]
     if has_prior:
         t.prior[k, leaf, :] = new_prior
         t.evaluated[k, leaf] = True
     for j in range(d):
         nd = path[k, j]
-        t.visits[k, nd] += 1.0
-        t.wsum[k, nd] += values[t.seat[k, nd]]
+        t.stats[k, VISITS, nd] += 1.0
+        t.stats[k, WSUM, nd] += values[t.nodes[k, SEAT, nd]]
 
 
 @njit(cache=True, parallel=True)
@@ -247,14 +249,5 @@ def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: 
         backup_batch(t, path, depth, values, new_prior, has_prior)
     visits = np.zeros((k, n_actions), np.float64)
     actions = np.zeros(k, np.int64)
-    for r in range(k):
-        ch = t.first_child[r, 0]
-        best, best_n = -1, -1.0
-        while ch >= 0:
-            a, n = int(t.action[r, ch]), float(t.visits[r, ch])
-            visits[r, a] = n
-            if n > best_n:
-                best, best_n = a, n
-            ch = t.next_sibling[r, ch]
-        actions[r] = best
+    root_decisions(t.nodes, t.stats, visits, actions)
     return actions, visits

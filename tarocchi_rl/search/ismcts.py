@@ -252,10 +252,18 @@ def search_batch(root, idx, tb, scratch, iterations, c_explore, payoff_scale, ro
 
 
 # ---- searches kept between calls -------------------------------------------------------------------------------
-#: the tree arrays of :class:`SearchTrees`, stacked: NODE_FIELDS in ``nodes`` int32[k, 5, M], STAT_FIELDS in
-#: ``stats`` float64[k, 3, M] (the fields of :class:`Tree`)
+#: k trees stacked (:class:`SearchTrees`, and the guided search's): the fields of :class:`Tree` (the module
+#: docstring's table) as ``nodes`` int32[k, 5, M] (NODE_FIELDS, indexed by PARENT ... NEXT_SIBLING) and ``stats``
+#: float64[k, 3, M] (STAT_FIELDS, indexed by VISITS, AVAIL, WSUM)
 NODE_FIELDS = ("parent", "action", "seat", "first_child", "next_sibling")
 STAT_FIELDS = ("visits", "avail", "wsum")
+PARENT, ACTION, SEAT, FIRST_CHILD, NEXT_SIBLING = range(len(NODE_FIELDS))
+VISITS, AVAIL, WSUM = range(len(STAT_FIELDS))
+
+
+def new_stacked_trees(k: int, m: int) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
+    """(nodes int32[k, 5, M] all -1, stats float64[k, 3, M] all 0): k empty trees of room m (node 0: the root)."""
+    return np.full((k, len(NODE_FIELDS), m), -1, np.int32), np.zeros((k, len(STAT_FIELDS), m), np.float64)
 
 
 @njit(cache=True)
@@ -288,8 +296,9 @@ def _continue_batch(root, idx, tb, scratch, n_iter, c_explore, payoff_scale, rol
 
 
 @njit(cache=True)
-def _decisions(nodes, stats, visits, actions):
-    """The decision and root visits of each tree of :class:`SearchTrees`."""
+def root_decisions(nodes, stats, visits, actions):
+    """The decision (the root's most visited action, ties: the higher mean) of each of k stacked trees ->
+    actions int64[k], and their root visits -> visits float64[k, A]."""
     for k in range(nodes.shape[0]):
         tree = Tree(nodes[k, 0], nodes[k, 1], nodes[k, 2], nodes[k, 3], nodes[k, 4], stats[k, 0], stats[k, 1],
                     stats[k, 2])
@@ -316,8 +325,7 @@ class SearchTrees:
         self.priors, self.c_prior = np.ascontiguousarray(priors, np.float32), float(c_prior)
         self.scratch = alloc_state(k) if scratch is None else scratch
         self.scratch.rng[:k] = seeds
-        self.nodes = np.full((k, len(NODE_FIELDS), m), -1, np.int32)
-        self.stats = np.zeros((k, len(STAT_FIELDS), m), np.float64)
+        self.nodes, self.stats = new_stacked_trees(k, m)
         self._legal = np.zeros((k, n_act), np.bool_)
         self._stamp = np.zeros((k, n_act), np.int64)
         self._path = np.zeros((k, m), np.int32)
@@ -339,7 +347,7 @@ class SearchTrees:
         """(actions int64[k]: each root's most visited action, ties to the higher mean; visits float64[k, A])."""
         visits = np.zeros(self._legal.shape, np.float64)
         actions = np.zeros(len(self.idx), np.int64)
-        _decisions(self.nodes, self.stats, visits, actions)
+        root_decisions(self.nodes, self.stats, visits, actions)
         return actions, visits
 
     def root_statistics(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -349,9 +357,9 @@ class SearchTrees:
         visits = np.zeros((k, n_act), np.float64)
         means = np.full((k, n_act), np.nan)
         for g in range(k):
-            kids = np.flatnonzero(self.nodes[g, 0] == 0)  # the root's children (their parent is node 0)
-            acts = self.nodes[g, 1, kids]
-            n = self.stats[g, 0, kids]
+            kids = np.flatnonzero(self.nodes[g, PARENT] == 0)  # the root's children
+            acts = self.nodes[g, ACTION, kids]
+            n = self.stats[g, VISITS, kids]
             visits[g, acts] = n
-            means[g, acts] = np.where(n > 0, self.stats[g, 2, kids] / np.maximum(n, 1), np.nan)
+            means[g, acts] = np.where(n > 0, self.stats[g, WSUM, kids] / np.maximum(n, 1), np.nan)
         return visits, means
