@@ -31,7 +31,6 @@ import json
 import logging
 import os
 import shutil
-import subprocess
 import tempfile
 import warnings
 from collections.abc import Iterator
@@ -60,6 +59,7 @@ from ..policies.onnx_policy import (
     engine_facts,
     make_session,
 )
+from ..provenance import git_state
 from ..variants import get_variant
 from .config import TrainConfig
 from .network import PolicyValueNet, load_network
@@ -259,19 +259,6 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _git_state() -> dict[str, Any]:
-    """The commit of the source tree this package was imported from (None when it is not a git checkout)."""
-    here = Path(__file__).resolve().parent
-    try:
-        commit = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True,
-                                timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10, check=True).stdout.strip() != ""
-    except (OSError, subprocess.SubprocessError):
-        return {"git_commit": None, "git_dirty": None}
-    return {"git_commit": commit or None, "git_dirty": dirty}
-
-
 def _package_version() -> str | None:
     try:
         return importlib.metadata.version("tarocchi-rl")
@@ -429,7 +416,8 @@ def _manifest(net: PolicyValueNet, cfg: TrainConfig, data: dict[str, Any], facts
             "checkpoint": str(ckpt), "checkpoint_sha256": _sha256(ckpt), "config": data["config"],
             "update": data.get("update"), "samples": data.get("samples"), "decisions": data.get("decisions"),
             "minutes": data.get("minutes"), "imitation_warm_start": bool(data.get("imitated", False)),
-            "tarocchi_rl_version": _package_version(), **_git_state(), "torch_version": torch.__version__,
+            "training_sources": data.get("sources"),  # the commit of each start / resume of the run (None: older)
+            "tarocchi_rl_version": _package_version(), **git_state(), "torch_version": torch.__version__,
             "exported_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         },
         "evaluation": None,
@@ -453,9 +441,17 @@ def model_card(m: dict[str, Any]) -> str:
     """The README.md of a bot directory, from its manifest."""
     p, net, cfg = m["provenance"], m["network"], m["provenance"]["config"]
     opts = ", ".join(f"{k}={json.dumps(v)}" for k, v in m["options"].items()) or "none"
-    commit = p.get("git_commit") or "unknown"
-    if p.get("git_dirty"):
-        commit += " (with uncommitted changes)"
+    def named(state: dict[str, Any]) -> str:
+        return (state.get("git_commit") or "unknown")[:12] + (" (with uncommitted changes)"
+                                                             if state.get("git_dirty") else "")
+
+    sources = p.get("training_sources") or []
+    if sources:  # the commit of each start / resume of the training run
+        commit = "trained from commit " + ", then ".join(
+            named(s) + (f" from update {s['from_update']}" if s.get("from_update") else "") for s in sources)
+    else:  # a checkpoint from before runs recorded their commit
+        commit = "training commit not recorded"
+    commit += f"; exported from commit {named(p)}"
     imitation = (f"a warm start imitating the heuristic on {cfg['imitation']['decisions']:,} decisions, then "
                  if p.get("imitation_warm_start") else "")
     lines = [
@@ -479,7 +475,7 @@ def model_card(m: dict[str, Any]) -> str:
         "",
         "## How it was trained",
         "",
-        f"PPO self-play (tarocchi-rl {p.get('tarocchi_rl_version') or '?'}, commit {commit}): {imitation}"
+        f"PPO self-play (tarocchi-rl {p.get('tarocchi_rl_version') or '?'}; {commit}): {imitation}"
         f"{p.get('update')} updates on {p.get('samples') or 0:,} learner samples "
         f"({p.get('decisions') or 0:,} decisions in all, {p.get('minutes') or 0:.1f} minutes), a league of "
         f"self-play ({cfg['league']['self_play_share']}), heuristic ({cfg['league']['heuristic_share']}) and past "

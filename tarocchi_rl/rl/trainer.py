@@ -78,6 +78,7 @@ from ..arena import run_arena
 from ..core.phases import DECISION_KINDS
 from ..policies import make_baseline
 from ..policies.compose import ComposeAgent
+from ..provenance import git_state
 from ..variants import get_variant
 from .checkpoint import (
     CheckpointError,
@@ -191,6 +192,9 @@ class Trainer:
             except CheckpointError:
                 self.workers.close()
                 raise
+        # where the code of each start / resume of this run came from (provenance of the bots exported from it)
+        earlier = (resume_from or {}).get("sources")
+        self.sources = [*(earlier if isinstance(earlier, list) else []), {"from_update": self.update, **git_state()}]
         self._committed: dict | None = None  # the state at the end of the last complete update (Ctrl-C)
 
     # -- the loop -----------------------------------------------------------------------------------------
@@ -498,7 +502,7 @@ class Trainer:
             "update": self.update, "samples": self.learner_samples, "decisions": self.all_decisions,
             "minutes": self.minutes, "pool": list(self.league), "next_snapshot_id": self.next_snapshot_id,
             "pool_version": self.league_version, "learner_rng": self.gen.get_state(),
-            "workers": workers, "imitated": self.imitated,
+            "workers": workers, "imitated": self.imitated, "sources": self.sources,
         }
 
     def _weights(self) -> dict:

@@ -64,6 +64,18 @@ def test_export_writes_a_self_describing_bot(bot, checkpoint):
                     "## How to load it"):
         assert heading in card
     assert "| heuristic |" in card and "onnx:THIS_DIR" in card
+    # this checkpoint was saved without the trainer's sources: the card says so rather than guess
+    assert prov["training_sources"] is None and "training commit not recorded; exported from commit" in card
+
+
+def test_the_model_card_names_the_commits_that_trained_the_bot(bot):
+    from tarocchi_rl.rl.export import model_card
+
+    m = json.loads((bot / "manifest.json").read_text())
+    m["provenance"]["training_sources"] = [{"from_update": 0, "git_commit": "a" * 40, "git_dirty": False},
+                                           {"from_update": 700, "git_commit": "b" * 40, "git_dirty": True}]
+    card = model_card(m)
+    assert f"trained from commit {'a' * 12}, then {'b' * 12} (with uncommitted changes) from update 700" in card
 
 
 def test_onnx_model_passes_the_checker_with_a_dynamic_batch(bot):

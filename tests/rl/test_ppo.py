@@ -2,6 +2,8 @@
 checkpoints, exact resume, reproducibility), the ``ppo:PATH`` agent, and clear errors for bad input."""
 
 import math
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -240,6 +242,11 @@ def test_same_seed_same_run_and_exact_resume(tmp_path):
         assert torch.equal(a["model"][k], b["model"][k]), k  # reproducible from the seed
         assert torch.equal(a["model"][k], c["model"][k]), k  # 2 + 2 updates == 4 updates
     assert a["samples"] == c["samples"] and [p[0] for p in a["pool"]] == [p[0] for p in c["pool"]]
+    # provenance: the commit of each start and resume (this checkout's HEAD), where the run was at each
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent)
+    assert [s["from_update"] for s in a["sources"]] == [0] and [s["from_update"] for s in c["sources"]] == [0, 2]
+    if head.returncode == 0:  # a git checkout
+        assert {s["git_commit"] for s in c["sources"]} == {head.stdout.strip()}
     _train(tmp_path, "d", "max_updates=1", "seed=7", "eval.every=0", "eval.final_deals=0")
     d = load_checkpoint(tmp_path / "d")
     assert not all(torch.equal(a["model"][k], d["model"][k]) for k in a["model"])
