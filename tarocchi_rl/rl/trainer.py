@@ -141,7 +141,10 @@ def load_initial_weights(net: torch.nn.Module, cfg: TrainConfig) -> None:
     """``cfg.init``'s weights into ``net`` (a :class:`CheckpointError` when it is missing, damaged, of another
     variant or of another network shape than ``cfg``'s)."""
     assert cfg.init is not None
-    theirs = load_network(cfg.init, variant=cfg.variant)
+    try:
+        theirs = load_network(cfg.init, variant=cfg.variant)
+    except CheckpointError as e:
+        raise CheckpointError(f"init: {e}") from None
     if theirs.cfg.network != cfg.network:
         raise CheckpointError(f"init: {theirs.data['path']} has the network {dataclasses.asdict(theirs.cfg.network)}, "
                               f"which does not fit the network of this config {dataclasses.asdict(cfg.network)}: "
