@@ -11,6 +11,7 @@ k games are one forward pass per step::
         evaluate        (Python) the leaves that are not finished: every seat's observation of the leaf in one
                         pass of the network: the acting seat's policy is the new node's prior, each seat's
                         value its value; optionally mixed with a rollout: (1 - mix) * value + mix * payoff
+                        (mix = 1: rollouts alone, and only the acting seat's view is evaluated, for its prior)
         backup_batch    (compiled) the new node keeps its prior; every node of the path gets a visit and
                         the value of the seat that chose its action
 
@@ -229,17 +230,23 @@ def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: 
             for r, row in enumerate(new):
                 engine.legal_mask_row(scratch, int(row), tables, mask[r])
             acting = scratch.meta[new, CUR].astype(np.int64)
-            for s in range(n_players):  # every seat's view of the leaf: its value; the actor's: the prior
+            if mix >= 1:  # values from rollouts alone: only the actor's view, for the prior
                 viewers[:] = -1
-                viewers[new] = s
-                engine.observe_batch(scratch, tables, viewers, obs_buf[s])
-            obs = obs_buf[:, new].reshape(n_players * len(new), -1)
-            p, v = evaluate(obs, np.tile(mask, (n_players, 1)))
-            p = p.reshape(n_players, len(new), n_actions)
-            v = np.asarray(v, np.float64).reshape(n_players, len(new))
-            new_prior[new] = p[acting, np.arange(len(new))]
+                viewers[new] = acting
+                engine.observe_batch(scratch, tables, viewers, obs_buf[0])
+                new_prior[new], _ = evaluate(obs_buf[0, new], mask)
+            else:
+                for s in range(n_players):  # every seat's view of the leaf: its value; the actor's: the prior
+                    viewers[:] = -1
+                    viewers[new] = s
+                    engine.observe_batch(scratch, tables, viewers, obs_buf[s])
+                obs = obs_buf[:, new].reshape(n_players * len(new), -1)
+                p, v = evaluate(obs, np.tile(mask, (n_players, 1)))
+                p = p.reshape(n_players, len(new), n_actions)
+                v = np.asarray(v, np.float64).reshape(n_players, len(new))
+                new_prior[new] = p[acting, np.arange(len(new))]
+                values[new] = v.T
             has_prior[new] = True
-            values[new] = v.T
         ends = np.flatnonzero(leaf_kind != LEAF_NEW) if mix <= 0 else np.arange(k)
         if mix > 0 or len(ends):
             rollout_batch(scratch, tables, ends, kind)

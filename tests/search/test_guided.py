@@ -149,6 +149,31 @@ def test_a_rollout_mix_gives_finished_deals_their_payoffs():
         assert env.legal_mask()[idx][np.arange(len(idx)), actions].all()
 
 
+class RowsPerCall(Uniform):
+    """Uniform, recording how many positions each call evaluates."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows = []
+
+    def __call__(self, obs, mask):
+        self.rows.append(len(obs))
+        return super().__call__(obs, mask)
+
+
+def test_with_rollouts_alone_only_the_acting_seat_is_evaluated():
+    """mix=1: leaf values come from rollouts, so each new leaf costs one observation (the actor's, for its
+    prior) instead of one per seat; the search still takes every root visit."""
+    env, idx = _positions("mineo", 8, seed=12)
+    every, actor = Uniform(), RowsPerCall()
+    _search(env, idx, every, 30, mix=0.5, rollout="random")
+    actions, visits = _search(env, idx, actor, 30, mix=1.0, rollout="random")
+    assert (visits.sum(axis=1) == 30).all()
+    assert actor.rows[0] == len(idx)  # the root priors
+    assert max(actor.rows[1:]) <= len(idx)  # then at most one observation per game and iteration step
+    assert actor.positions < every.positions / 2  # mineo: four seats' views per leaf with mix < 1
+
+
 def test_guided_search_is_reproducible():
     env, idx = _positions("french4", 8, seed=3)
     a1, v1 = _search(env, idx, Uniform(), 50, seed=11, mix=0.5)
