@@ -40,6 +40,7 @@ BIN = Path(sys.executable).parent  # .venv/bin: ray and tarocchi-rl next to the 
 MARKER = "TAROCCHI_RAY_CLUSTER"
 START_TIMEOUT = 120  # s, one node's `ray start` on a loaded 2-core machine (about 10 s when idle)
 STOP_TIMEOUT = 20  # s, SIGTERM to gone (about 5 s)
+JOB_AGENT_TIMEOUT = 90  # s, until the head's dashboard agent accepts jobs (it may lag "Ray runtime started")
 
 
 @dataclass
@@ -58,6 +59,17 @@ class RayCluster:
         """Run a command against the cluster from the project root (stdout and stderr captured, text)."""
         return subprocess.run([str(a) for a in args], cwd=ROOT, env=self.env, capture_output=True, text=True,
                               timeout=timeout, preexec_fn=_die_with_parent)
+
+    def submit_job(self, entrypoint: list, timeout: float) -> subprocess.CompletedProcess:
+        """``ray job submit --address DASHBOARD -- ENTRYPOINT``, waiting for the job server: until the head's
+        dashboard agent is up, the submission is refused ("No available agent to submit job": nothing was
+        submitted), so it is tried again for up to :data:`JOB_AGENT_TIMEOUT` seconds."""
+        deadline = time.monotonic() + JOB_AGENT_TIMEOUT
+        while True:
+            r = self.run([BIN / "ray", "job", "submit", "--address", self.dashboard, "--", *entrypoint], timeout)
+            if "No available agent to submit job" not in r.stdout + r.stderr or time.monotonic() > deadline:
+                return r
+            time.sleep(2)
 
 
 def free_ports(n: int) -> list[int]:

@@ -60,8 +60,7 @@ def test_training_runs_on_both_nodes_directly_and_as_a_job(ray_cluster: RayClust
 
     out = tmp_path / "job"
     entrypoint = os.path.relpath(BIN / "tarocchi-rl", ROOT)  # .venv/bin/tarocchi-rl, as the README has it
-    r = ray_cluster.run([BIN / "ray", "job", "submit", "--address", ray_cluster.dashboard, "--", entrypoint,
-                         *_train_args(out, None)], timeout=RUN_TIMEOUT)
+    r = ray_cluster.submit_job([entrypoint, *_train_args(out, None)], timeout=RUN_TIMEOUT)
     logs = r.stdout + r.stderr
     assert r.returncode == 0 and "succeeded" in logs, f"ray job submit failed ({r.returncode}):\n{logs[-4000:]}"
     assert _worker_nodes(out, _result(logs, out)) == nodes
