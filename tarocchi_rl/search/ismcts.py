@@ -215,6 +215,21 @@ def _decision(tree, visits_out):
 
 
 @njit(cache=True)
+def _iterate(tree, n_nodes, tick, n_iter, root, i, observer, tb, scratch, j, legal, stamp, path, c_explore,
+             payoff_scale, rollout_kind, prior, has_prior, c_prior):
+    """``n_iter`` iterations (the module docstring's five steps) of the search of game ``i`` on ``tree``, which
+    holds ``n_nodes`` nodes, stamps counted up to ``tick``; returns (n_nodes, tick) after them."""
+    plan_i, plan_m, plan_f = _root_plan(root, i, observer, tb)
+    for _ in range(n_iter):
+        sample_row(root, i, observer, tb, plan_i, plan_m, plan_f, scratch, j)
+        depth, n_nodes, tick = _descend(tree, n_nodes, tick, scratch, j, tb, legal, stamp, path, c_explore, prior,
+                                        has_prior, c_prior)
+        _rollout(scratch, j, tb, rollout_kind)
+        _backpropagate(tree, path, depth, scratch, j, payoff_scale)
+    return n_nodes, tick
+
+
+@njit(cache=True)
 def search_row(root, i, tb, scratch, j, iterations, c_explore, payoff_scale, rollout_kind, prior, c_prior,
                visits_out):
     """ISMCTS for the player to act in game ``i`` of ``root``; scratch row ``j`` of ``scratch`` is the
@@ -230,15 +245,8 @@ def search_row(root, i, tb, scratch, j, iterations, c_explore, payoff_scale, rol
     stamp = np.zeros(n_act, np.int64)  # stamp[a] == tick: action a has a child at the current node
     path = np.zeros(iterations + 1, np.int32)
     has_prior = prior.sum() > 0
-    plan_i, plan_m, plan_f = _root_plan(root, i, observer, tb)
-    n_nodes = 1
-    tick = 0
-    for _ in range(iterations):
-        sample_row(root, i, observer, tb, plan_i, plan_m, plan_f, scratch, j)
-        depth, n_nodes, tick = _descend(tree, n_nodes, tick, scratch, j, tb, legal, stamp, path, c_explore, prior,
-                                        has_prior, c_prior)
-        _rollout(scratch, j, tb, rollout_kind)
-        _backpropagate(tree, path, depth, scratch, j, payoff_scale)
+    _iterate(tree, 1, 0, iterations, root, i, observer, tb, scratch, j, legal, stamp, path, c_explore,
+             payoff_scale, rollout_kind, prior, has_prior, c_prior)
     return _decision(tree, visits_out)
 
 
@@ -270,20 +278,12 @@ def new_stacked_trees(k: int, m: int) -> tuple[NDArray[np.int32], NDArray[np.flo
 def _continue_row(root, i, tb, scratch, j, n_iter, c_explore, payoff_scale, rollout_kind, prior, c_prior, nodes,
                   stats, legal, stamp, path, counters):
     """``n_iter`` more iterations of the search of game ``i`` (scratch row ``j``) on the tree held in ``nodes`` and
-    ``stats`` (one game's rows of :class:`SearchTrees`), with ``counters`` int64[2] (nodes in the tree, tick): the
-    loop of :func:`search_row` cut into pieces, so that its results are identical to one call."""
+    ``stats`` (one game's rows of :class:`SearchTrees`), with ``counters`` int64[2] (nodes in the tree, tick):
+    :func:`search_row`'s :func:`_iterate` cut into pieces, so that its results are identical to one call."""
     tree = Tree(nodes[0], nodes[1], nodes[2], nodes[3], nodes[4], stats[0], stats[1], stats[2])
-    observer = root.meta[i, CUR]
-    plan_i, plan_m, plan_f = _root_plan(root, i, observer, tb)
-    has_prior = prior.sum() > 0
-    n_nodes, tick = counters[0], counters[1]
-    for _ in range(n_iter):
-        sample_row(root, i, observer, tb, plan_i, plan_m, plan_f, scratch, j)
-        depth, n_nodes, tick = _descend(tree, n_nodes, tick, scratch, j, tb, legal, stamp, path, c_explore, prior,
-                                        has_prior, c_prior)
-        _rollout(scratch, j, tb, rollout_kind)
-        _backpropagate(tree, path, depth, scratch, j, payoff_scale)
-    counters[0], counters[1] = n_nodes, tick
+    counters[0], counters[1] = _iterate(tree, counters[0], counters[1], n_iter, root, i, root.meta[i, CUR], tb,
+                                        scratch, j, legal, stamp, path, c_explore, payoff_scale, rollout_kind,
+                                        prior, prior.sum() > 0, c_prior)
 
 
 @njit(cache=True, parallel=True)
