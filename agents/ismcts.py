@@ -1,7 +1,8 @@
 """``ismcts``: Information Set MCTS on the compiled core, optionally root-parallel on Ray.
 
 Spec: ``ismcts:iterations=1000[,c=0.7][,rollout=random|heuristic][,workers=N][,prior=PATH][,c_prior=2]
-[,time=SECONDS][,seed=S]``, or guided by a network: ``ismcts:net=PATH[,c_puct=1.5][,mix=0][,time=...]``.
+[,time=SECONDS][,seed=S]``, or guided by a network:
+``ismcts:net=PATH[,c_puct=1.5][,mix=0][,lazy=0][,time=...]``.
 
 | option     | meaning                                                                                     |
 |------------|---------------------------------------------------------------------------------------------|
@@ -18,13 +19,15 @@ Spec: ``ismcts:iterations=1000[,c=0.7][,rollout=random|heuristic][,workers=N][,p
 |            | PUCT prior at every node, its value head the leaves' values (:mod:`tarocchi_rl.search.guided`) |
 | c_puct     | with ``net``: the PUCT constant (default 1.5)                                               |
 | mix        | with ``net``: a rollout's weight in a leaf's value, in [0, 1] (default 0: the value head)    |
+| lazy       | with ``net`` and ``mix=1``: 1 = a node's prior is evaluated on its second visit, not when it  |
+|            | is added (most nodes are visited once: fewer network passes, more iterations; default 0)    |
 | seed       | the agent's random seed                                                                     |
 
 Every value is checked when the agent is built (a ValueError naming it): ``iterations`` an integer in
 [1, 10^7] (``1e6`` is read as 1000000), ``time`` in (0, 3600] seconds, ``c`` in [0, 100], ``c_prior`` in
 [0, 1000] (finite: no ``inf`` / ``nan``), ``workers`` in [1, 256], ``seed`` in [0, 2^63), ``c_puct`` in [0, 100],
-``mix`` in [0, 1]; ``net`` excludes ``prior`` and ``workers`` (the guided search is one process; its games share
-one forward pass per iteration step).
+``mix`` in [0, 1], ``lazy`` 0 or 1 (1 needs ``net`` and ``mix=1``); ``net`` excludes ``prior`` and ``workers``
+(the guided search is one process; its games share one forward pass per iteration step).
 
 Forced decisions (one legal action) are played without searching. The search itself is
 :mod:`tarocchi_rl.search.ismcts`; games of a batch are searched in parallel with Numba threads. A long search
@@ -161,7 +164,7 @@ class ISMCTSAgent(Agent):
     def __init__(self, iterations: int = 1000, c: float = 0.7, rollout: str = "random", workers: int = 1,
                  prior: str | None = None, c_prior: float = 2.0, time_budget: float | None = None, seed: int = 0,
                  label: str | None = None, net: str | None = None, c_puct: float = 1.5,
-                 mix: float = 0.0) -> None:
+                 mix: float = 0.0, lazy: int = 0) -> None:
         iterations = _number("iterations", iterations, 1, MAX_ITERATIONS, integer=True)
         if rollout not in ("random", "heuristic"):
             raise ValueError(f"ismcts: rollout must be random or heuristic, got {rollout!r}")
@@ -177,13 +180,16 @@ class ISMCTSAgent(Agent):
             check_spec_path("ismcts", prior[len("onnx:"):] if prior.startswith("onnx:") else prior)
         c_puct = _number("c_puct", c_puct, 0, MAX_C)
         mix = _number("mix", mix, 0, 1)
+        lazy = _number("lazy", lazy, 0, 1, integer=True)
+        if lazy and (net is None or mix < 1):
+            raise ValueError("ismcts: lazy=1 needs net and mix=1 (leaf values from rollouts alone)")
         if net is not None:
             if not isinstance(net, str) or not net.strip():
                 raise ValueError(f"ismcts: net must be a path (a bot directory or a PPO checkpoint), got {net!r}")
             if prior is not None or workers > 1:
                 raise ValueError("ismcts: net (a guided search) excludes prior and workers")
             check_spec_path("ismcts", net[len("onnx:"):] if net.startswith("onnx:") else net)
-        self.c_puct, self.mix = c_puct, mix
+        self.c_puct, self.mix, self.lazy = c_puct, mix, bool(lazy)
         self.iterations, self.c, self.rollout = iterations, c, rollout
         self.workers, self.c_prior, self.time_budget = workers, c_prior, time_budget
         self.rng = np.random.default_rng(seed)
@@ -311,7 +317,7 @@ class ISMCTSAgent(Agent):
                 guided_search(env.state, rows, env.tables, env.num_players, env.num_actions, obs, legal,
                               self._evaluate, n, self.c_puct, payoff_scale,
                               self.rng.integers(1, 2**63, len(rows), dtype=np.uint64), mix=self.mix,
-                              rollout=self.rollout)
+                              rollout=self.rollout, lazy=self.lazy)
 
             iters = self._budget_iterations(run, len(rows))
         per_game = (iters + 1) * env.num_actions * 4
@@ -324,7 +330,8 @@ class ISMCTSAgent(Agent):
             actions[sl], visits[sl] = guided_search(
                 env.state, rows[sl], env.tables, env.num_players, env.num_actions, obs[sl], legal[sl],
                 self._evaluate, iters, self.c_puct, payoff_scale,
-                self.rng.integers(1, 2**63, len(rows[sl]), dtype=np.uint64), mix=self.mix, rollout=self.rollout)
+                self.rng.integers(1, 2**63, len(rows[sl]), dtype=np.uint64), mix=self.mix, rollout=self.rollout,
+                lazy=self.lazy)
         self._measured(time.perf_counter() - t0, len(rows), iters)
         return actions, visits
 
@@ -333,8 +340,9 @@ def parse_ismcts_spec(args: str, seed: int = 0) -> ISMCTSAgent:
     """``iterations=1000,c=0.7,...`` (module docstring) -> ISMCTSAgent; a ValueError naming a bad key or value."""
     kw: dict[str, Any] = {"seed": seed}
     numbers = {"iterations": int, "c": float, "workers": int, "c_prior": float, "time": float, "seed": int,
-               "c_puct": float, "mix": float}
-    known = ("iterations", "c", "rollout", "workers", "prior", "c_prior", "time", "seed", "net", "c_puct", "mix")
+               "c_puct": float, "mix": float, "lazy": int}
+    known = ("iterations", "c", "rollout", "workers", "prior", "c_prior", "time", "seed", "net", "c_puct", "mix",
+             "lazy")
     for part in [a for a in args.split(",") if a.strip()]:
         key, eq, val = part.partition("=")
         key, val = key.strip(), val.strip()

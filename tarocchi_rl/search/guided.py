@@ -11,7 +11,10 @@ k games are one forward pass per step::
         evaluate        (Python) the leaves that are not finished: every seat's observation of the leaf in one
                         pass of the network: the acting seat's policy is the new node's prior, each seat's
                         value its value; optionally mixed with a rollout: (1 - mix) * value + mix * payoff
-                        (mix = 1: rollouts alone, and only the acting seat's view is evaluated, for its prior)
+                        (mix = 1: rollouts alone, and only the acting seat's view is evaluated, for its prior;
+                        lazy priors: a new node is only rolled out, its prior is evaluated on the search's
+                        second visit to it, where the descent stops to evaluate it: most nodes of a tree are
+                        visited once, so most network evaluations are saved)
         backup_batch    (compiled) the new node keeps its prior; every node of the path gets a visit and
                         the value of the seat that chose its action
 
@@ -65,7 +68,9 @@ from .ismcts import (
 Evaluate = Callable[[NDArray[np.float32], NDArray[np.bool_]], tuple[NDArray[np.float32], NDArray[np.float32]]]
 """(obs float32[n, obs_dim], mask bool[n, A]) -> (probabilities float32[n, A], values float32[n])."""
 
-LEAF_NEW, LEAF_DONE = 0, 1  # a new node to evaluate / a finished deal (its payoffs are the values)
+#: a leaf to evaluate (a new node; lazy priors: a node's second visit) / a finished deal (its payoffs are the
+#: values) / lazy priors: a new node, rolled out and not evaluated
+LEAF_NEW, LEAF_DONE, LEAF_ROLLOUT = 0, 1, 2
 
 
 class GuidedTrees(NamedTuple):
@@ -84,13 +89,16 @@ def new_trees(k: int, m: int, n_actions: int) -> GuidedTrees:
 
 
 @njit(cache=True)
-def _descend_row(root, i, tb, scratch, k, t, n_nodes, legal, path, c_puct, fpu, plan_i, plan_m, plan_f, observer):
+def _descend_row(root, i, tb, scratch, k, t, n_nodes, legal, path, c_puct, fpu, plan_i, plan_m, plan_f, observer,
+                 lazy):
     """One determinization and descent of tree k (module docstring); returns (depth, leaf kind, nodes)."""
     sample_row(root, i, observer, tb, plan_i, plan_m, plan_f, scratch, k)
     node, depth = 0, 0
     while True:
         if scratch.meta[k, PHASE] == DONE:
             return depth, LEAF_DONE, n_nodes
+        if lazy and not t.evaluated[k, node]:  # a node's second visit: its prior is evaluated here
+            return depth, LEAF_NEW, n_nodes
         engine.legal_mask_row(scratch, k, tb, legal)
         best_score, best_child, best_action = -1e300, -1, -1
         n_parent = max(1.0, t.stats[k, VISITS, node])
@@ -127,7 +135,9 @@ def _descend_row(root, i, tb, scratch, k, t, n_nodes, legal, path, c_puct, fpu, 
             engine.step_row(scratch, k, best_action, tb)
             path[k, depth] = new
             depth += 1
-            return depth, LEAF_DONE if scratch.meta[k, PHASE] == DONE else LEAF_NEW, n_nodes
+            if scratch.meta[k, PHASE] == DONE:
+                return depth, LEAF_DONE, n_nodes
+            return depth, LEAF_ROLLOUT if lazy else LEAF_NEW, n_nodes
         engine.step_row(scratch, k, best_action, tb)
         path[k, depth] = best_child
         depth += 1
@@ -136,13 +146,13 @@ def _descend_row(root, i, tb, scratch, k, t, n_nodes, legal, path, c_puct, fpu, 
 
 @njit(cache=True, parallel=True)
 def descend_batch(root, idx, tb, scratch, t, n_nodes, legal, path, depth, leaf_kind, c_puct, fpu, plans_i, plans_m,
-                  plans_f, observers):
+                  plans_f, observers, lazy):
     """:func:`_descend_row` for every game idx[k] (scratch row k, tree k): depth[k], leaf_kind[k] (-1: no room
     left to expand: the path is backed up with the rollout of the position)."""
     for k in prange(idx.shape[0]):
         depth[k], leaf_kind[k], n_nodes[k] = _descend_row(
             root, idx[k], tb, scratch, k, t, n_nodes[k], legal[k], path, c_puct, fpu, plans_i[k], plans_m[k],
-            plans_f[k], observers[k])
+            plans_f[k], observers[k], lazy)
 
 
 @njit(cache=True, parallel=True)
@@ -192,12 +202,15 @@ def _plans(root: BatchState, idx: NDArray[np.int64], tb) -> tuple[NDArray[np.int
 def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: int, n_actions: int,
                   root_obs: NDArray[np.float32], root_mask: NDArray[np.bool_], evaluate: Evaluate, iterations: int,
                   c_puct: float, payoff_scale: float, seeds: NDArray[np.uint64], mix: float = 0.0,
-                  rollout: str = "heuristic", fpu: float = 0.0) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+                  rollout: str = "heuristic", fpu: float = 0.0,
+                  lazy: bool = False) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """Search games ``idx`` of ``state`` (module docstring); returns (actions int64[k], root visits float64[k, A]).
 
     root_obs float32[k, D], root_mask bool[k, A]: the true observation and legal actions of each game's player
     to act; ``evaluate`` the network; ``mix`` in [0, 1] the rollout's weight in a leaf's value; ``seeds``
-    uint64[k] the searches' random streams."""
+    uint64[k] the searches' random streams; ``lazy`` (needs mix = 1): lazy priors (module docstring)."""
+    if lazy and mix < 1:
+        raise ValueError("guided search: lazy priors need mix = 1 (leaf values from rollouts alone)")
     idx = np.ascontiguousarray(idx, np.int64)
     k = len(idx)
     m = iterations + 1
@@ -221,7 +234,7 @@ def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: 
     kind = ROLLOUT_HEURISTIC if rollout == "heuristic" else ROLLOUT_RANDOM
     for _ in range(iterations):
         descend_batch(state, idx, tables, scratch, t, n_nodes, legal, path, depth, leaf_kind, float(c_puct),
-                      float(fpu), plans_i, plans_m, plans_f, observers)
+                      float(fpu), plans_i, plans_m, plans_f, observers, bool(lazy))
         new = np.flatnonzero(leaf_kind == LEAF_NEW)
         has_prior = np.zeros(k, np.bool_)
         values[:] = 0.0

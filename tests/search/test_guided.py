@@ -174,6 +174,23 @@ def test_with_rollouts_alone_only_the_acting_seat_is_evaluated():
     assert actor.positions < every.positions / 2  # mineo: four seats' views per leaf with mix < 1
 
 
+@pytest.mark.parametrize("variant", ["mineo", "french3"])
+def test_lazy_priors_evaluate_a_node_on_its_second_visit_only(variant):
+    """lazy: a new node is only rolled out; the descent stops at a node on its second visit to evaluate its prior.
+    So fewer positions are evaluated than with a prior per new node (yet some are: the nodes visited twice), and
+    the search still takes every root visit and plays legal actions."""
+    env, idx = _positions(variant, 8, seed=21)
+    eager, lazy = RowsPerCall(), RowsPerCall()
+    _search(env, idx, eager, 60, mix=1.0, rollout="random")
+    actions, visits = _search(env, idx, lazy, 60, mix=1.0, rollout="random", lazy=True)
+    assert (visits.sum(axis=1) == 60).all()
+    assert env.legal_mask()[idx][np.arange(len(idx)), actions].all()
+    assert lazy.rows[0] == len(idx)  # the root priors, before the loop
+    assert 0 < lazy.positions - len(idx) < eager.positions - len(idx)
+    with pytest.raises(ValueError, match="lazy priors need mix = 1"):
+        _search(env, idx, Uniform(), 5, mix=0.5, lazy=True)
+
+
 def test_guided_search_is_reproducible():
     env, idx = _positions("french4", 8, seed=3)
     a1, v1 = _search(env, idx, Uniform(), 50, seed=11, mix=0.5)
@@ -200,6 +217,15 @@ def test_the_agent_spec_plays_a_guided_search_with_a_checkpoint(tiny_checkpoint)
     assert (visits.sum(axis=1) == 20).all()
 
 
+def test_the_agent_spec_plays_a_search_with_lazy_priors(tiny_checkpoint):
+    agent = make_agent(f"ismcts:net={tiny_checkpoint},iterations=25,mix=1,lazy=1,rollout=random", seed=0)
+    assert agent.lazy
+    env, idx = _positions("mineo", 5, seed=9)
+    actions, visits = agent.search(env.observe()[idx], env, idx)
+    assert env.legal_mask()[idx][np.arange(len(idx)), actions].all()
+    assert (visits.sum(axis=1) == 25).all()
+
+
 def test_a_time_budget_calibrates_the_iterations(tiny_checkpoint):
     agent = ISMCTSAgent(net=str(tiny_checkpoint), time_budget=0.01, seed=1)
     env, idx = _positions("mineo", 4, seed=8)
@@ -217,6 +243,10 @@ def test_a_time_budget_calibrates_the_iterations(tiny_checkpoint):
     ("ismcts:net=PATH,mix=nan", "mix"),
     ("ismcts:net=PATH,c_puct=-1", "c_puct"),
     ("ismcts:net=PATH,c_puct=inf", "c_puct"),
+    ("ismcts:net=PATH,lazy=1", "lazy=1 needs net and mix=1"),
+    ("ismcts:lazy=1,mix=1", "lazy=1 needs net"),
+    ("ismcts:net=PATH,mix=1,lazy=2", "lazy"),
+    ("ismcts:net=PATH,mix=1,lazy=0.5", "lazy"),
 ])
 def test_bad_guided_specs_are_errors_naming_the_option(spec, message, tiny_checkpoint):
     with pytest.raises(ValueError, match=message):
