@@ -96,6 +96,16 @@ def test_config_files_load():
         assert cfg.payoff_scale == get_variant(v).payoff_scale  # the variant's: 10, or 100 for French Tarot
 
 
+def test_from_scratch_configs_load_and_differ_from_the_default_only_as_they_say():
+    """configs/scratch_V.yaml: no imitation, lr 3e-4 -> 5e-5, entropy 0.01; the rest is the default config's."""
+    for v in ("mineo", "french3"):
+        scratch, default = load_config(f"configs/scratch_{v}.yaml"), load_config(f"configs/ppo_{v}.yaml")
+        assert scratch.imitation.decisions == 0 < default.imitation.decisions
+        assert (scratch.ppo.lr, scratch.ppo.lr_end, scratch.ppo.entropy_coef) == (3e-4, 5e-5, 0.01)
+        for same in ("variant", "num_envs", "rollout_steps", "network", "league", "eval", "payoff_scale"):
+            assert getattr(scratch, same) == getattr(default, same), same
+
+
 def test_payoff_scale_defaults_to_the_variant_and_old_keys_still_load():
     assert load_config(None, ["variant=mineo"]).payoff_scale == 10.0
     assert load_config(None, ["variant=french3"]).payoff_scale == 100.0
