@@ -54,6 +54,7 @@ def test_default_agents_add_the_shipped_bot_when_there_is_one(tmp_path):
     (tmp_path / "mineo/manifest.json").write_text("{}")
     agents = default_agents("mineo", tmp_path)
     assert f"onnx:{tmp_path / 'mineo'}" in agents and sum(is_search(a) for a in agents) == 3
+    assert f"ismcts:iterations=300,net={tmp_path / 'mineo'},mix=1,lazy=1,rollout=heuristic" in agents
 
 
 def test_bad_leaderboard_input_is_one_line(tmp_path, capsys):
