@@ -208,22 +208,18 @@ def tiny_checkpoint(tmp_path_factory):
     return path
 
 
-def test_the_agent_spec_plays_a_guided_search_with_a_checkpoint(tiny_checkpoint):
-    agent = make_agent(f"ismcts:net={tiny_checkpoint},iterations=20,mix=0.25,c_puct=2,seed=3", seed=0)
-    assert agent.needs_obs
-    env, idx = _positions("mineo", 6, seed=8)
+@pytest.mark.parametrize("options, iterations, lazy, games, seed", [
+    ("iterations=20,mix=0.25,c_puct=2,seed=3", 20, False, 6, 8),
+    ("iterations=25,mix=1,lazy=1,rollout=random", 25, True, 5, 9),  # lazy priors
+])
+def test_the_agent_spec_plays_a_guided_search_with_a_checkpoint(options, iterations, lazy, games, seed,
+                                                                 tiny_checkpoint):
+    agent = make_agent(f"ismcts:net={tiny_checkpoint},{options}", seed=0)
+    assert agent.needs_obs and agent.lazy == lazy
+    env, idx = _positions("mineo", games, seed=seed)
     actions, visits = agent.search(env.observe()[idx], env, idx)
     assert env.legal_mask()[idx][np.arange(len(idx)), actions].all()
-    assert (visits.sum(axis=1) == 20).all()
-
-
-def test_the_agent_spec_plays_a_search_with_lazy_priors(tiny_checkpoint):
-    agent = make_agent(f"ismcts:net={tiny_checkpoint},iterations=25,mix=1,lazy=1,rollout=random", seed=0)
-    assert agent.lazy
-    env, idx = _positions("mineo", 5, seed=9)
-    actions, visits = agent.search(env.observe()[idx], env, idx)
-    assert env.legal_mask()[idx][np.arange(len(idx)), actions].all()
-    assert (visits.sum(axis=1) == 25).all()
+    assert (visits.sum(axis=1) == iterations).all()
 
 
 def test_a_time_budget_calibrates_the_iterations(tiny_checkpoint):
