@@ -146,13 +146,15 @@ class LeagueConfig:
 
 @dataclass
 class ImitationConfig:
-    decisions: int = 0  # heuristic decisions imitated before PPO (warm start, rl/imitation.py); 0 = pure RL
+    decisions: int = 0  # teacher decisions imitated before PPO (warm start, rl/imitation.py); 0 = pure RL
+    teacher: str = "heuristic"  # the agent spec imitated (tarocchi-rl exploit: the target, so it starts as a clone)
     lr: float = 1e-3  # Adam learning rate of the imitation phase
     minibatch_size: int = 2048  # samples per gradient step
-    value_coef: float = 0.5  # weight of the value regression on the heuristic deals' payoffs
+    value_coef: float = 0.5  # weight of the value regression on the teacher's deals' payoffs
 
     def validate(self) -> None:
         _need(self.decisions >= 0, "imitation.decisions", "must be >= 0")
+        _need(0 < len(self.teacher) <= 4096, "imitation.teacher", "must be an agent spec")
         _need(self.lr > 0, "imitation.lr", "must be > 0")
         _need(self.minibatch_size >= 1, "imitation.minibatch_size", "must be >= 1")
         _need(self.value_coef >= 0, "imitation.value_coef", "must be >= 0")

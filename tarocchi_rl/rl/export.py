@@ -452,7 +452,9 @@ def model_card(m: dict[str, Any]) -> str:
     else:  # a checkpoint from before runs recorded their commit
         commit = "training commit not recorded"
     commit += f"; exported from commit {named(p)}"
-    imitation = (f"a warm start imitating the heuristic on {cfg['imitation']['decisions']:,} decisions, then "
+    teacher = cfg["imitation"].get("teacher", "heuristic")  # absent from configs older than the option
+    teacher = "the heuristic" if teacher == "heuristic" else f"`{teacher}`"
+    imitation = (f"a warm start imitating {teacher} on {cfg['imitation']['decisions']:,} decisions, then "
                  if p.get("imitation_warm_start") else "")
     lines = [
         f"# tarocchi-rl bot: {m['variant']}",

@@ -1,14 +1,15 @@
-"""Warm start: the network first imitates the heuristic bot, then PPO self-play takes over.
+"""Warm start: the network first imitates a teacher (the heuristic bot by default), then PPO takes over.
 
-With ``imitation.decisions > 0`` the trainer, before its first update, plays deals where the heuristic holds
-every seat (batched core, ``num_envs`` games at a time), and trains on each chunk of complete deals as it
-comes (one pass, shuffled minibatches):
+With ``imitation.decisions > 0`` the trainer, before its first update, plays deals where the teacher
+(``imitation.teacher``, any agent spec) holds every seat (batched core, ``num_envs`` games at a time), and
+trains on each chunk of complete deals as it comes (one pass, shuffled minibatches):
 
-    loss = cross_entropy(masked logits, heuristic action) + value_coef * 0.5 * (V(obs) - payoff / payoff_scale)^2
+    loss = cross_entropy(masked logits, teacher action) + value_coef * 0.5 * (V(obs) - payoff / payoff_scale)^2
 
-so the policy starts near the heuristic and the value head near the heuristic's expected payoffs (a critic
-that fits the first PPO rollouts). Everything after that is PPO: the bids, discards and commitments the
-final policy makes are its own, and they can (and do) move away from the heuristic's. ``decisions: 0``
+so the policy starts near the teacher and the value head near the teacher's expected payoffs (a critic
+that fits the first PPO rollouts). ``tarocchi-rl exploit`` makes its target the teacher: the exploiter starts
+as a clone of what it is to exploit. Everything after that is PPO: the bids, discards and commitments the
+final policy makes are its own, and they can (and do) move away from the teacher's. ``decisions: 0``
 trains from a random network (pure self-play RL).
 """
 
@@ -20,17 +21,18 @@ import torch
 from ..batch import BatchEnv
 from ..core.phases import DONE
 from ..core.state import PHASE
-from ..policies import HeuristicAgent
+from ..policies import AgentLike, make_baseline
 from .config import TrainConfig
 from .network import PolicyValueNet
 
 
-def heuristic_chunks(variant: str, options: dict, num_envs: int, seed: int, payoff_scale: float,
-                     total: int) -> Iterator[dict]:
-    """Yield dicts of complete heuristic deals until ``total`` decisions: obs float32[N, D], mask bool[N, A],
-    action int64[N] (the heuristic's), ret float32[N] (the deciding seat's payoff / payoff_scale)."""
-    bot = HeuristicAgent()
+def teacher_chunks(teacher: AgentLike, variant: str, options: dict, num_envs: int, seed: int, payoff_scale: float,
+                   total: int) -> Iterator[dict]:
+    """Yield dicts of complete deals of ``teacher`` in every seat until ``total`` decisions: obs float32[N, D],
+    mask bool[N, A], action int64[N] (the teacher's), ret float32[N] (the deciding seat's payoff / payoff_scale)."""
     env = BatchEnv(variant, num_envs, seed=seed, **options)
+    if getattr(teacher, "needs_history", False):
+        env.keep_history()  # an external bot (cmd:) writes the seat's view from it
     done_total = 0
     first = True
     while done_total < total:
@@ -46,7 +48,7 @@ def heuristic_chunks(variant: str, options: dict, num_envs: int, seed: int, payo
             obs = env.observe()
             mask = env.legal_mask()
             actions = np.full(env.batch_size, -1, np.int64)
-            actions[live] = bot.act(None, None, env, live)
+            actions[live] = teacher.act(obs[live], mask[live], env, live)
             obs_l.append(obs[live])
             mask_l.append(mask[live])
             act_l.append(actions[live])
@@ -67,18 +69,21 @@ def heuristic_chunks(variant: str, options: dict, num_envs: int, seed: int, payo
 
 
 def imitate(net: PolicyValueNet, cfg: TrainConfig, gen: torch.Generator, log: Callable | None = None,
-            progress: Callable | None = None) -> dict:
-    """Train ``net`` to imitate the heuristic (module docstring); returns final statistics.
+            progress: Callable | None = None, teacher: AgentLike | None = None) -> dict:
+    """Train ``net`` to imitate ``teacher`` (module docstring; default: the baseline ``imitation.teacher``
+    names); returns final statistics.
 
     gen: the learner's torch.Generator (minibatch shuffles); log(step, dict) receives per-chunk statistics.
     """
+    if teacher is None:
+        teacher = make_baseline(cfg.imitation.teacher, cfg.seed)
     im = cfg.imitation
     opt = torch.optim.Adam(net.parameters(), lr=im.lr, eps=1e-5)
     seen = 0
     stats = {}
     assert cfg.payoff_scale is not None  # resolved by TrainConfig.validate
-    for chunk in heuristic_chunks(cfg.variant, cfg.options, cfg.num_envs, cfg.seed + 7_777_777, cfg.payoff_scale,
-                                  im.decisions):
+    for chunk in teacher_chunks(teacher, cfg.variant, cfg.options, cfg.num_envs, cfg.seed + 7_777_777,
+                                cfg.payoff_scale, im.decisions):
         n = len(chunk["action"])
         obs, mask = torch.from_numpy(chunk["obs"]), torch.from_numpy(chunk["mask"])
         act, ret = torch.from_numpy(chunk["action"]), torch.from_numpy(chunk["ret"])

@@ -3,7 +3,7 @@
 ``Trainer.run``, top to bottom::
 
     the network: built from the config, its weights from ``init`` when set (a checkpoint, e.g. expert iteration's)
-    warm start (imitation.decisions > 0 and no init): imitate the heuristic, evaluate (update 0)
+    warm start (imitation.decisions > 0 and no init): imitate imitation.teacher (the heuristic), evaluate (update 0)
     until a stopping rule (total_samples, max_minutes, max_updates):
         batches = workers.sample(weights, league)       one rollout per worker, GAE already computed
         for epoch in 1..ppo.epochs: for each shuffled minibatch: ppo_loss -> backward -> clip grads -> Adam step
@@ -315,7 +315,7 @@ class Trainer:
         write_atomic(path, "".join(keep).encode())
 
     def _warm_start(self, writer: Any) -> None:
-        """A new run with ``imitation.decisions > 0``: imitate the heuristic, then evaluate (update 0)."""
+        """A new run with ``imitation.decisions > 0``: imitate the teacher, then evaluate (update 0)."""
         if self.update == 0 and self.cfg.imitation.decisions > 0 and not self.imitated and self.cfg.init is None:
             self._imitate(writer)
             self._check_weights("the imitation warm start")
@@ -368,12 +368,14 @@ class Trainer:
                     writer.add_scalar(f"imitation/{k}", v, seen)
 
         t = time.perf_counter()
-        st = imitate(self.net, self.cfg, self.gen, log=log)
+        teacher = self.agent_factory(self.cfg.imitation.teacher, self.cfg.seed)
+        st = imitate(self.net, self.cfg, self.gen, log=log, teacher=teacher)
         self.imitated = True
-        self.imitation_stats = stats = {**st, "seconds": time.perf_counter() - t}
+        self.imitation_stats = stats = {**st, "teacher": self.cfg.imitation.teacher,
+                                        "seconds": time.perf_counter() - t}
         if self.progress:
-            print(f"imitation: {st['decisions']} heuristic decisions, accuracy {st['accuracy']:.3f}, "
-                  f"{stats['seconds']:.0f} s")
+            print(f"imitation: {st['decisions']} decisions of {self.cfg.imitation.teacher}, "
+                  f"accuracy {st['accuracy']:.3f}, {stats['seconds']:.0f} s")
 
     # -- the PPO update -----------------------------------------------------------------------------------
     def _lr(self) -> float:

@@ -370,3 +370,31 @@ def test_imitation_warm_start_learns_the_heuristic(tmp_path):
     assert first[-1] > first[0]
     lines = (tmp_path / "im/eval.jsonl").read_text().splitlines()
     assert '"update": 0' in lines[0]  # the warm start's own evaluation
+
+
+class _FirstLegal:
+    """A teacher unlike the heuristic: the lowest legal action index (it reads the mask it is given)."""
+
+    name = "first-legal"
+
+    def act(self, obs, mask, env, idx):
+        assert obs.shape[0] == mask.shape[0] == len(idx)
+        return mask.argmax(axis=1).astype(np.int64)
+
+
+def test_imitation_teacher_is_any_agent_spec(tmp_path):
+    from tarocchi_rl.policies import make_baseline
+    from tarocchi_rl.rl.imitation import teacher_chunks
+    from tarocchi_rl.rl.trainer import train
+
+    chunk = next(teacher_chunks(_FirstLegal(), "french3", {}, 8, 0, 1.0, 100))
+    assert (chunk["action"] == chunk["mask"].argmax(axis=1)).all() and chunk["mask"].shape[0] == len(chunk["ret"])
+
+    def factory(spec, seed):
+        return _FirstLegal() if spec == "first-legal" else make_baseline(spec, seed)
+
+    r = train(_cfg("max_updates=1", "num_envs=32", "imitation.decisions=20000", "imitation.teacher=first-legal",
+                   "network.hidden=[64]"), tmp_path / "t", progress=False, agent_factory=factory)
+    assert r["imitation"]["teacher"] == "first-legal" and r["imitation"]["accuracy"] > 0.9, r["imitation"]
+    with pytest.raises(ValueError, match="imitation.teacher"):
+        _cfg("imitation.teacher=")
