@@ -168,9 +168,13 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         print(json.dumps(r))
     else:
         lo, hi = r["ci95"]
-        print(f"{r['variant']}: an exploiter trained {r['training']['minutes']:.1f} min ({r['training']['updates']} "
-              f"updates) wins {r['exploitability']:+.3f} per deal [{lo:+.3f}, {hi:+.3f}] against {r['target']} over "
-              f"{r['deals']} duplicate deals (the target against itself: 0; lower is better)")
+        im = r["imitation"]
+        clone = (f"imitating {im['teacher']} ({im['decisions']:,} decisions, accuracy {im['accuracy']:.3f}), then "
+                 if im.get("decisions") else "")
+        print(f"{r['variant']}: an exploiter {clone}trained {r['training']['minutes']:.1f} min "
+              f"({r['training']['updates']} updates) wins {r['exploitability']:+.3f} per deal [{lo:+.3f}, {hi:+.3f}] "
+              f"against {r['target']} over {r['deals']} duplicate deals "
+              "(the target against itself: 0; lower is better)")
     return 0
 
 
