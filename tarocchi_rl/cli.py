@@ -169,8 +169,8 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     else:
         lo, hi = r["ci95"]
         im = r["imitation"]
-        clone = (f"imitating {im['teacher']} ({im['decisions']:,} decisions, accuracy {im['accuracy']:.3f}), then "
-                 if im.get("decisions") else "")
+        clone = (f"imitating {im['teacher']} ({im['decisions']:,} decisions, accuracy {im['accuracy']:.3f}; "
+                 f"the clone: {r['start']['mean']:+.3f}), then " if im.get("decisions") else "")
         print(f"{r['variant']}: an exploiter {clone}trained {r['training']['minutes']:.1f} min "
               f"({r['training']['updates']} updates) wins {r['exploitability']:+.3f} per deal [{lo:+.3f}, {hi:+.3f}] "
               f"against {r['target']} over {r['deals']} duplicate deals "
