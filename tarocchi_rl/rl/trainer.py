@@ -177,6 +177,9 @@ class Trainer:
         self.imitated = False
         self.imitation_stats: dict | None = None
         self.agent_factory = agent_factory or make_baseline
+        # the warm start's teacher, built now so that a bad spec fails before any file is written
+        self.teacher = (self.agent_factory(cfg.imitation.teacher, cfg.seed)
+                        if cfg.imitation.decisions > 0 and cfg.init is None else None)
         try:
             self.workers = make_worker_pool(cfg, ray_address, agent_factory=agent_factory)
         except Exception as e:
@@ -368,8 +371,7 @@ class Trainer:
                     writer.add_scalar(f"imitation/{k}", v, seen)
 
         t = time.perf_counter()
-        teacher = self.agent_factory(self.cfg.imitation.teacher, self.cfg.seed)
-        st = imitate(self.net, self.cfg, self.gen, log=log, teacher=teacher)
+        st = imitate(self.net, self.cfg, self.gen, log=log, teacher=self.teacher)
         self.imitated = True
         self.imitation_stats = stats = {**st, "teacher": self.cfg.imitation.teacher,
                                         "seconds": time.perf_counter() - t}

@@ -398,3 +398,7 @@ def test_imitation_teacher_is_any_agent_spec(tmp_path):
     assert r["imitation"]["teacher"] == "first-legal" and r["imitation"]["accuracy"] > 0.9, r["imitation"]
     with pytest.raises(ValueError, match="imitation.teacher"):
         _cfg("imitation.teacher=")
+    with pytest.raises(ValueError, match="unknown baseline 'nonsense'"):  # before any file of the run is written
+        train(_cfg("imitation.decisions=1000", "imitation.teacher=nonsense"), tmp_path / "bad", progress=False,
+              agent_factory=factory)
+    assert not (tmp_path / "bad").exists()
