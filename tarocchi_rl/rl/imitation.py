@@ -21,7 +21,7 @@ import torch
 from ..batch import BatchEnv
 from ..core.phases import DONE
 from ..core.state import PHASE
-from ..policies import AgentLike, make_baseline
+from ..policies import AgentLike
 from .config import TrainConfig
 from .network import PolicyValueNet
 
@@ -68,15 +68,13 @@ def teacher_chunks(teacher: AgentLike, variant: str, options: dict, num_envs: in
         yield chunk
 
 
-def imitate(net: PolicyValueNet, cfg: TrainConfig, gen: torch.Generator, log: Callable | None = None,
-            progress: Callable | None = None, teacher: AgentLike | None = None) -> dict:
-    """Train ``net`` to imitate ``teacher`` (module docstring; default: the baseline ``imitation.teacher``
-    names); returns final statistics.
+def imitate(net: PolicyValueNet, cfg: TrainConfig, teacher: AgentLike, gen: torch.Generator,
+            log: Callable | None = None, progress: Callable | None = None) -> dict:
+    """Train ``net`` to imitate ``teacher`` (the agent ``imitation.teacher`` names; module docstring); returns
+    final statistics.
 
     gen: the learner's torch.Generator (minibatch shuffles); log(step, dict) receives per-chunk statistics.
     """
-    if teacher is None:
-        teacher = make_baseline(cfg.imitation.teacher, cfg.seed)
     im = cfg.imitation
     opt = torch.optim.Adam(net.parameters(), lr=im.lr, eps=1e-5)
     seen = 0

@@ -177,9 +177,11 @@ class Trainer:
         self.imitated = False
         self.imitation_stats: dict | None = None
         self.agent_factory = agent_factory or make_baseline
-        # the warm start's teacher, built now so that a bad spec fails before any file is written
-        self.teacher = (self.agent_factory(cfg.imitation.teacher, cfg.seed)
-                        if cfg.imitation.decisions > 0 and cfg.init is None else None)
+        # the warm start's teacher when one is still to come, built now so that a bad spec fails before any file
+        # is written (None: no warm start in this session)
+        warm_start_due = (cfg.imitation.decisions > 0 and cfg.init is None
+                          and not (resume_from or {}).get("imitated", False))
+        self.teacher = self.agent_factory(cfg.imitation.teacher, cfg.seed) if warm_start_due else None
         try:
             self.workers = make_worker_pool(cfg, ray_address, agent_factory=agent_factory)
         except Exception as e:
@@ -319,8 +321,8 @@ class Trainer:
 
     def _warm_start(self, writer: Any) -> None:
         """A new run with ``imitation.decisions > 0``: imitate the teacher, then evaluate (update 0)."""
-        if self.update == 0 and self.cfg.imitation.decisions > 0 and not self.imitated and self.cfg.init is None:
-            self._imitate(writer)
+        if self.teacher is not None and self.update == 0 and not self.imitated:
+            self._imitate(writer, self.teacher)
             self._check_weights("the imitation warm start")
             if self.cfg.eval.every:
                 self._evaluate(writer, self.cfg.eval.deals, final=False)
@@ -363,7 +365,7 @@ class Trainer:
         self._checkpoint("final.pt")
         return result
 
-    def _imitate(self, writer: Any) -> None:
+    def _imitate(self, writer: Any, teacher: Any) -> None:
         """The warm start of :mod:`tarocchi_rl.rl.imitation` (before the first update)."""
         def log(seen: int, st: dict) -> None:
             for k, v in st.items():
@@ -371,7 +373,7 @@ class Trainer:
                     writer.add_scalar(f"imitation/{k}", v, seen)
 
         t = time.perf_counter()
-        st = imitate(self.net, self.cfg, self.gen, log=log, teacher=self.teacher)
+        st = imitate(self.net, self.cfg, teacher, self.gen, log=log)
         self.imitated = True
         self.imitation_stats = stats = {**st, "teacher": self.cfg.imitation.teacher,
                                         "seconds": time.perf_counter() - t}
