@@ -17,6 +17,11 @@
 spec is built: ``onnx:``, ``random`` and ``heuristic`` work where torch is not installed (the ``bot`` extra).
 """
 
+import hashlib
+import os
+import re
+from pathlib import Path
+
 from tarocchi_rl.core.phases import DECISION_KINDS
 from tarocchi_rl.policies import BASELINES, AgentLike, agent_label, make_baseline
 from tarocchi_rl.policies.compose import ComposeAgent
@@ -26,7 +31,7 @@ from .onnx import parse_onnx_spec
 
 KNOWN = ('random, heuristic, ppo:PATH, onnx:DIR, bot:VARIANT, ismcts:iterations=N, cmd:"PROGRAM ARGS", '
          'compose:bid=SPEC,play=SPEC')
-__all__ = ["KNOWN", "agent_label", "make_agent", "split_agent_specs"]
+__all__ = ["KNOWN", "agent_fingerprint", "agent_label", "make_agent", "split_agent_specs"]
 
 
 def make_agent(spec: str | AgentLike, seed: int = 0) -> AgentLike:
@@ -121,3 +126,24 @@ def split_agent_specs(text: str) -> list[str]:
         else:
             specs.append(piece)
     return specs
+
+
+def agent_fingerprint(spec: str) -> str:
+    """A digest of an agent spec and of the bytes of every file it names (a bot directory, a shipped bot, a
+    checkpoint, a search's network), so that a recorded result is reused only for the same agent (the resumable
+    arena, :mod:`tarocchi_rl.arena_blocks`). The code is not part of it. ``cmd:`` specs are a ValueError: their
+    program is outside the files a spec names."""
+    tokens = [t.strip() for t in re.split(r"[:,=]", spec)]
+    if any(t.lower() == "cmd" for t in tokens):
+        raise ValueError(f"agent {spec!r}: an external program (cmd:) cannot be fingerprinted for reuse")
+    h = hashlib.sha256(spec.strip().encode())
+    for k, tok in enumerate(tokens):
+        if k > 0 and tokens[k - 1].lower() == "bot":
+            tok = str(shipped_bot(tok))
+        if tok and os.path.exists(tok):
+            root = Path(tok)
+            files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
+            for f in files:
+                h.update(str(f.relative_to(root) if root.is_dir() else f.name).encode() + b"\0")
+                h.update(hashlib.sha256(f.read_bytes()).digest())
+    return h.hexdigest()[:32]

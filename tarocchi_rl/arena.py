@@ -32,6 +32,7 @@ from typing import IO, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .arena_blocks import BlockFile, block_key, block_seed
 from .batch import BatchEnv
 from .core.state import BID_WORD, CONTRACT, DECLARER, EARLY_BID, PAYOFF, PHASE
 from .game import make
@@ -268,13 +269,19 @@ def run_arena(
     progress: bool = False,
     batch_deals: int | None = None,
     make_agent: Callable[..., AgentLike] = make_baseline,
+    blocks_file: str | os.PathLike[str] | None = None,
+    fingerprint: Callable[[str], str] | None = None,
 ) -> dict[str, Any]:
     """Run the duplicate arena; returns the results dict (see the module docstring).
 
     ``agent_specs``: agent objects or spec strings; strings are built by ``make_agent(spec, seed=...)``
     (default: the baselines ``random`` and ``heuristic``; the CLI passes
     :func:`tarocchi_rl.agents.specs.make_agent`, which knows every spec). ``progress``: a progress bar on stderr
-    (the CLI's, on a terminal; quiet by default).
+    (the CLI's, on a terminal; quiet by default). The games are played in blocks: one pair of agents on
+    ``batch_deals`` deals. ``blocks_file`` (with ``fingerprint``, a digest of what a spec names) makes the arena
+    resumable: finished blocks are recorded there and the ones already recorded are not played again
+    (:mod:`tarocchi_rl.arena_blocks`; spec strings only, every block's agents built afresh from seeds of their
+    own).
     """
     spec = get_variant(variant)
     options = spec.resolve_options(options or {})
@@ -282,51 +289,68 @@ def run_arena(
         check_out_dir(out_dir)  # before any game: a bad --out must not cost the whole evaluation
     if len(agent_specs) < 2:
         raise ValueError("the arena needs at least two agents (e.g. --agents heuristic,random)")
-    agents = [make_agent(s, seed=seed + 1000 * k) for k, s in enumerate(agent_specs)]
-    agent_specs = [agent_label(s) for s in agent_specs]  # agent objects are reported under their name
+    store: BlockFile | None = None
+    if blocks_file is not None:
+        if out_dir:
+            raise ValueError("a resumable arena (a blocks file) keeps no game records: no out_dir with it")
+        if fingerprint is None or not all(isinstance(s, str) for s in agent_specs):
+            raise ValueError("a resumable arena (a blocks file) needs agent spec strings and their fingerprint")
+        prints = [fingerprint(s) for s in agent_specs]  # type: ignore[arg-type]
+        store = BlockFile(blocks_file)
+        agents: list[AgentLike | None] = [None] * len(agent_specs)  # built per block
+    else:
+        agents = [make_agent(s, seed=seed + 1000 * k) for k, s in enumerate(agent_specs)]
+    labels = [agent_label(s) for s in agent_specs]  # agent objects are reported under their name
     if decks is None:
         if deals is None:
             raise ValueError("run_arena needs a number of deals or the decks")
         decks = random_decks(variant, int(deals), seed, **options)
     n_deals = len(decks)
-    n = spec.n_players
-    pairs = [(a, b) for a in range(len(agents)) for b in range(a + 1, len(agents))]
-    maps = seatings(n)
+    pairs = [(a, b) for a in range(len(labels)) for b in range(a + 1, len(labels))]
+    maps = seatings(spec.n_players)
     per_pair = len(maps)
-    score = np.zeros((len(agents), n_deals))  # summed over the agent's pairings, then averaged
-    count = np.zeros(len(agents))
-    wins = np.zeros((len(agents), len(agents)))
-    decl: dict[int, dict[str, dict[str, int]]] = {k: {} for k in range(len(agents))}
-    bids: dict[int, dict[str, int]] = {k: {} for k in range(len(agents))}
+    score = np.zeros((len(labels), n_deals))  # summed over the agent's pairings, then averaged
+    count = np.zeros(len(labels))
+    wins = np.zeros((len(labels), len(labels)))
+    decl: dict[int, dict[str, dict[str, int]]] = {k: {} for k in range(len(labels))}
+    bids: dict[int, dict[str, int]] = {k: {} for k in range(len(labels))}
     records: list[dict[str, Any]] = []  # written to out_dir
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
-    games_played = 0
+    games_played, play_seconds, reused = 0, 0.0, 0
     bar = _Progress(len(pairs) * n_deals * per_pair, enabled=progress)
     chunk = batch_deals or max(1, 4096 // per_pair)  # ~4k games per batch: the state stays in cache
     for a, b in pairs:
         pair_score = np.zeros((2, n_deals))
         for lo in range(0, n_deals, chunk):
             d = decks[lo : lo + chunk]
-            k = len(d)
-            game_decks = np.repeat(d, per_pair, axis=0)
-            seat_agents = np.tile(np.where(maps == 0, a, b), (k, 1))
-
-            def on_progress(done: int, total: int, base: int = games_played) -> None:
-                bar.update(base + done)
-
-            payoffs, meta, recs = play_games(
-                variant, game_decks, seat_agents, agents, options, record=bool(out_dir), progress=on_progress,
-            )
-            games_played += len(game_decks)
-            if recs is not None:
-                records += recs
+            if store is not None:
+                specs = (str(agent_specs[a]), str(agent_specs[b]))
+                seeds = (block_seed(seed, specs[0], lo), block_seed(seed, specs[1], lo))
+                key = block_key(variant, options, specs, (prints[a], prints[b]), seeds, per_pair, lo, d)
+                rec = store.get(key)
+                if rec is not None:
+                    if len(rec["scores"][0]) != len(d):
+                        raise ValueError(f"blocks file {store.path}: the block of {specs} at deal {lo} has "
+                                         f"{len(rec['scores'][0])} scores for {len(d)} deals")
+                    block = (np.array(rec["scores"], float), rec["declarer"], rec["bids"], rec["games"],
+                             rec["seconds"])
+                    reused += 1
+                else:
+                    block = _play_block(spec, d, make_agent(specs[0], seed=seeds[0]),
+                                        make_agent(specs[1], seed=seeds[1]), maps, options, bar, games_played, None)
+                    store.add(key, *block)
+            else:
+                block = _play_block(spec, d, agents[a], agents[b], maps, options, bar, games_played,  # type: ignore[arg-type]
+                                    records if out_dir else None)
+            scores, block_decl, block_bids, games, seconds = block
+            pair_score[:, lo : lo + len(d)] = scores
             for who, col in ((a, 0), (b, 1)):
-                mine = seat_agents == who
-                per_game = (payoffs * mine).sum(axis=1) / np.maximum(mine.sum(axis=1), 1)
-                pair_score[col, lo : lo + k] = per_game.reshape(k, per_pair).mean(axis=1)
-                _declarer_stats(decl[who], meta, seat_agents, who, spec)
-                _bid_stats(bids[who], meta, seat_agents, who, spec)
+                _merge_counts(decl[who], block_decl[col])
+                _merge_counts(bids[who], block_bids[col])
+            games_played += games
+            play_seconds += seconds
+            bar.update(games_played)
         score[a] += pair_score[0]
         score[b] += pair_score[1]
         count[a] += 1
@@ -335,12 +359,12 @@ def run_arena(
         wins[a, b] += (diff > 0).sum() + 0.5 * (diff == 0).sum()
         wins[b, a] += (diff < 0).sum() + 0.5 * (diff == 0).sum()
     bar.close()
-    elapsed = time.perf_counter() - t0  # playing the games (dealing, agents, core steps)
+    elapsed = play_seconds  # playing the games (dealing, agents, core steps), recorded blocks included
     score /= count[:, None]
     strength = bradley_terry(wins)
     elo = 400 * np.log10(strength / strength[0])
     table = []
-    for k, s in enumerate(agent_specs):
+    for k, s in enumerate(labels):
         lo_ci, hi_ci = bootstrap_ci(score[k], rng)
         played = wins[k].sum() + wins[:, k].sum()
         table.append({
@@ -349,14 +373,56 @@ def run_arena(
             "declarer": decl[k], "bids": bids[k],
         })
     results = {
-        "variant": variant, "options": options, "agents": list(agent_specs), "deals": n_deals,
+        "variant": variant, "options": options, "agents": labels, "deals": n_deals,
         "games": games_played, "games_per_deal_per_pair": per_pair, "seed": seed,
         "seconds": elapsed, "deals_per_s": n_deals * len(pairs) / elapsed, "games_per_s": games_played / elapsed,
         "seconds_with_statistics": time.perf_counter() - t0, "table": table,
     }
+    if store is not None:
+        results["blocks_reused"] = reused
     if out_dir:
         _write_outputs(out_dir, results, records)
     return results
+
+
+def _play_block(spec: VariantSpec, d: NDArray[np.integer[Any]], agent_a: AgentLike, agent_b: AgentLike,
+                maps: NDArray[np.int8], options: dict[str, Any], bar: "_Progress", base: int,
+                records: list[dict[str, Any]] | None,
+                ) -> tuple[NDArray[np.float64], list[dict[str, Any]], list[dict[str, int]], int, float]:
+    """One block: agents A and B on the deals d (int[k, C]) in every seating of ``maps`` (0 = A, 1 = B). Returns
+    (scores float[2, k]: A's and B's score per deal, declarer stats [A, B], bid stats [A, B], games, seconds);
+    the games' records are appended to ``records`` when given."""
+    t0 = time.perf_counter()
+    k, per_pair = len(d), len(maps)
+    game_decks = np.repeat(d, per_pair, axis=0)
+    seat_agents = np.tile(maps.astype(np.int64), (k, 1))
+
+    def on_progress(done: int, total: int) -> None:
+        bar.update(base + done)
+
+    payoffs, meta, recs = play_games(spec.name, game_decks, seat_agents, [agent_a, agent_b], options,
+                                     record=records is not None, progress=on_progress)
+    if records is not None and recs is not None:
+        records += recs
+    scores = np.zeros((2, k))
+    block_decl: list[dict[str, Any]] = [{}, {}]
+    block_bids: list[dict[str, int]] = [{}, {}]
+    for who in (0, 1):
+        mine = seat_agents == who
+        per_game = (payoffs * mine).sum(axis=1) / np.maximum(mine.sum(axis=1), 1)
+        scores[who] = per_game.reshape(k, per_pair).mean(axis=1)
+        _declarer_stats(block_decl[who], meta, seat_agents, who, spec)
+        _bid_stats(block_bids[who], meta, seat_agents, who, spec)
+    return scores, block_decl, block_bids, len(game_decks), time.perf_counter() - t0
+
+
+def _merge_counts(into: dict[str, Any], more: dict[str, Any]) -> None:
+    """Add the counts of ``more`` to ``into`` (nested dicts of counts: bid words, contract statistics)."""
+    for key, v in more.items():
+        if isinstance(v, dict):
+            _merge_counts(into.setdefault(key, {}), v)
+        else:
+            into[key] = into.get(key, 0) + v
 
 
 def check_out_dir(out_dir: str | os.PathLike[str]) -> None:

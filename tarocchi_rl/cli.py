@@ -189,7 +189,7 @@ def _cmd_expert(args: argparse.Namespace) -> int:
 
 
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
-    from .agents.specs import make_agent, split_agent_specs
+    from .agents.specs import agent_fingerprint, make_agent, split_agent_specs
     from .leaderboard import default_agents, format_markdown, run_leaderboard, write_results
     from .variants import VARIANTS
 
@@ -202,7 +202,8 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         deals = Path(args.deals_dir) / f"{v}.jsonl.gz"
         agents = split_agent_specs(args.agents) if args.agents else default_agents(v, args.models)
         board = run_leaderboard(v, deals, agents, make_agent, search_deals=args.search_deals,
-                                progress=not args.no_progress and sys.stderr.isatty())
+                                progress=not args.no_progress and sys.stderr.isatty(), blocks_dir=args.blocks_dir,
+                                fingerprint=agent_fingerprint)
         if args.out:
             print(f"wrote {write_results(board, args.out, command)}", file=sys.stderr)
         print(format_markdown(board, command))
@@ -336,6 +337,8 @@ def build_parser() -> argparse.ArgumentParser:
     lb.add_argument("--models", default="models", help="where shipped bots are (models/VARIANT)")
     lb.add_argument("--search-deals", type=int, default=500, help="deals of the table with search agents")
     lb.add_argument("--out", default=None, help="write VARIANT.md and VARIANT.json here (e.g. benchmarks/results)")
+    lb.add_argument("--blocks-dir", default=None, help="resumable: keep every finished block (a pair of agents on a "
+                    "chunk of deals) in BLOCKS_DIR/VARIANT.jsonl; a rerun plays only the blocks missing there")
     lb.add_argument("--no-progress", action="store_true")
     lb.set_defaults(func=_cmd_leaderboard)
 

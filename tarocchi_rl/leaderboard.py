@@ -29,6 +29,7 @@ from typing import Any
 from .arena import read_deals_file, run_arena
 
 SEARCH_DEALS = 500  # deals of the table that includes the search agents (the first ones of the set)
+SEARCH_BLOCK_DEALS = 100  # deals per block of the search table when resumable (a block: minutes, not an hour)
 DEALS_SEED = 20261201  # the seed the committed sets were written with
 
 
@@ -48,17 +49,31 @@ def is_search(spec: str) -> bool:
 
 
 def run_leaderboard(variant: str, deals_file: str | Path, agents: Sequence[str], make_agent: Callable[..., Any],
-                    search_deals: int = SEARCH_DEALS, progress: bool = False) -> dict[str, Any]:
+                    search_deals: int = SEARCH_DEALS, progress: bool = False, blocks_dir: str | Path | None = None,
+                    fingerprint: Callable[[str], str] | None = None) -> dict[str, Any]:
     """Both arenas of one variant (module docstring); returns {"variant", "deals_file", "tables": {name: arena
-    result}}. A set with fewer deals than ``search_deals`` plays all of them in the search table."""
+    result}}. A set with fewer deals than ``search_deals`` plays all of them in the search table.
+    ``blocks_dir``: resumable (:mod:`tarocchi_rl.arena_blocks`): the finished blocks of both tables are kept in
+    ``BLOCKS_DIR/VARIANT.jsonl`` (``fingerprint``: the agents' digests) and a rerun plays only the missing ones;
+    the search table then plays blocks of ``SEARCH_BLOCK_DEALS`` deals."""
     decks = read_deals_file(deals_file, variant)
     fast = [a for a in agents if not is_search(a)]
+    resumable: dict[str, Any] = {}
+    if blocks_dir is not None:
+        try:
+            Path(blocks_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ValueError(f"--blocks-dir {blocks_dir}: cannot create it ({e.strerror or e})") from None
+        resumable = {"blocks_file": Path(blocks_dir) / f"{variant}.jsonl", "fingerprint": fingerprint}
     tables: dict[str, Any] = {}
     if len(fast) >= 2:
-        tables["fast"] = run_arena(variant, fast, decks=decks, progress=progress, make_agent=make_agent)
+        tables["fast"] = run_arena(variant, fast, decks=decks, progress=progress, make_agent=make_agent,
+                                   **resumable)
     if any(is_search(a) for a in agents):
         tables["search"] = run_arena(variant, list(agents), decks=decks[:search_deals], progress=progress,
-                                     make_agent=make_agent)
+                                     make_agent=make_agent,
+                                     batch_deals=SEARCH_BLOCK_DEALS if blocks_dir is not None else None,
+                                     **resumable)
     return {"variant": variant, "deals_file": str(deals_file), "tables": tables}
 
 
@@ -67,8 +82,9 @@ def format_markdown(board: dict[str, Any], command: str, date: str | None = None
     date = date or datetime.date.today().isoformat()
     out = [f"### {board['variant']}", "", f"`{command}` ({date}; deals: `{board['deals_file']}`)", ""]
     for name, r in board["tables"].items():
+        resumed = f" (blocks recorded earlier: {r['blocks_reused']})" if r.get("blocks_reused") else ""
         out += [f"**{name}**: {r['deals']} duplicate deals, {r['games_per_deal_per_pair']} seatings per pair, "
-                f"{r['games']:,} games in {r['seconds']:.0f} s", "",
+                f"{r['games']:,} games in {r['seconds']:.0f} s{resumed}", "",
                 "| agent | mean / deal [95% CI] | win rate | Elo | declarer: contract (declared, won) |",
                 "|---|---|---|---|---|"]
         for t in r["table"]:

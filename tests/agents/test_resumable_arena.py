@@ -1,0 +1,122 @@
+"""The resumable arena (a blocks file, ``tarocchi-rl leaderboard --blocks-dir``): an interrupted run continued
+gives the table of an uninterrupted one, recorded blocks are reused only for the same agents and deals, and a
+damaged file is one error naming its line."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from tarocchi_rl.agents.specs import agent_fingerprint, make_agent
+from tarocchi_rl.arena import random_decks, run_arena, write_deals_file
+from tarocchi_rl.cli import main
+
+AGENTS = ["random", "heuristic", "ismcts:iterations=20,rollout=random"]
+
+
+def arena(decks, blocks, agents=AGENTS):
+    return run_arena("piedmont3", agents, decks=decks, batch_deals=2, make_agent=make_agent, blocks_file=blocks,
+                     fingerprint=agent_fingerprint)
+
+
+def table(r):
+    return [(t["agent"], t["mean_payoff_per_deal"], t["ci95"], t["win_rate"], t["rating"], t["declarer"],
+             t["bids"]) for t in r["table"]]
+
+
+def test_an_interrupted_run_continued_gives_the_uninterrupted_table(tmp_path):
+    decks = random_decks("piedmont3", 5, seed=4)
+    whole = arena(decks, tmp_path / "whole.jsonl")
+    lines = (tmp_path / "whole.jsonl").read_text().splitlines()
+    assert len(lines) == 3 * 3 and whole["blocks_reused"] == 0  # 3 pairs x 3 chunks of <= 2 deals
+    (tmp_path / "cut.jsonl").write_text("\n".join(lines[:4]) + "\n")  # stopped after four blocks
+    continued = arena(decks, tmp_path / "cut.jsonl")
+    assert continued["blocks_reused"] == 4 and table(continued) == table(whole)
+    assert len((tmp_path / "cut.jsonl").read_text().splitlines()) == 9
+    again = arena(decks, tmp_path / "cut.jsonl")  # everything recorded: nothing is played
+    assert again["blocks_reused"] == 9 and table(again) == table(whole) and again["games"] == whole["games"]
+
+
+def test_a_block_is_reused_only_for_the_same_deals_and_agents(tmp_path):
+    decks = random_decks("piedmont3", 2, seed=4)
+    blocks = tmp_path / "b.jsonl"
+    arena(decks, blocks, ["random", "heuristic"])
+    assert arena(decks, blocks, ["random", "heuristic"])["blocks_reused"] == 1
+    assert arena(random_decks("piedmont3", 2, seed=5), blocks, ["random", "heuristic"])["blocks_reused"] == 0
+    grown = arena(decks, blocks, ["random", "heuristic", "ismcts:iterations=20"])  # a new agent: old pair kept
+    assert grown["blocks_reused"] == 1
+
+
+def test_a_fingerprint_follows_the_files_a_spec_names(tmp_path):
+    bot = tmp_path / "bot"
+    shutil.copytree("models/piedmont3", bot)
+    before = agent_fingerprint(f"onnx:{bot}")
+    assert agent_fingerprint(f"onnx:{bot}") == before != agent_fingerprint(f"onnx:{bot},greedy=false")
+    card = bot / "README.md"
+    card.write_text(card.read_text() + "\n")
+    assert agent_fingerprint(f"onnx:{bot}") != before
+    assert agent_fingerprint("bot:piedmont3") == agent_fingerprint("bot:piedmont3")
+    assert agent_fingerprint("compose:discard=bot:piedmont3,rest=heuristic") != agent_fingerprint(
+        "compose:discard=heuristic,rest=heuristic")
+    with pytest.raises(ValueError, match="cannot be fingerprinted"):
+        agent_fingerprint('cmd:"python -m bot"')
+    with pytest.raises(ValueError, match="no shipped bot"):
+        agent_fingerprint("bot:nope")
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("{not json\n", "line 2: not JSON"),
+    ('{"format": "other"}\n', "line 2: not a tarocchi-arena-block/1 record"),
+    ("BLOCK:scores=[[1.0], []]", "line 2: scores must be two equally long lists"),
+    ("BLOCK:scores=[[NaN], [1.0]]", "line 2: scores must be two equally long lists of finite numbers"),
+    ("BLOCK:games=-3", "line 2: games must be a count"),
+    ("BLOCK:bids=[{\"x\": 1.5}, {}]", "line 2: bids must be two objects"),
+])
+def test_a_damaged_blocks_file_is_one_error_naming_the_line(tmp_path, damage, message):
+    decks = random_decks("piedmont3", 2, seed=4)
+    blocks = tmp_path / "b.jsonl"
+    arena(decks, blocks, ["random", "heuristic"])
+    good = blocks.read_text()
+    if damage.startswith("BLOCK:"):
+        field, _, value = damage[len("BLOCK:"):].partition("=")
+        rec = json.loads(good)
+        rec[field] = json.loads(value)
+        damage = json.dumps(rec) + "\n"
+    blocks.write_text(good + damage)
+    with pytest.raises(ValueError, match=message):
+        arena(decks, blocks, ["random", "heuristic"])
+
+
+def test_the_leaderboard_resumes_from_its_blocks_dir(tmp_path, capsys):
+    deals = tmp_path / "deals"
+    deals.mkdir()
+    write_deals_file(deals / "piedmont3.jsonl.gz", "piedmont3", 4, seed=1)
+    args = ["leaderboard", "--variants", "piedmont3", "--deals-dir", str(deals), "--agents",
+            "random,heuristic,ismcts:iterations=20,rollout=random", "--search-deals", "2", "--no-progress",
+            "--blocks-dir", str(tmp_path / "blocks")]
+    assert main([*args, "--out", str(tmp_path / "a")]) == 0
+    assert main([*args, "--out", str(tmp_path / "b")]) == 0
+    a, b = (json.loads((tmp_path / d / "piedmont3.json").read_text())["tables"] for d in "ab")
+    assert b["search"]["blocks_reused"] == 3 and b["fast"]["blocks_reused"] == 1
+    assert [t["mean_payoff_per_deal"] for t in a["search"]["table"]] == [
+        t["mean_payoff_per_deal"] for t in b["search"]["table"]]
+    assert "(blocks recorded earlier: 3)" in (tmp_path / "b/piedmont3.md").read_text()
+    capsys.readouterr()
+    (tmp_path / "blocks/piedmont3.jsonl").write_text("garbage\n")
+    assert main([*args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: blocks file") and "line 1: not JSON" in err[0]
+    assert main([*args[:-1], str(tmp_path / "blocks/piedmont3.jsonl")]) == 2  # a file where a directory goes
+    assert "--blocks-dir" in capsys.readouterr().err
+
+
+def test_a_resumable_arena_needs_spec_strings_and_no_game_records(tmp_path):
+    decks = random_decks("piedmont3", 2, seed=4)
+    with pytest.raises(ValueError, match="keeps no game records"):
+        run_arena("piedmont3", ["random", "heuristic"], decks=decks, out_dir=tmp_path / "o",
+                  blocks_file=tmp_path / "b.jsonl", fingerprint=agent_fingerprint)
+    with pytest.raises(ValueError, match="spec strings"):
+        run_arena("piedmont3", [make_agent("random"), "heuristic"], decks=decks, blocks_file=tmp_path / "b.jsonl",
+                  fingerprint=agent_fingerprint)
+    assert np.isfinite(arena(decks, tmp_path / "b.jsonl", ["random", "heuristic"])["table"][0]["rating"])
