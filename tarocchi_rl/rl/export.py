@@ -456,6 +456,8 @@ def model_card(m: dict[str, Any]) -> str:
     teacher = "the heuristic" if teacher == "heuristic" else f"`{teacher}`"
     imitation = (f"a warm start imitating {teacher} on {cfg['imitation']['decisions']:,} decisions, then "
                  if p.get("imitation_warm_start") else "")
+    if cfg.get("init"):  # the run started from another checkpoint's weights
+        imitation = f"from the weights of `{cfg['init']}` (config `init`), then {imitation}"
     lines = [
         f"# tarocchi-rl bot: {m['variant']}",
         "",

@@ -76,6 +76,9 @@ def test_the_model_card_names_the_commits_that_trained_the_bot(bot):
                                            {"from_update": 700, "git_commit": "b" * 40, "git_dirty": True}]
     card = model_card(m)
     assert f"trained from commit {'a' * 12}, then {'b' * 12} (with uncommitted changes) from update 700" in card
+    assert "from the weights of" not in card
+    m["provenance"]["config"]["init"] = "runs/first/checkpoints/latest.pt"  # a run continued from other weights
+    assert "from the weights of `runs/first/checkpoints/latest.pt` (config `init`), then" in model_card(m)
 
 
 def test_onnx_model_passes_the_checker_with_a_dynamic_batch(bot):
