@@ -326,20 +326,9 @@ def run_arena(
             d = decks[lo : lo + chunk]
             if store is not None:
                 specs = (str(agent_specs[a]), str(agent_specs[b]))
-                seeds = (block_seed(seed, specs[0], lo), block_seed(seed, specs[1], lo))
-                key = block_key(variant, options, specs, (prints[a], prints[b]), seeds, per_pair, lo, d)
-                rec = store.get(key)
-                if rec is not None:
-                    if len(rec["scores"][0]) != len(d):
-                        raise ValueError(f"blocks file {store.path}: the block of {specs} at deal {lo} has "
-                                         f"{len(rec['scores'][0])} scores for {len(d)} deals")
-                    block = (np.array(rec["scores"], float), rec["declarer"], rec["bids"], rec["games"],
-                             rec["seconds"])
-                    reused += 1
-                else:
-                    block = _play_block(spec, d, make_agent(specs[0], seed=seeds[0]),
-                                        make_agent(specs[1], seed=seeds[1]), maps, options, bar, games_played, None)
-                    store.add(key, *block)
+                block, was_recorded = _recorded_or_played(store, spec, options, specs, (prints[a], prints[b]), seed,
+                                                          lo, d, maps, make_agent, bar, games_played)
+                reused += was_recorded
             else:
                 block = _play_block(spec, d, agents[a], agents[b], maps, options, bar, games_played,  # type: ignore[arg-type]
                                     records if out_dir else None)
@@ -359,7 +348,7 @@ def run_arena(
         wins[a, b] += (diff > 0).sum() + 0.5 * (diff == 0).sum()
         wins[b, a] += (diff < 0).sum() + 0.5 * (diff == 0).sum()
     bar.close()
-    elapsed = play_seconds  # playing the games (dealing, agents, core steps), recorded blocks included
+    elapsed = max(play_seconds, 1e-9)  # playing the games (dealing, agents, core steps), recorded blocks included
     score /= count[:, None]
     strength = bradley_terry(wins)
     elo = 400 * np.log10(strength / strength[0])
@@ -385,13 +374,37 @@ def run_arena(
     return results
 
 
+Block = tuple[NDArray[np.float64], list[dict[str, Any]], list[dict[str, int]], int, float]
+"""A block's result: (scores float[2, k]: A's and B's score per deal, declarer stats [A, B], bid stats [A, B],
+games, seconds)."""
+
+
+def _recorded_or_played(store: BlockFile, spec: VariantSpec, options: dict[str, Any], specs: tuple[str, str],
+                        prints: tuple[str, str], seed: int, lo: int, d: NDArray[np.integer[Any]],
+                        maps: NDArray[np.int8], make_agent: Callable[..., AgentLike], bar: "_Progress",
+                        base: int) -> tuple[Block, bool]:
+    """The block of agents ``specs`` on the deals d (int[k, C], the first one deal ``lo`` of the set): read from
+    the store when recorded there (True), else played by agents built afresh from the block's seeds and
+    recorded (False)."""
+    seeds = (block_seed(seed, specs[0], lo), block_seed(seed, specs[1], lo))
+    key = block_key(spec.name, options, specs, prints, seeds, len(maps), lo, d)
+    rec = store.get(key)
+    if rec is None:
+        block = _play_block(spec, d, make_agent(specs[0], seed=seeds[0]), make_agent(specs[1], seed=seeds[1]),
+                            maps, options, bar, base, None)
+        store.add(key, *block)
+        return block, False
+    if len(rec["scores"][0]) != len(d):
+        raise ValueError(f"blocks file {store.path}: the block of {specs} at deal {lo} has "
+                         f"{len(rec['scores'][0])} scores for {len(d)} deals")
+    return (np.array(rec["scores"], float), rec["declarer"], rec["bids"], rec["games"], rec["seconds"]), True
+
+
 def _play_block(spec: VariantSpec, d: NDArray[np.integer[Any]], agent_a: AgentLike, agent_b: AgentLike,
                 maps: NDArray[np.int8], options: dict[str, Any], bar: "_Progress", base: int,
-                records: list[dict[str, Any]] | None,
-                ) -> tuple[NDArray[np.float64], list[dict[str, Any]], list[dict[str, int]], int, float]:
-    """One block: agents A and B on the deals d (int[k, C]) in every seating of ``maps`` (0 = A, 1 = B). Returns
-    (scores float[2, k]: A's and B's score per deal, declarer stats [A, B], bid stats [A, B], games, seconds);
-    the games' records are appended to ``records`` when given."""
+                records: list[dict[str, Any]] | None) -> Block:
+    """One block: agents A and B on the deals d (int[k, C]) in every seating of ``maps`` (0 = A, 1 = B); the
+    games' records are appended to ``records`` when given."""
     t0 = time.perf_counter()
     k, per_pair = len(d), len(maps)
     game_decks = np.repeat(d, per_pair, axis=0)
