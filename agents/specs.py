@@ -131,8 +131,8 @@ def split_agent_specs(text: str) -> list[str]:
 def agent_fingerprint(spec: str) -> str:
     """A digest of an agent spec and of the bytes of every file it names (a bot directory, a shipped bot, a
     checkpoint, a search's network), so that a recorded result is reused only for the same agent (the resumable
-    arena, :mod:`tarocchi_rl.arena_blocks`). The code is not part of it. ``cmd:`` specs are a ValueError: their
-    program is outside the files a spec names."""
+    arena, :mod:`tarocchi_rl.arena_blocks`). A directory's documentation (``*.md``: a model card) and the code
+    are not part of it. ``cmd:`` specs are a ValueError: their program is outside the files a spec names."""
     tokens = [t.strip() for t in re.split(r"[:,=]", spec)]
     if any(t.lower() == "cmd" for t in tokens):
         raise ValueError(f"agent {spec!r}: an external program (cmd:) cannot be fingerprinted for reuse")
@@ -142,7 +142,7 @@ def agent_fingerprint(spec: str) -> str:
             tok = str(shipped_bot(tok))
         if tok and os.path.exists(tok):
             root = Path(tok)
-            files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
+            files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".md") if root.is_dir() else [root]
             for f in files:
                 h.update(str(f.relative_to(root) if root.is_dir() else f.name).encode() + b"\0")
                 h.update(hashlib.sha256(f.read_bytes()).digest())

@@ -54,7 +54,10 @@ def test_a_fingerprint_follows_the_files_a_spec_names(tmp_path):
     before = agent_fingerprint(f"onnx:{bot}")
     assert agent_fingerprint(f"onnx:{bot}") == before != agent_fingerprint(f"onnx:{bot},greedy=false")
     card = bot / "README.md"
-    card.write_text(card.read_text() + "\n")
+    card.write_text(card.read_text() + "\n")  # the model card is documentation
+    assert agent_fingerprint(f"onnx:{bot}") == before
+    golden = bot / "golden.jsonl"
+    golden.write_text(golden.read_text() + "\n")
     assert agent_fingerprint(f"onnx:{bot}") != before
     assert agent_fingerprint("bot:piedmont3") == agent_fingerprint("bot:piedmont3")
     assert agent_fingerprint("compose:discard=bot:piedmont3,rest=heuristic") != agent_fingerprint(
