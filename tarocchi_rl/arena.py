@@ -11,7 +11,9 @@ marks). Reported per agent: the mean score per deal with a 95% bootstrap confide
 the win rate (share of deals with a positive score, ties count half), declarer statistics per contract (how
 often the agent's seats said each auction word, took each contract, and how often the declarer's side won),
 and a rating table
-(Bradley-Terry on the pairwise deal wins, shown as Elo-scale points, 400 * log10 odds, first agent = 0).
+(Bradley-Terry on the pairwise deal wins, shown as Elo-scale points, 400 * log10 odds, first agent = 0). Per
+pair (``head_to_head``): A's score minus B's, mean per deal with its 95% bootstrap CI (an agent's mean above is
+averaged over all its pairings, so it can rank an agent below one it beats head to head).
 
 Deals come from a seed or from a frozen deals file (``tarocchi-rl deals``, JSON lines; see README) so runs
 are comparable. ``out_dir`` gets ``results.json``, ``games.jsonl`` (every game as ``tarocchi-record/1``,
@@ -320,6 +322,7 @@ def run_arena(
     games_played, play_seconds, reused = 0, 0.0, 0
     bar = _Progress(len(pairs) * n_deals * per_pair, enabled=progress)
     chunk = batch_deals or max(1, 4096 // per_pair)  # ~4k games per batch: the state stays in cache
+    pair_diff: dict[tuple[int, int], NDArray[np.float64]] = {}  # A's score minus B's, per deal
     for a, b in pairs:
         pair_score = np.zeros((2, n_deals))
         for lo in range(0, n_deals, chunk):
@@ -344,7 +347,7 @@ def run_arena(
         score[b] += pair_score[1]
         count[a] += 1
         count[b] += 1
-        diff = pair_score[0] - pair_score[1]
+        diff = pair_diff[a, b] = pair_score[0] - pair_score[1]
         wins[a, b] += (diff > 0).sum() + 0.5 * (diff == 0).sum()
         wins[b, a] += (diff < 0).sum() + 0.5 * (diff == 0).sum()
     bar.close()
@@ -361,11 +364,17 @@ def run_arena(
             "win_rate": float(wins[k].sum() / played) if played else None, "rating": float(elo[k]),
             "declarer": decl[k], "bids": bids[k],
         })
+    pair_rng = np.random.default_rng([seed, 2])  # apart from the agents' CIs (which stay those of earlier runs)
+    head_to_head = []
+    for (a, b), diff in pair_diff.items():
+        lo_ci, hi_ci = bootstrap_ci(diff, pair_rng)
+        head_to_head.append({"agents": [labels[a], labels[b]], "mean_difference_per_deal": float(diff.mean()),
+                             "ci95": [lo_ci, hi_ci]})
     results = {
         "variant": variant, "options": options, "agents": labels, "deals": n_deals,
         "games": games_played, "games_per_deal_per_pair": per_pair, "seed": seed,
         "seconds": elapsed, "deals_per_s": n_deals * len(pairs) / elapsed, "games_per_s": games_played / elapsed,
-        "seconds_with_statistics": time.perf_counter() - t0, "table": table,
+        "seconds_with_statistics": time.perf_counter() - t0, "table": table, "head_to_head": head_to_head,
     }
     if store is not None:
         results["blocks_reused"] = reused

@@ -95,7 +95,30 @@ def format_markdown(board: dict[str, Any], command: str, date: str | None = None
             out.append(f"| `{t['agent']}` | {t['mean_payoff_per_deal']:+.3f} [{lo:+.3f}, {hi:+.3f}] | {wr} | "
                        f"{t['rating']:.0f} | {decl} |")
         out.append("")
+        out += head_to_head_markdown(r)
     return "\n".join(out)
+
+
+def head_to_head_markdown(r: dict[str, Any]) -> list[str]:
+    """An arena result's ``head_to_head`` as a matrix: the row agent's score minus the column agent's, mean per
+    deal, with * where the 95% CI excludes 0 (columns numbered in the row order). Empty for results from before
+    the field."""
+    pairs = r.get("head_to_head")
+    if not pairs:
+        return []
+    names = [t["agent"] for t in r["table"]]
+    cell: dict[tuple[str, str], str] = {}
+    for p in pairs:
+        a, b = p["agents"]
+        d, (lo, hi) = p["mean_difference_per_deal"], p["ci95"]
+        star = "*" if lo > 0 or hi < 0 else ""
+        cell[a, b], cell[b, a] = f"{d:+.3f}{star}", f"{-d:+.3f}{star}"
+    out = ["Head to head: the row's score minus the column's, mean per deal (* : 95% CI excludes 0).", "",
+           "| | " + " | ".join(f"{k + 1}" for k in range(len(names))) + " |",
+           "|---|" + "---|" * len(names)]
+    for i, a in enumerate(names):
+        out.append(f"| {i + 1}. `{a}` | " + " | ".join("" if a == b else cell.get((a, b), "") for b in names) + " |")
+    return [*out, ""]
 
 
 def write_results(board: dict[str, Any], out_dir: str | Path, command: str) -> Path:

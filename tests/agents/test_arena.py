@@ -64,6 +64,18 @@ def test_arena_outputs_and_replayable_records(variant, tmp_path):
         assert replay(g).returns() == g["result"]["payoffs"]
 
 
+def test_head_to_head_is_each_pair_score_difference():
+    r = run_arena("piedmont3", ["random", "heuristic", "random"], deals=30, seed=2, progress=False)
+    h2h = {tuple(p["agents"]): p for p in r["head_to_head"]}
+    assert len(h2h) == 3 and ("random", "heuristic") in h2h
+    two = run_arena("piedmont3", ["random", "heuristic"], deals=30, seed=2, progress=False)
+    mine, theirs = (t["mean_payoff_per_deal"] for t in two["table"])
+    (only,) = two["head_to_head"]
+    assert only["mean_difference_per_deal"] == pytest.approx(mine - theirs)
+    assert only["ci95"][0] <= only["mean_difference_per_deal"] <= only["ci95"][1] < 0  # the heuristic wins
+    assert h2h["random", "heuristic"]["mean_difference_per_deal"] == pytest.approx(mine - theirs)
+
+
 def test_duplicate_deals_are_shared_and_seeded():
     a = run_arena("mineo", ["random", "random"], deals=20, seed=5, progress=False)
     b = run_arena("mineo", ["random", "random"], deals=20, seed=5, progress=False)

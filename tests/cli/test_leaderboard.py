@@ -42,6 +42,7 @@ def test_the_leaderboard_plays_both_tables_and_writes_markdown(tmp_path, capsys)
     md = (tmp_path / "out/piedmont3.md").read_text()
     assert "**fast**: 6 duplicate deals" in md and "**search**: 3 duplicate deals" in md
     assert md.count("| `heuristic` |") == 2 and md.count("| `ismcts:iterations=30,rollout=heuristic` |") == 1
+    assert md.count("Head to head:") == 2 and "| 3. `ismcts:iterations=30,rollout=heuristic` | " in md
     board = json.loads((tmp_path / "out/piedmont3.json").read_text())
     assert [t["agent"] for t in board["tables"]["fast"]["table"]] == ["random", "heuristic"]
     assert md.strip() in capsys.readouterr().out
