@@ -566,4 +566,8 @@ def format_results(r: dict[str, Any]) -> str:
             parts = [f"{c}: {v['declared']} ({100 * v['made'] / v['declared']:.0f}% won)"
                      for c, v in sorted(t["declarer"].items())]
             lines.append(f"  {t['agent']} as declarer: " + ", ".join(parts))
+    if len(r.get("head_to_head", [])) > 1:  # with two agents it is the table's difference
+        for p in r["head_to_head"]:
+            (a, b), (lo, hi) = p["agents"], p["ci95"]
+            lines.append(f"  head to head {a} - {b}: {p['mean_difference_per_deal']:+.3f} [{lo:+.3f}, {hi:+.3f}]")
     return "\n".join(lines)
