@@ -19,7 +19,8 @@ The key: the package version, variant, resolved options, both agent specs, their
 files a spec names: :func:`tarocchi_rl.agents.specs.agent_fingerprint`), their seeds, the number of seatings,
 the index of the chunk's first deal and the SHA-256 of its decks (int16). A line whose key differs from every
 block of the run is ignored (another run's block); a line that is not a block is an error naming the file and the
-line, never skipped: the file is read as untrusted input (JSON only).
+line, never skipped: the file is read as untrusted input (JSON only). Only a last line cut short (no newline: the
+run was killed while appending it) is dropped, with a line on stderr, and its block played again.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import hashlib
 import json
 import math
 import os
+import sys
 import zlib
 from typing import Any
 
@@ -40,6 +42,7 @@ FORMAT = "tarocchi-arena-block/1"
 KEY_FIELDS = ("version", "variant", "options", "agents", "fingerprints", "seeds", "seatings", "first_deal",
               "deals_sha256")
 MAX_LINE = 1 << 22  # bytes; a block of 1,000 deals is about 50 kB
+MAX_FILE = 1 << 30  # bytes
 
 
 def block_seed(seed: int, spec: str, first_deal: int) -> int:
@@ -82,21 +85,30 @@ class BlockFile:
 
     def _read(self) -> None:
         try:
+            if os.path.getsize(self.path) > MAX_FILE:
+                raise ValueError(f"blocks file {self.path}: larger than {MAX_FILE} bytes")
             with open(self.path, "rb") as f:
-                for n, raw in enumerate(f, 1):
-                    if not raw.strip():
-                        continue
-                    where = f"blocks file {self.path} line {n}"
-                    if len(raw) > MAX_LINE:
-                        raise ValueError(f"{where}: longer than {MAX_LINE} bytes")
-                    try:
-                        rec = json.loads(raw)
-                    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                        raise ValueError(f"{where}: not JSON ({e.__class__.__name__}: {e})") from None
-                    check_block(rec, where)
-                    self.blocks[_canon(rec["key"])] = rec
+                data = f.read()
+            complete = data.rfind(b"\n") + 1
+            if complete < len(data):  # a last line without its newline: an append cut short (the run was killed)
+                print(f"blocks file {self.path}: its last line is incomplete (a block being written when the run "
+                      "stopped): dropped, the block is played again", file=sys.stderr)
+                with open(self.path, "r+b") as f:
+                    f.truncate(complete)
         except OSError as e:
             raise ValueError(f"blocks file {self.path}: cannot read it ({e.strerror or e})") from None
+        for n, raw in enumerate(data[:complete].split(b"\n"), 1):
+            if not raw.strip():
+                continue
+            where = f"blocks file {self.path} line {n}"
+            if len(raw) > MAX_LINE:
+                raise ValueError(f"{where}: longer than {MAX_LINE} bytes")
+            try:
+                rec = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:
+                raise ValueError(f"{where}: not JSON ({e.__class__.__name__}: {e})") from None
+            check_block(rec, where)
+            self.blocks[_canon(rec["key"])] = rec
 
     def get(self, key: dict[str, Any]) -> dict[str, Any] | None:
         """The recorded block with this key, or None."""

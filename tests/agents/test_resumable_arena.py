@@ -38,6 +38,18 @@ def test_an_interrupted_run_continued_gives_the_uninterrupted_table(tmp_path):
     assert again["blocks_reused"] == 9 and table(again) == table(whole) and again["games"] == whole["games"]
 
 
+def test_a_last_line_cut_short_is_dropped_and_its_block_played_again(tmp_path, capsys):
+    decks = random_decks("piedmont3", 4, seed=4)
+    whole = arena(decks, tmp_path / "b.jsonl", ["random", "heuristic"])
+    lines = (tmp_path / "b.jsonl").read_text().splitlines(keepends=True)
+    (tmp_path / "b.jsonl").write_text(lines[0] + lines[1][:100])  # killed while appending the second block
+    again = arena(decks, tmp_path / "b.jsonl", ["random", "heuristic"])
+    assert "last line is incomplete" in capsys.readouterr().err
+    assert again["blocks_reused"] == 1 and table(again) == table(whole)
+    replayed = [json.loads(line) for line in (tmp_path / "b.jsonl").read_text().splitlines()]
+    assert len(replayed) == 2 and replayed[1]["scores"] == json.loads(lines[1])["scores"]
+
+
 def test_a_block_is_reused_only_for_the_same_deals_and_agents(tmp_path):
     decks = random_decks("piedmont3", 2, seed=4)
     blocks = tmp_path / "b.jsonl"
