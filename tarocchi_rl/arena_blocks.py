@@ -43,6 +43,7 @@ KEY_FIELDS = ("version", "variant", "options", "agents", "fingerprints", "seeds"
               "deals_sha256")
 MAX_LINE = 1 << 22  # bytes; a block of 1,000 deals is about 50 kB
 MAX_FILE = 1 << 30  # bytes
+BLOCK_DEALS = 100  # deals per block of a resumable search arena: a block is minutes, not an hour
 
 
 def block_seed(seed: int, spec: str, first_deal: int) -> int:

@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -78,8 +79,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     decks = read_deals_file(args.deals_file, args.variant) if args.deals_file else None
     if decks is None and args.deals < 1:
         raise ValueError("--deals must be >= 1")
+    resumable: dict[str, Any] = {}
+    if args.blocks:
+        from .agents.specs import agent_fingerprint
+        from .arena_blocks import BLOCK_DEALS
+
+        resumable = {"blocks_file": args.blocks, "fingerprint": agent_fingerprint, "batch_deals": BLOCK_DEALS}
     r = run_arena(args.variant, specs, deals=args.deals, seed=args.seed, decks=decks, out_dir=args.out,
-                  progress=not args.json and sys.stderr.isatty(), make_agent=make_agent)
+                  progress=not args.json and sys.stderr.isatty(), make_agent=make_agent, **resumable)
     print(json.dumps(r) if args.json else format_results(r))
     if args.out:
         print(f"wrote {args.out}/results.json, games.jsonl, ratings.png", file=sys.stderr)
@@ -308,6 +315,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--threads", type=int, default=1)
     e.add_argument("--out", default=None, help="directory for results.json, games.jsonl, ratings.png")
     e.add_argument("--json", action="store_true")
+    e.add_argument("--blocks", default=None, metavar="FILE", help="resumable: keep every finished block (a pair "
+                   "of agents on 100 deals) in FILE (JSON lines); a rerun plays only the blocks missing there")
     e.set_defaults(func=_cmd_eval)
 
     dl = sub.add_parser("deals", help="write a frozen set of deals for comparable evaluations")

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from .arena import read_deals_file, run_arena
+from .arena_blocks import BLOCK_DEALS
 
 SEARCH_DEALS = 500  # deals of the table that includes the search agents (the first ones of the set)
-SEARCH_BLOCK_DEALS = 100  # deals per block of the search table when resumable (a block: minutes, not an hour)
 DEALS_SEED = 20261201  # the seed the committed sets were written with
 
 
@@ -55,7 +55,7 @@ def run_leaderboard(variant: str, deals_file: str | Path, agents: Sequence[str],
     result}}. A set with fewer deals than ``search_deals`` plays all of them in the search table.
     ``blocks_dir``: resumable (:mod:`tarocchi_rl.arena_blocks`): the finished blocks of both tables are kept in
     ``BLOCKS_DIR/VARIANT.jsonl`` (``fingerprint``: the agents' digests) and a rerun plays only the missing ones;
-    the search table then plays blocks of ``SEARCH_BLOCK_DEALS`` deals."""
+    the search table then plays blocks of ``BLOCK_DEALS`` deals."""
     decks = read_deals_file(deals_file, variant)
     fast = [a for a in agents if not is_search(a)]
     resumable: dict[str, Any] = {}
@@ -72,7 +72,7 @@ def run_leaderboard(variant: str, deals_file: str | Path, agents: Sequence[str],
     if any(is_search(a) for a in agents):
         tables["search"] = run_arena(variant, list(agents), decks=decks[:search_deals], progress=progress,
                                      make_agent=make_agent,
-                                     batch_deals=SEARCH_BLOCK_DEALS if blocks_dir is not None else None,
+                                     batch_deals=BLOCK_DEALS if blocks_dir is not None else None,
                                      **resumable)
     return {"variant": variant, "deals_file": str(deals_file), "tables": tables}
 

@@ -135,3 +135,16 @@ def test_a_resumable_arena_needs_spec_strings_and_no_game_records(tmp_path):
         run_arena("piedmont3", [make_agent("random"), "heuristic"], decks=decks, blocks_file=tmp_path / "b.jsonl",
                   fingerprint=agent_fingerprint)
     assert np.isfinite(arena(decks, tmp_path / "b.jsonl", ["random", "heuristic"])["table"][0]["rating"])
+
+
+def test_eval_resumes_from_its_blocks_file(tmp_path, capsys):
+    args = ["eval", "--variant", "piedmont3", "--agents", "random,ismcts:iterations=20,rollout=random", "--deals",
+            "150", "--seed", "2", "--json", "--blocks", str(tmp_path / "e.jsonl")]
+    assert main(args) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert len((tmp_path / "e.jsonl").read_text().splitlines()) == 2  # 150 deals: blocks of 100 and 50
+    assert main(args) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["blocks_reused"] == 2 and again["table"] == first["table"]
+    assert main([*args, "--out", str(tmp_path / "o")]) == 2
+    assert "keeps no game records" in capsys.readouterr().err
