@@ -79,6 +79,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     decks = read_deals_file(args.deals_file, args.variant) if args.deals_file else None
     if decks is None and args.deals < 1:
         raise ValueError("--deals must be >= 1")
+    if not 0 <= args.seed < 2**63:
+        raise ValueError(f"--seed must be >= 0 and < 2**63, got {args.seed}")
     resumable: dict[str, Any] = {}
     if args.blocks:
         from .agents.specs import agent_fingerprint
