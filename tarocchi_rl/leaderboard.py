@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Callable, Sequence
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -107,9 +108,8 @@ def head_to_head_markdown(r: dict[str, Any]) -> list[str]:
     if not pairs:
         return []
     names = [t["agent"] for t in r["table"]]
-    cell: dict[tuple[str, str], str] = {}
-    for p in pairs:
-        a, b = p["agents"]
+    cell: dict[tuple[int, int], str] = {}
+    for (a, b), p in zip(combinations(range(len(names)), 2), pairs, strict=True):  # the arena's pair order
         d, (lo, hi) = p["mean_difference_per_deal"], p["ci95"]
         star = "*" if lo > 0 or hi < 0 else ""
         cell[a, b], cell[b, a] = f"{d:+.3f}{star}", f"{-d:+.3f}{star}"
@@ -117,7 +117,7 @@ def head_to_head_markdown(r: dict[str, Any]) -> list[str]:
            "| | " + " | ".join(f"{k + 1}" for k in range(len(names))) + " |",
            "|---|" + "---|" * len(names)]
     for i, a in enumerate(names):
-        out.append(f"| {i + 1}. `{a}` | " + " | ".join("" if a == b else cell.get((a, b), "") for b in names) + " |")
+        out.append(f"| {i + 1}. `{a}` | " + " | ".join(cell.get((i, j), "") for j in range(len(names))) + " |")
     return [*out, ""]
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tarocchi_rl.arena import bootstrap_ci, bradley_terry, read_deals_file, run_arena, seatings, write_deals_file
+from tarocchi_rl.leaderboard import head_to_head_markdown
 from tarocchi_rl.policies.base import RandomAgent
 from tarocchi_rl.records import replay
 from tarocchi_rl.variants import VARIANTS, get_variant
@@ -74,6 +75,12 @@ def test_head_to_head_is_each_pair_score_difference():
     assert only["mean_difference_per_deal"] == pytest.approx(mine - theirs)
     assert only["ci95"][0] <= only["mean_difference_per_deal"] <= only["ci95"][1] < 0  # the heuristic wins
     assert h2h["random", "heuristic"]["mean_difference_per_deal"] == pytest.approx(mine - theirs)
+    md = head_to_head_markdown(r)  # the same agent twice keeps its two rows apart
+    d = [p["mean_difference_per_deal"] for p in r["head_to_head"]]  # pairs (1, 2), (1, 3), (2, 3)
+    rows = {line.split(" | ")[0]: [c.rstrip("*") for c in line.split(" | ")[1:]] for line in md if line[:3] == "| 1"
+            or line[:3] == "| 2" or line[:3] == "| 3"}
+    assert rows["| 1. `random`"][:3] == ["", f"{d[0]:+.3f}", f"{d[1]:+.3f}"]
+    assert rows["| 3. `random`"][:2] == [f"{-d[1]:+.3f}", f"{-d[2]:+.3f}"]
 
 
 def test_duplicate_deals_are_shared_and_seeded():
