@@ -77,8 +77,8 @@ def test_head_to_head_is_each_pair_score_difference():
     assert h2h["random", "heuristic"]["mean_difference_per_deal"] == pytest.approx(mine - theirs)
     md = head_to_head_markdown(r)  # the same agent twice keeps its two rows apart
     d = [p["mean_difference_per_deal"] for p in r["head_to_head"]]  # pairs (1, 2), (1, 3), (2, 3)
-    rows = {line.split(" | ")[0]: [c.rstrip("*") for c in line.split(" | ")[1:]] for line in md if line[:3] == "| 1"
-            or line[:3] == "| 2" or line[:3] == "| 3"}
+    rows = {line.split(" | ")[0]: [c.rstrip("*") for c in line.removesuffix(" |").split(" | ")[1:]]
+            for line in md if line[:3] in ("| 1", "| 2", "| 3")}
     assert rows["| 1. `random`"][:3] == ["", f"{d[0]:+.3f}", f"{d[1]:+.3f}"]
     assert rows["| 3. `random`"][:2] == [f"{-d[1]:+.3f}", f"{-d[2]:+.3f}"]
 
