@@ -14,6 +14,9 @@ from tarocchi_rl.policies import HeuristicAgent
 from tarocchi_rl.records import replay
 from tarocchi_rl.variants import VARIANTS, get_variant
 
+SUBPROCESS_TIMEOUT = 300  # s: a bound against a hang; a first run in a fresh clone compiles the Numba kernels
+# (over 60 s seen on 2 busy cores)
+
 
 class Human:
     """Answers every prompt from ``script`` (then always the first legal move), remembering the prompts."""
@@ -70,7 +73,7 @@ def test_heuristic_seats_and_options_on_the_command_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "tarocchi_rl.cli", "play", "--variant", "piedmont4", "--seats",
                         "human,heuristic,heuristic,heuristic", "--option", "accuso=true", "--option",
                         "accuso_points=3", "--seed", "5", "--record", str(path)],
-                       input="0\n" * 40, capture_output=True, text=True, timeout=60)
+                       input="0\n" * 40, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT)
     assert r.returncode == 0, r.stderr
     assert "=== deal over ===" in r.stdout and "record saved" in r.stdout
     rec = json.loads(path.read_text())
@@ -174,8 +177,8 @@ def test_quit_and_ctrl_c_end_the_deal_saving_nothing(tmp_path):
 
 def test_end_of_input_mid_game_exits_0_without_a_traceback(tmp_path):
     r = subprocess.run([sys.executable, "-m", "tarocchi_rl.cli", "play", "--seats", "human,heuristic,random,heuristic",
-                        "--seed", "4"], input="0\nhint\n0\n", capture_output=True, text=True, timeout=60,
-                       cwd=tmp_path)
+                        "--seed", "4"], input="0\nhint\n0\n", capture_output=True, text=True,
+                       timeout=SUBPROCESS_TIMEOUT, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr and "Traceback" not in r.stdout
     assert "game abandoned (input closed)" in r.stdout and "hint (heuristic): " in r.stdout
