@@ -299,7 +299,7 @@ def run_arena(
             raise ValueError("a resumable arena (a blocks file) needs agent spec strings and their fingerprint")
         prints = [fingerprint(s) for s in agent_specs]  # type: ignore[arg-type]
         store = BlockFile(blocks_file)
-        agents: list[AgentLike | None] = [None] * len(agent_specs)  # built per block
+        agents: list[AgentLike] = []  # each block builds its own
     else:
         agents = [make_agent(s, seed=seed + 1000 * k) for k, s in enumerate(agent_specs)]
     labels = [agent_label(s) for s in agent_specs]  # agent objects are reported under their name
@@ -333,7 +333,7 @@ def run_arena(
                                                           lo, d, maps, make_agent, bar, games_played)
                 reused += was_recorded
             else:
-                block = _play_block(spec, d, agents[a], agents[b], maps, options, bar, games_played,  # type: ignore[arg-type]
+                block = _play_block(spec, d, agents[a], agents[b], maps, options, bar, games_played,
                                     records if out_dir else None)
             scores, block_decl, block_bids, games, seconds = block
             pair_score[:, lo : lo + len(d)] = scores
