@@ -271,7 +271,7 @@ def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: 
         if mix > 0 or len(ends):
             rollout_batch(scratch, tables, ends, kind)
             payoffs = scratch.meta[ends, PAYOFF : PAYOFF + n_players] / payoff_scale
-            net_part = np.isin(ends, new)
+            net_part = has_prior[ends]  # the leaves the network saw this step (has_prior marks ``new``)
             values[ends] = np.where(net_part[:, None], (1 - mix) * values[ends] + mix * payoffs, payoffs)
         backup_batch(t, path, depth, values, new_prior, has_prior)
     visits = np.zeros((k, n_actions), np.float64)
