@@ -44,17 +44,18 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from tarocchi_rl.bits import SEED_MAX
 from tarocchi_rl.core.state import BatchState, alloc_state
 from tarocchi_rl.policies import Agent
 from tarocchi_rl.search.guided import guided_search
 from tarocchi_rl.search.ismcts import ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, SearchTrees, search_batch
 from tarocchi_rl.variants import get_variant
 
-from .onnx import check_spec_path
+from .spec_args import check_spec_path
 
 MAX_ITERATIONS = 10**7  # iterations per decision: the tree holds one node per iteration (~48 bytes each)
 MAX_TIME = 3600.0  # seconds per decision
-MAX_C, MAX_C_PRIOR, MAX_WORKERS, MAX_SEED = 100.0, 1000.0, 256, 2**63 - 1
+MAX_C, MAX_C_PRIOR, MAX_WORKERS = 100.0, 1000.0, 256
 #: bytes of node priors (float32[games, iterations + 1, n_actions]) held at once by a guided search: the games
 #: of a batch are searched in groups that fit
 GUIDED_PRIOR_BYTES = 2**27
@@ -173,7 +174,7 @@ class ISMCTSAgent(Agent):
             time_budget = _number("time", time_budget, 0.0, MAX_TIME, above=True)
         c = _number("c", c, 0, MAX_C)
         c_prior = _number("c_prior", c_prior, 0, MAX_C_PRIOR)
-        seed = _number("seed", seed, 0, MAX_SEED, integer=True)
+        seed = _number("seed", seed, 0, SEED_MAX, integer=True)
         if prior is not None:
             if not isinstance(prior, str) or not prior.strip():
                 raise ValueError(f"ismcts: prior must be a path (a bot directory or a PPO checkpoint), got {prior!r}")

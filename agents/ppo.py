@@ -8,29 +8,9 @@ Spec: ``ppo:PATH[,greedy=false][,seed=N]`` where PATH is a checkpoint file or a 
 
 from tarocchi_rl.rl.policy import PPOAgent
 
-from .onnx import check_spec_path
+from .spec_args import check_spec_path, parse_greedy, parse_seed_arg
 
 __all__ = ["PPOAgent", "parse_ppo_spec"]
-
-
-SEED_MAX = 2**63 - 1  # torch.manual_seed and numpy take non-negative seeds of 63 bits here
-
-
-def _seed(kind: str, val: str) -> int:
-    """A spec's ``seed=N``: an integer in [0, 2^63) (a ValueError naming it otherwise)."""
-    try:
-        seed = int(val.strip())
-    except ValueError:
-        raise ValueError(f"{kind} spec: seed must be an integer, got {val.strip()!r}") from None
-    if not 0 <= seed <= SEED_MAX:
-        raise ValueError(f"{kind} spec: seed must be in [0, 2^63 - 1], got {seed}")
-    return seed
-
-
-def _greedy(kind: str, val: str) -> bool:
-    if val.strip().lower() not in ("true", "false", "1", "0"):
-        raise ValueError(f"{kind} spec: greedy must be true or false, got {val.strip()!r}")
-    return val.strip().lower() in ("true", "1")
 
 
 def parse_ppo_spec(args: str, seed: int = 0) -> PPOAgent:
@@ -45,9 +25,9 @@ def parse_ppo_spec(args: str, seed: int = 0) -> PPOAgent:
         elif key == "path":
             path = val.strip()
         elif key == "greedy":
-            greedy = _greedy("ppo", val)
+            greedy = parse_greedy("ppo", val)
         elif key == "seed":
-            seed = _seed("ppo", val)
+            seed = parse_seed_arg("ppo", val)
         else:
             raise ValueError(f"ppo spec: unknown argument {key!r} (known: PATH, greedy, seed)")
     if not path:

@@ -108,6 +108,28 @@ def bounded(bits64, n):
     return np.int64(((bits64 >> U32) * np.uint64(n)) >> U32)
 
 
+#: the largest seed a user may give (CLI flags, agent specs, configs, requests): numpy's SeedSequence and
+#: ``torch.manual_seed`` both take it, and it fits a signed 64-bit integer
+SEED_MAX = 2**63 - 1
+
+
+def check_seed(what: str, value: object) -> int:
+    """``value`` as a user's seed: an int in [0, SEED_MAX] (a bool is refused), else a ValueError that names
+    ``what`` ("--seed", "ppo spec: seed", ...)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= SEED_MAX:
+        raise ValueError(f"{what} must be an integer in [0, 2**63 - 1], got {value!r}")
+    return int(value)
+
+
+def parse_seed(what: str, text: str) -> int:
+    """A seed written as text (a spec's ``seed=N``): :func:`check_seed` of its integer, the same ValueError."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise ValueError(f"{what} must be an integer in [0, 2**63 - 1], got {text.strip()!r}") from None
+    return check_seed(what, value)
+
+
 def seed_states(seed, n):
     """Per-game RNG states for a batch of n games derived from one integer seed, uint64[n]."""
     ss = np.random.SeedSequence(int(seed))

@@ -79,8 +79,6 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     decks = read_deals_file(args.deals_file, args.variant) if args.deals_file else None
     if decks is None and args.deals < 1:
         raise ValueError("--deals must be >= 1")
-    if not 0 <= args.seed < 2**63:
-        raise ValueError(f"--seed must be >= 0 and < 2**63, got {args.seed}")
     resumable: dict[str, Any] = {}
     if args.blocks:
         from .agents.specs import agent_fingerprint
@@ -436,6 +434,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if getattr(args, "seed", None) is not None:  # every command's --seed, against one bound
+            from .bits import check_seed
+
+            check_seed("--seed", args.seed)
         return args.func(args)
     except ValueError as e:  # bad input (unknown variant, option, ...): a message, not a traceback
         print("error: " + " ".join(str(e).split()), file=sys.stderr)  # one line

@@ -32,6 +32,7 @@ import torch
 from numpy.typing import NDArray
 
 from .batch import BatchEnv
+from .bits import SEED_MAX
 from .rl.checkpoint import save_checkpoint
 from .rl.network import load_network
 from .rl.policy import PPOAgent
@@ -40,7 +41,7 @@ from .search.guided import guided_search
 #: bounds of the options (ValueError naming the option outside them)
 LIMITS = {"rounds": (1, 10**6), "deals": (1, 2**16), "iterations": (1, 10**5), "epochs": (1, 1000),
           "minibatch": (1, 2**20), "lr": (1e-8, 1.0), "value_coef": (0.0, 1e3), "c_puct": (0.0, 100.0),
-          "mix": (0.0, 1.0), "minutes": (0.0, 10**6), "seed": (0, 2**63 - 1)}
+          "mix": (0.0, 1.0), "minutes": (0.0, 10**6), "seed": (0, SEED_MAX)}
 PRIOR_BYTES = 2**27  # node priors held at once by one guided search (games searched in groups that fit)
 
 

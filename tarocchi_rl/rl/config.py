@@ -33,6 +33,7 @@ from typing import Any
 
 import yaml
 
+from ..bits import SEED_MAX
 from ..core.phases import DECISION_KINDS
 from ..variants import VARIANTS, get_variant
 
@@ -51,7 +52,6 @@ def _at_most(value: float, hi: float, key: str) -> None:
     _need(value <= hi, key, f"must be <= {hi:,}, got {value:,}")
 
 
-SEED_MAX = 2**63 - 1  # seeds go through numpy's SeedSequence and torch.manual_seed: non-negative, 63 bits
 BIG = 10**12  # the upper bound of the counts with no natural limit (samples, updates, decisions, intervals)
 
 

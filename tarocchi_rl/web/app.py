@@ -41,6 +41,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..bits import check_seed
 from ..bot import BotServer
 from ..play import bot_seeds, make_bot, new_seed
 from ..records import RecordError, describe_outcome, replay
@@ -163,8 +164,7 @@ class Server:
         seed = msg.get("seed")
         if seed is None:
             seed = new_seed()
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            raise ValueError("seed: expected an integer 0 .. 2**63-1")
+        check_seed("seed", seed)
         names = [None if s == "human" else self.catalogue.resolve(s, f"seats[{k}]") for k, s in enumerate(seats)]
         seeds = bot_seeds(seed, n)
         bots = [None if name is None else self.catalogue.seat_bot(name, seeds[k]) for k, name in enumerate(names)]

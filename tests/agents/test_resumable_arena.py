@@ -149,4 +149,4 @@ def test_eval_resumes_from_its_blocks_file(tmp_path, capsys):
     assert main([*args, "--out", str(tmp_path / "o")]) == 2
     assert "keeps no game records" in capsys.readouterr().err
     assert main([*args[:-2], "--seed", "-1"]) == 2  # a seed no block (nor deal) can start from
-    assert capsys.readouterr().err.strip() == "error: --seed must be >= 0 and < 2**63, got -1"
+    assert capsys.readouterr().err.strip() == "error: --seed must be an integer in [0, 2**63 - 1], got -1"

@@ -90,7 +90,8 @@ def test_the_observed_ismcts_bugs():
     with pytest.raises(ValueError, match="iterations must be an integer"):
         ISMCTSAgent(iterations="many")
     for spec, msg in (("ppo:x,seed=abc", "ppo spec: seed must be an integer"),
-                      (f"ppo:x,seed={2**64}", r"ppo spec: seed must be in \[0, 2\^63 - 1\]"),
+                      (f"ppo:x,seed={2**64}", r"ppo spec: seed must be an integer in \[0, 2\*\*63 - 1\]"),
+                      ("onnx:x,seed=-1", r"onnx spec: seed must be an integer in \[0, 2\*\*63 - 1\], got -1"),
                       ("ppo:" + "a" * 5000, "ppo spec: cannot use the path"),
                       ("onnx:x,threads=100000", "threads must be >= 1 and <= 1024"),
                       ("onnx:" + "a" * 5000, "onnx spec: cannot use the path"),
