@@ -74,7 +74,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..arena import run_arena
+from ..arena import check_plays, run_arena
 from ..core.phases import DECISION_KINDS
 from ..policies import make_baseline
 from ..policies.compose import ComposeAgent
@@ -182,6 +182,7 @@ class Trainer:
         warm_start_due = (cfg.imitation.decisions > 0 and cfg.init is None
                           and not (resume_from or {}).get("imitated", False))
         self.teacher = self.agent_factory(cfg.imitation.teacher, cfg.seed) if warm_start_due else None
+        self._check_fixed_agents(warm_start_due)
         try:
             self.workers = make_worker_pool(cfg, ray_address, agent_factory=agent_factory)
         except Exception as e:
@@ -364,6 +365,21 @@ class Trainer:
             result["final_eval"] = self._evaluate(writer, self.cfg.eval.final_deals, final=True)
         self._checkpoint("final.pt")
         return result
+
+    def _check_fixed_agents(self, warm_start_due: bool) -> None:
+        """Each agent the config names (fresh copies) takes one decision of the variant before any worker starts
+        or file is written: a bot of another variant is a one-line error naming the key, not a failed worker."""
+        cfg = self.cfg
+        named = [("league.opponent", cfg.league.opponent)]
+        if warm_start_due:
+            named.append(("imitation.teacher", cfg.imitation.teacher))
+        if set(cfg.learn) != set(DECISION_KINDS):
+            named.append(("others", cfg.others))
+        for key, agent_spec in named:
+            try:
+                check_plays(self.agent_factory(agent_spec, cfg.seed), cfg.variant, cfg.options)
+            except ValueError as e:
+                raise ValueError(f"{key}={agent_spec}: {e}") from None
 
     def _imitate(self, writer: Any, teacher: Any) -> None:
         """The warm start of :mod:`tarocchi_rl.rl.imitation` (before the first update)."""
