@@ -13,7 +13,8 @@ Spec: ``ismcts:iterations=1000[,c=0.7][,rollout=random|heuristic][,workers=N][,p
 | rollout    | rollout policy: random (default) or heuristic                                               |
 | workers    | root parallelism: N independent searches (Ray actors when N > 1), root visits summed        |
 | prior      | a policy whose probabilities are a PUCT prior at the root: an exported bot directory        |
-|            | (``onnx:DIR`` or a DIR with manifest.json: no torch) or a PPO checkpoint (file or run dir)  |
+|            | (``onnx:DIR``, ``bot:NAME`` (a shipped bot) or a DIR with manifest.json: no torch) or a PPO |
+|            | checkpoint (file or run dir)                                                                |
 | c_prior    | weight of the prior (default 2)                                                             |
 | net        | search guided by this policy/value network (same forms as ``prior``): its policy is the     |
 |            | PUCT prior at every node, its value head the leaves' values (:mod:`tarocchi_rl.search.guided`) |
@@ -49,6 +50,7 @@ from tarocchi_rl.core.state import BatchState, alloc_state
 from tarocchi_rl.policies import Agent
 from tarocchi_rl.search.guided import guided_search
 from tarocchi_rl.search.ismcts import ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, SearchTrees, search_batch
+from tarocchi_rl.shipped import shipped_bot
 from tarocchi_rl.variants import get_variant
 
 from .spec_args import check_spec_path
@@ -142,14 +144,23 @@ class _RemoteSearcher:
                        c_prior, seeds)[1]
 
 
+def policy_path(spec: str) -> str:
+    """The file or directory of a ``prior=`` / ``net=`` value: ``bot:NAME`` (a shipped bot: a ValueError naming
+    those shipped when there is none), ``onnx:DIR`` or a path (checked by :func:`check_spec_path`)."""
+    if spec.startswith("bot:"):
+        return str(shipped_bot(spec[len("bot:"):].strip()))
+    return check_spec_path("ismcts", spec[len("onnx:"):] if spec.startswith("onnx:") else spec)
+
+
 def load_prior(prior: str) -> Any:
-    """The prior policy: ``onnx:DIR`` or a bot directory (onnxruntime), else a PPO checkpoint (torch)."""
+    """The prior policy: ``onnx:DIR``, ``bot:NAME`` or a bot directory (onnxruntime), else a PPO checkpoint
+    (torch)."""
     from pathlib import Path
 
     from tarocchi_rl.policies.onnx_policy import OnnxAgent
 
-    path = prior[len("onnx:"):] if prior.startswith("onnx:") else prior
-    if prior.startswith("onnx:") or (Path(path) / "manifest.json").is_file():
+    path = policy_path(prior)
+    if prior.startswith(("onnx:", "bot:")) or (Path(path) / "manifest.json").is_file():
         return OnnxAgent(path)
     from .ppo import PPOAgent  # torch: only for a checkpoint prior
 
@@ -178,7 +189,7 @@ class ISMCTSAgent(Agent):
         if prior is not None:
             if not isinstance(prior, str) or not prior.strip():
                 raise ValueError(f"ismcts: prior must be a path (a bot directory or a PPO checkpoint), got {prior!r}")
-            check_spec_path("ismcts", prior[len("onnx:"):] if prior.startswith("onnx:") else prior)
+            policy_path(prior)
         c_puct = _number("c_puct", c_puct, 0, MAX_C)
         mix = _number("mix", mix, 0, 1)
         lazy = _number("lazy", lazy, 0, 1, integer=True)
@@ -189,7 +200,7 @@ class ISMCTSAgent(Agent):
                 raise ValueError(f"ismcts: net must be a path (a bot directory or a PPO checkpoint), got {net!r}")
             if prior is not None or workers > 1:
                 raise ValueError("ismcts: net (a guided search) excludes prior and workers")
-            check_spec_path("ismcts", net[len("onnx:"):] if net.startswith("onnx:") else net)
+            policy_path(net)
         self.c_puct, self.mix, self.lazy = c_puct, mix, bool(lazy)
         self.iterations, self.c, self.rollout = iterations, c, rollout
         self.workers, self.c_prior, self.time_budget = workers, c_prior, time_budget

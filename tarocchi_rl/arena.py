@@ -317,6 +317,8 @@ def run_arena(
             raise ValueError("run_arena needs a number of deals or the decks")
         decks = random_decks(variant, int(deals), seed, **options)
     n_deals = len(decks)
+    if n_deals == 0:
+        raise ValueError("the arena needs at least one deal")
     pairs = [(a, b) for a in range(len(labels)) for b in range(a + 1, len(labels))]
     maps = seatings(spec.n_players)
     per_pair = len(maps)

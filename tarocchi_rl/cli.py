@@ -343,7 +343,8 @@ def build_parser() -> argparse.ArgumentParser:
     lb.add_argument("--variants", default="all", help="comma-separated variants, or all")
     lb.add_argument("--agents", default=None, help="agent specs (default: tarocchi_rl/leaderboard.py)")
     lb.add_argument("--deals-dir", default="benchmarks/deals", help="VARIANT.jsonl.gz deal sets")
-    lb.add_argument("--models", default="models", help="where shipped bots are (models/VARIANT)")
+    lb.add_argument("--models", default=None,
+                    help="the bots of the default agents: DIR/VARIANT (default: the shipped bots, bot:VARIANT)")
     lb.add_argument("--search-deals", type=int, default=500, help="deals of the table with search agents")
     lb.add_argument("--out", default=None, help="write VARIANT.md and VARIANT.json here (e.g. benchmarks/results)")
     lb.add_argument("--blocks-dir", default=None, help="resumable: keep every finished block (a pair of agents on a "

@@ -12,10 +12,11 @@ deals. Two arenas per variant (the duplicate arena of :mod:`tarocchi_rl.arena`: 
 Each row: mean payoff per deal (averaged over the agent's pairings) with its 95% bootstrap CI, win rate over
 the pairings' deals, the Bradley-Terry rating on the Elo scale (0 = the first agent) from all pairs, and the
 declarer's success per contract. The default agents (:func:`default_agents`) are random, heuristic, ISMCTS
-with random and with heuristic rollouts, and, when shipped under ``models/VARIANT``, the exported policy, the
-policy composed with the heuristic by kind of decision, and the search guided by it (``ismcts:net``: its policy
-the prior at every node, evaluated on a node's second visit, and heuristic rollouts at the leaves: the settings
-that beat both the network and plain ISMCTS in the README's search table).
+with random and with heuristic rollouts, and, when the variant has a shipped bot (``bot:VARIANT``; with
+``--models DIR`` the one in ``DIR/VARIANT``), the exported policy, the policy composed with the heuristic by kind
+of decision, and the search guided by it (``ismcts:net``: its policy the prior at every node, evaluated on a
+node's second visit, and heuristic rollouts at the leaves: the settings that beat both the network and plain
+ISMCTS in the README's search table).
 """
 
 from __future__ import annotations
@@ -29,19 +30,27 @@ from typing import Any
 
 from .arena import read_deals_file, run_arena
 from .arena_blocks import BLOCK_DEALS
+from .shipped import MODELS_DIR
 
 SEARCH_DEALS = 500  # deals of the table that includes the search agents (the first ones of the set)
 DEALS_SEED = 20261201  # the seed the committed sets were written with
 
 
-def default_agents(variant: str, models_dir: str | Path = "models") -> list[str]:
-    """The agent specs of a variant's leaderboard (module docstring)."""
+def default_agents(variant: str, models_dir: str | Path | None = None) -> list[str]:
+    """The agent specs of a variant's leaderboard (module docstring). The bot is ``models_dir/VARIANT`` (a
+    ValueError when it holds none), by default the shipped bot (``bot:VARIANT``), left out if none is shipped."""
     agents = ["random", "heuristic", "ismcts:iterations=300,rollout=random", "ismcts:iterations=300,rollout=heuristic"]
-    bot = Path(models_dir) / variant
-    if (bot / "manifest.json").is_file():
-        agents += [f"onnx:{bot}", f"compose:bid=heuristic,rest=onnx:{bot}", f"compose:bid=onnx:{bot},rest=heuristic",
-                   f"ismcts:iterations=300,net={bot},mix=1,lazy=1,rollout=heuristic"]
-    return agents
+    if models_dir is not None:
+        where = Path(models_dir) / variant
+        if not (where / "manifest.json").is_file():
+            raise ValueError(f"--models {models_dir}: no bot for {variant} (no {where / 'manifest.json'})")
+        bot = f"onnx:{where}"
+    elif (MODELS_DIR / variant / "manifest.json").is_file():
+        bot = f"bot:{variant}"
+    else:
+        return agents
+    return agents + [bot, f"compose:bid=heuristic,rest={bot}", f"compose:bid={bot},rest=heuristic",
+                     f"ismcts:iterations=300,net={bot},mix=1,lazy=1,rollout=heuristic"]
 
 
 def is_search(spec: str) -> bool:
@@ -57,6 +66,8 @@ def run_leaderboard(variant: str, deals_file: str | Path, agents: Sequence[str],
     ``blocks_dir``: resumable (:mod:`tarocchi_rl.arena_blocks`): the finished blocks of both tables are kept in
     ``BLOCKS_DIR/VARIANT.jsonl`` (``fingerprint``: the agents' digests) and a rerun plays only the missing ones;
     the search table then plays blocks of ``BLOCK_DEALS`` deals."""
+    if not 1 <= search_deals <= 10**6:
+        raise ValueError(f"--search-deals must be >= 1 and <= 1000000, got {search_deals}")
     decks = read_deals_file(deals_file, variant)
     fast = [a for a in agents if not is_search(a)]
     resumable: dict[str, Any] = {}

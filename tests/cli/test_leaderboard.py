@@ -48,19 +48,42 @@ def test_the_leaderboard_plays_both_tables_and_writes_markdown(tmp_path, capsys)
     assert md.strip() in capsys.readouterr().out
 
 
-def test_default_agents_add_the_shipped_bot_when_there_is_one(tmp_path):
-    assert default_agents("mineo", tmp_path) == ["random", "heuristic", "ismcts:iterations=300,rollout=random",
-                                                 "ismcts:iterations=300,rollout=heuristic"]
+def test_default_agents_add_the_shipped_bot_or_the_one_in_models_dir(tmp_path):
+    plain = ["random", "heuristic", "ismcts:iterations=300,rollout=random", "ismcts:iterations=300,rollout=heuristic"]
+    assert default_agents("mineo") == [*plain, "bot:mineo", "compose:bid=heuristic,rest=bot:mineo",
+                                       "compose:bid=bot:mineo,rest=heuristic",
+                                       "ismcts:iterations=300,net=bot:mineo,mix=1,lazy=1,rollout=heuristic"]
+    with pytest.raises(ValueError, match=f"--models {tmp_path}: no bot for mineo"):
+        default_agents("mineo", tmp_path)
     (tmp_path / "mineo").mkdir()
     (tmp_path / "mineo/manifest.json").write_text("{}")
     agents = default_agents("mineo", tmp_path)
     assert f"onnx:{tmp_path / 'mineo'}" in agents and sum(is_search(a) for a in agents) == 3
-    assert f"ismcts:iterations=300,net={tmp_path / 'mineo'},mix=1,lazy=1,rollout=heuristic" in agents
+    assert f"ismcts:iterations=300,net=onnx:{tmp_path / 'mineo'},mix=1,lazy=1,rollout=heuristic" in agents
+
+
+def test_a_search_guided_by_a_shipped_bot_is_the_search_guided_by_its_directory():
+    from tarocchi_rl.agents.specs import agent_fingerprint, make_agent
+    from tarocchi_rl.batch import BatchEnv
+
+    by_name, by_path = (f"ismcts:iterations=50,net={net},mix=1,lazy=1,rollout=heuristic"
+                        for net in ("bot:piedmont3", "models/piedmont3"))
+    env = BatchEnv("piedmont3", 16, seed=5)
+    idx = np.arange(16)
+    chosen = [make_agent(spec, seed=3).act(env.observe(), env.legal_mask(), env, idx) for spec in (by_name, by_path)]
+    assert np.array_equal(*chosen)  # the same search, seeded alike
+    assert agent_fingerprint(by_name) != agent_fingerprint(by_name.replace("bot:piedmont3", "bot:piedmont4"))
+    with pytest.raises(ValueError, match="no shipped bot 'chess'"):
+        make_agent("ismcts:net=bot:chess")
 
 
 def test_bad_leaderboard_input_is_one_line(tmp_path, capsys):
     assert main(["leaderboard", "--variants", "chess"]) == 2
     assert main(["leaderboard", "--variants", "mineo", "--deals-dir", str(tmp_path)]) == 2
+    assert main(["leaderboard", "--variants", "mineo", "--search-deals", "0"]) == 2
+    assert main(["leaderboard", "--variants", "mineo", "--models", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[0].startswith("error: --variants: unknown variant 'chess'")
-    assert err[1].startswith("error: cannot read deals file") and len(err) == 2
+    assert err[1].startswith("error: cannot read deals file")
+    assert err[2] == "error: --search-deals must be >= 1 and <= 1000000, got 0"
+    assert err[3].startswith(f"error: --models {tmp_path}: no bot for mineo") and len(err) == 4
