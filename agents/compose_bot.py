@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from tarocchi_rl.arena import MAX_DEALS
 from tarocchi_rl.core.phases import DECISION_KINDS
 from tarocchi_rl.policies import BASELINES, ComposeAgent, make_baseline
 from tarocchi_rl.policies.onnx_policy import MANIFEST_FILE, OnnxAgent, OnnxPolicyError
@@ -105,6 +106,8 @@ def export_composed(spec: str, out: str | Path, eval_deals: int = 500, golden: i
     its ``compose.json``. torch is needed only for ``ppo:`` parts."""
     from .specs import parse_compose_spec
 
+    if not 0 <= eval_deals <= MAX_DEALS:
+        raise OnnxPolicyError(f"--eval-deals must be >= 0 and <= {MAX_DEALS}, got {eval_deals}")
     body = spec.strip()[len("compose:"):] if spec.strip().lower().startswith("compose:") else None
     if body is None:
         raise OnnxPolicyError(f"not a compose spec: {spec!r}")

@@ -41,6 +41,9 @@ from .game import make
 from .policies import AgentLike, agent_label, make_baseline
 from .variants import VariantSpec, get_variant
 
+#: deals of one arena: its bootstrap holds int64[2000, deals] resampled counts (1.6 GB at the bound)
+MAX_DEALS = 100_000
+
 
 def seatings(n_players: int) -> NDArray[np.int8]:
     """Seat maps for a pair (A=0, B=1): int8[G, N], who sits where in each duplicate game.
@@ -315,10 +318,12 @@ def run_arena(
     if decks is None:
         if deals is None:
             raise ValueError("run_arena needs a number of deals or the decks")
+        if not 1 <= deals <= MAX_DEALS:
+            raise ValueError(f"--deals must be >= 1 and <= {MAX_DEALS}, got {deals}")
         decks = random_decks(variant, int(deals), seed, **options)
     n_deals = len(decks)
-    if n_deals == 0:
-        raise ValueError("the arena needs at least one deal")
+    if not 1 <= n_deals <= MAX_DEALS:
+        raise ValueError(f"an arena plays 1 to {MAX_DEALS} deals, got {n_deals}")
     pairs = [(a, b) for a in range(len(labels)) for b in range(a + 1, len(labels))]
     maps = seatings(spec.n_players)
     per_pair = len(maps)

@@ -77,8 +77,6 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     specs = split_agent_specs(args.agents)
     decks = read_deals_file(args.deals_file, args.variant) if args.deals_file else None
-    if decks is None and args.deals < 1:
-        raise ValueError("--deals must be >= 1")
     resumable: dict[str, Any] = {}
     if args.blocks:
         from .agents.specs import agent_fingerprint

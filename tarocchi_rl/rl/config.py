@@ -33,6 +33,7 @@ from typing import Any
 
 import yaml
 
+from ..arena import MAX_DEALS
 from ..bits import SEED_MAX
 from ..core.phases import DECISION_KINDS
 from ..variants import VARIANTS, get_variant
@@ -176,8 +177,8 @@ class EvalConfig:
         _need(all(o in ("heuristic", "random") for o in self.opponents), "eval.opponents",
               "entries must be heuristic or random")
         _at_most(self.every, BIG, "eval.every")
-        _at_most(self.deals, 10**7, "eval.deals")
-        _at_most(self.final_deals, 10**7, "eval.final_deals")
+        _at_most(self.deals, MAX_DEALS, "eval.deals")
+        _at_most(self.final_deals, MAX_DEALS, "eval.final_deals")
 
 
 @dataclass

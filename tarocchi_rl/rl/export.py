@@ -42,7 +42,7 @@ import numpy as np
 import torch
 from numpy.typing import NDArray
 
-from ..arena import run_arena
+from ..arena import MAX_DEALS, run_arena
 from ..batch import BatchEnv
 from ..core.phases import PHASE_NAMES
 from ..core.state import PHASE
@@ -331,8 +331,8 @@ def export_policy(checkpoint: str | Path, out: str | Path, eval_deals: int = 500
     """Export the policy of a checkpoint (file or run directory) to the bot directory ``out``; returns the
     manifest. ``eval_deals`` duplicate deals against each of heuristic and random (0: no evaluation),
     ``golden`` reference positions (at least 1)."""
-    if eval_deals < 0:
-        raise ExportError(f"--eval-deals must be >= 0, got {eval_deals}")
+    if not 0 <= eval_deals <= MAX_DEALS:
+        raise ExportError(f"--eval-deals must be >= 0 and <= {MAX_DEALS}, got {eval_deals}")
     if golden < 1:
         raise ExportError(f"--golden must be >= 1, got {golden}")
     out = Path(out)

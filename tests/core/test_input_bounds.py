@@ -1,4 +1,5 @@
-"""The one bound on users' seeds (tarocchi_rl.bits.SEED_MAX), as every entry point applies it."""
+"""The one bound on users' seeds (tarocchi_rl.bits.SEED_MAX) and on an arena's deals (arena.MAX_DEALS), as every entry
+point applies them."""
 
 import numpy as np
 import pytest
@@ -26,3 +27,20 @@ def test_every_command_refuses_a_seed_out_of_range_in_one_line(argv, capsys, tmp
     assert main([*argv, "--seed", str(2**63)]) == 2
     assert capsys.readouterr().err == f"error: --seed must be an integer in [0, 2**63 - 1], got {2**63}\n"
     assert list(tmp_path.iterdir()) == []  # refused before anything was written
+
+
+@pytest.mark.parametrize("argv", [["eval", "--variant", "mineo", "--agents", "random,heuristic"], ["demo"],
+                                  ["exploit", "--target", "heuristic", "--minutes", "1", "--no-progress"]])
+@pytest.mark.parametrize("deals", [0, -3, 100_001])
+def test_every_command_bounds_its_deals_in_one_line(argv, deals, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main([*argv, "--deals", str(deals)]) == 2
+    assert capsys.readouterr().err == f"error: --deals must be >= 1 and <= 100000, got {deals}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_arena_refuses_a_deal_set_it_cannot_count():
+    from tarocchi_rl.arena import run_arena
+
+    with pytest.raises(ValueError, match="an arena plays 1 to 100000 deals, got 0"):
+        run_arena("mineo", ["random", "heuristic"], decks=np.zeros((0, 40), np.int16))
