@@ -36,6 +36,13 @@ FIELDS: dict[str, dict[str, tuple[bool, tuple[type, ...]]]] = {
 WANTS = ("probabilities", "value", "search")
 
 
+
+def request_id(req: dict[str, Any]) -> int | str | None:
+    """The request's ``id`` when it is one (an int, not a bool, or a string): copied into the answer, errors too."""
+    rid = req.get("id")
+    return rid if isinstance(rid, (int, str)) and not isinstance(rid, bool) else None
+
+
 class RequestError(ValueError):
     """A request the bot cannot answer; the message names the field."""
 
@@ -94,7 +101,7 @@ class BotServer:
                 raise RequestError(f"not JSON: {e.msg} at column {e.colno}") from None
             if not isinstance(req, dict):
                 raise RequestError("a request must be a JSON object")
-            rid = req.get("id") if isinstance(req.get("id"), (int, str)) else None
+            rid = request_id(req)
             kind = _check_fields(req)
             if kind == "hello":
                 if req.get("protocol", PROTOCOL) != PROTOCOL:
@@ -211,7 +218,7 @@ class Referee:
                 raise RequestError(f"not JSON: {e.msg} at column {e.colno}") from None
             if not isinstance(req, dict):
                 raise RequestError("a request must be a JSON object")
-            rid = req.get("id") if isinstance(req.get("id"), (int, str)) else None
+            rid = request_id(req)
             kind = req.get("type")
             if kind not in self.FIELDS:
                 raise RequestError(f"type: expected one of {', '.join(self.FIELDS)}, got {kind!r}")

@@ -42,7 +42,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..bits import check_seed
-from ..bot import BotServer
+from ..bot import BotServer, request_id
 from ..play import bot_seeds, make_bot, new_seed
 from ..records import RecordError, describe_outcome, replay
 from ..variants import VARIANTS, get_variant
@@ -192,8 +192,7 @@ class Server:
                 raise ValueError(f"not JSON: {e.msg} at column {e.colno}") from None
             if not isinstance(msg, dict):
                 raise ValueError("a message must be a JSON object")
-            if isinstance(msg.get("id"), (int, str)) and not isinstance(msg.get("id"), bool):
-                rid = msg["id"]
+            rid = request_id(msg)
             kind = msg.get("type")
             if kind not in WS_MESSAGES:
                 raise ValueError(f"type: expected one of {', '.join(WS_MESSAGES)}, got {kind!r}")

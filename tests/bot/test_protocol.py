@@ -156,3 +156,12 @@ def test_referee_refuses_bad_lines_and_illegal_actions():
     assert ref.handle('{"type": "new", "variant": "x"}')["type"] == "error"
     assert ref.handle('{"type": "new", "variant": "mineo", "seed": -1}')["type"] == "error"
     assert ref.handle('{"type": "new", "variant": "mineo", "bogus": 1}')["type"] == "error"
+
+
+def test_an_id_is_an_int_or_a_string_and_a_bad_one_is_not_echoed():
+    server = BotServer("heuristic", make_agent)
+    for bad in (True, 1.5, [1], {"a": 1}):
+        answer = server.handle(json.dumps({"type": "hello", "id": bad}))
+        assert answer["type"] == "error" and "id" not in answer and answer["error"].startswith("id: expected"), bad
+    assert server.handle('{"type": "hello", "id": "x7"}')["id"] == "x7"
+    assert server.handle('{"type": "hello", "id": 0}')["id"] == 0
