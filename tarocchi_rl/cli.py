@@ -1,5 +1,5 @@
-"""The ``tarocchi-rl`` command: play, replay, bench, eval, deals, train, export, bot, referee, serve, demo
-(``tarocchi-rl COMMAND --help``).
+"""The ``tarocchi-rl`` command: one subcommand per task, listed by ``tarocchi-rl --help`` (each one's options:
+``tarocchi-rl COMMAND --help``).
 
 Each subcommand imports its modules when it runs, so that a light command (``replay``, ``play``) never loads
 torch, Ray or TensorBoard; these imports point down the layers like any other (docs/architecture.md).
