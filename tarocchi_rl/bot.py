@@ -36,7 +36,6 @@ FIELDS: dict[str, dict[str, tuple[bool, tuple[type, ...]]]] = {
 WANTS = ("probabilities", "value", "search")
 
 
-
 def request_id(req: dict[str, Any]) -> int | str | None:
     """The request's ``id`` when it is one (an int, not a bool, or a string): copied into the answer, errors too."""
     rid = req.get("id")
