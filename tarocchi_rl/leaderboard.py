@@ -28,7 +28,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from .arena import read_deals_file, run_arena
+from .arena import MAX_DEALS, read_deals_file, run_arena
 from .arena_blocks import BLOCK_DEALS
 from .shipped import MODELS_DIR
 
@@ -66,8 +66,8 @@ def run_leaderboard(variant: str, deals_file: str | Path, agents: Sequence[str],
     ``blocks_dir``: resumable (:mod:`tarocchi_rl.arena_blocks`): the finished blocks of both tables are kept in
     ``BLOCKS_DIR/VARIANT.jsonl`` (``fingerprint``: the agents' digests) and a rerun plays only the missing ones;
     the search table then plays blocks of ``BLOCK_DEALS`` deals."""
-    if not 1 <= search_deals <= 10**6:
-        raise ValueError(f"--search-deals must be >= 1 and <= 1000000, got {search_deals}")
+    if not 1 <= search_deals <= MAX_DEALS:
+        raise ValueError(f"--search-deals must be >= 1 and <= {MAX_DEALS}, got {search_deals}")
     decks = read_deals_file(deals_file, variant)
     fast = [a for a in agents if not is_search(a)]
     resumable: dict[str, Any] = {}

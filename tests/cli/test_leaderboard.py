@@ -85,5 +85,5 @@ def test_bad_leaderboard_input_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err[0].startswith("error: --variants: unknown variant 'chess'")
     assert err[1].startswith("error: cannot read deals file")
-    assert err[2] == "error: --search-deals must be >= 1 and <= 1000000, got 0"
+    assert err[2] == "error: --search-deals must be >= 1 and <= 100000, got 0"
     assert err[3].startswith(f"error: --models {tmp_path}: no bot for mineo") and len(err) == 4
