@@ -216,12 +216,18 @@ def play_games(
 
 
 def check_plays(agent: AgentLike, variant: str, options: dict[str, Any] | None = None) -> None:
-    """``agent`` takes the first decision of one deal of ``variant``: an agent that cannot play it (a bot trained
-    on another variant, a program that does not answer, ...) raises its error here, before a long run starts."""
-    env = BatchEnv(variant, 1, seed=0, **(options or {}))
-    if getattr(agent, "needs_history", False):
-        env.keep_history()
-    agent.act(env.observe(), env.legal_mask(), env, np.zeros(1, np.int64))
+    """``agent`` (a throwaway copy) takes the first decision of one deal of ``variant``: an agent that cannot play
+    it (a bot trained on another variant, a program that does not answer, ...) raises its error here, before a long
+    run starts. The copy is closed afterwards when it can be (a ``cmd:`` program's process)."""
+    try:
+        env = BatchEnv(variant, 1, seed=0, **(options or {}))
+        if getattr(agent, "needs_history", False):
+            env.keep_history()
+        agent.act(env.observe(), env.legal_mask(), env, np.zeros(1, np.int64))
+    finally:
+        close = getattr(agent, "close", None)
+        if callable(close):
+            close()
 
 
 def _records(env: BatchEnv, decks: NDArray[np.integer[Any]],

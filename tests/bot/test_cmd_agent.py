@@ -95,3 +95,12 @@ def test_eval_with_a_failing_program_is_one_line_and_exit_2(fake_bot):
     missing = subprocess.run([CLI, "eval", "--deals", "1", "--agents", 'cmd:"/no/such/program",random'],
                              capture_output=True, text=True, timeout=120)
     assert missing.returncode == 2 and "cannot start" in missing.stderr and missing.stderr.count("\n") == 1
+
+
+def test_the_check_before_a_long_run_ends_the_program_it_started():
+    """check_plays is handed a throwaway copy of an agent: a program's copy answers one decision and is closed."""
+    from tarocchi_rl.arena import check_plays
+
+    agent = make_agent(f'cmd:"{CLI} bot --agent heuristic",timeout=60')
+    check_plays(agent, "mineo")
+    assert agent.proc is None
