@@ -87,3 +87,31 @@ def test_bad_leaderboard_input_is_one_line(tmp_path, capsys):
     assert err[1].startswith("error: cannot read deals file")
     assert err[2] == "error: --search-deals must be >= 1 and <= 100000, got 0"
     assert err[3].startswith(f"error: --models {tmp_path}: no bot for mineo") and len(err) == 4
+
+
+@pytest.mark.parametrize("variant", ["mineo", "piedmont4", "french4"])
+def test_the_committed_search_tables_are_their_committed_blocks(variant, tmp_path, monkeypatch):
+    """The README's four-player search tables are recomputed, number for number, from the blocks committed in
+    benchmarks/results/with_search/blocks/ without playing a game (the agents' specs, files and the deals are the
+    blocks' keys: a changed shipped bot or deal set would need the blocks played again)."""
+    from tarocchi_rl.agents.specs import agent_fingerprint
+    from tarocchi_rl.leaderboard import run_leaderboard
+
+    def no_play(*args, **kwargs):
+        raise AssertionError(f"a block was not found and would be played: {args}")
+
+    monkeypatch.chdir(ROOT)
+    results = ROOT / "benchmarks/results/with_search"
+    (tmp_path / "blocks").mkdir()
+    (tmp_path / "blocks" / f"{variant}.jsonl").write_bytes((results / "blocks" / f"{variant}.jsonl").read_bytes())
+    agents = ["random", "heuristic", f"bot:{variant}", "ismcts:iterations=300,rollout=random",
+              "ismcts:iterations=300,rollout=heuristic",
+              f"ismcts:iterations=300,net=models/{variant},mix=1,lazy=1,rollout=heuristic"]
+    board = run_leaderboard(variant, f"benchmarks/deals/{variant}.jsonl.gz", agents, no_play,
+                            blocks_dir=tmp_path / "blocks", fingerprint=agent_fingerprint)
+    committed = json.loads((results / f"{variant}.json").read_text())["tables"]
+    for name in ("fast", "search"):
+        got, want = board["tables"][name], committed[name]
+        assert got["games"] == want["games"] and got["deals"] == want["deals"]
+        assert got["table"] == want["table"], name
+        assert got["head_to_head"] == want["head_to_head"], name
