@@ -104,12 +104,10 @@ def test_the_committed_search_tables_are_their_committed_blocks(variant, tmp_pat
     results = ROOT / "benchmarks/results/with_search"
     (tmp_path / "blocks").mkdir()
     (tmp_path / "blocks" / f"{variant}.jsonl").write_bytes((results / "blocks" / f"{variant}.jsonl").read_bytes())
-    agents = ["random", "heuristic", f"bot:{variant}", "ismcts:iterations=300,rollout=random",
-              "ismcts:iterations=300,rollout=heuristic",
-              f"ismcts:iterations=300,net=models/{variant},mix=1,lazy=1,rollout=heuristic"]
-    board = run_leaderboard(variant, f"benchmarks/deals/{variant}.jsonl.gz", agents, no_play,
+    board_file = json.loads((results / f"{variant}.json").read_text())
+    committed = board_file["tables"]
+    board = run_leaderboard(variant, board_file["deals_file"], committed["search"]["agents"], no_play,
                             blocks_dir=tmp_path / "blocks", fingerprint=agent_fingerprint)
-    committed = json.loads((results / f"{variant}.json").read_text())["tables"]
     for name in ("fast", "search"):
         got, want = board["tables"][name], committed[name]
         assert got["games"] == want["games"] and got["deals"] == want["deals"]
