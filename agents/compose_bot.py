@@ -22,15 +22,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from tarocchi_rl import bounded
 from tarocchi_rl.arena import MAX_DEALS
 from tarocchi_rl.core.phases import DECISION_KINDS
 from tarocchi_rl.policies import BASELINES, ComposeAgent, make_baseline
-from tarocchi_rl.policies.onnx_policy import MANIFEST_FILE, OnnxAgent, OnnxPolicyError
+from tarocchi_rl.policies.onnx_policy import OnnxAgent, OnnxPolicyError, read_manifest
 from tarocchi_rl.shipped import shipped_bot
 
 COMPOSE_FILE = "compose.json"
 COMPOSE_FORMAT = "tarocchi-compose/1"
-MAX_COMPOSE_BYTES = 2**20
+MAX_COMPOSE_BYTES = 2**20  # bytes of compose.json (an export writes under 2 kB)
 
 
 def is_composed_bot(path: str | Path) -> bool:
@@ -47,15 +48,9 @@ def load_composed_bot(path: str | Path, greedy: bool = True, seed: int = 0, thre
     root = Path(path)
     f = root / COMPOSE_FILE
     try:
-        raw = f.read_bytes()[: MAX_COMPOSE_BYTES + 1]
-    except OSError as e:
-        raise OnnxPolicyError(f"{f}: cannot read it: {e.strerror or e}") from None
-    if len(raw) > MAX_COMPOSE_BYTES:
-        raise OnnxPolicyError(f"{f}: larger than {MAX_COMPOSE_BYTES} bytes")
-    try:
-        m = json.loads(raw)
-    except (ValueError, RecursionError) as e:
-        raise OnnxPolicyError(f"{f}: not JSON ({' '.join(str(e).split())[:120]})") from None
+        m = bounded.read_json(f, MAX_COMPOSE_BYTES)
+    except bounded.BoundedInputError as e:
+        raise OnnxPolicyError(str(e)) from None
     if not isinstance(m, dict) or m.get("format") != COMPOSE_FORMAT:
         raise OnnxPolicyError(f"{f}: format must be {COMPOSE_FORMAT!r}")
     variant, kinds = m.get("variant"), m.get("kinds")
@@ -136,7 +131,7 @@ def export_composed(spec: str, out: str | Path, eval_deals: int = 500, golden: i
                     OnnxAgent(src)  # a damaged or foreign bot fails here, before it is copied
                     shutil.copytree(src, target)
             kinds[kind] = {"bot": f"parts/{names[(what, src)]}"}
-        variants = {json.loads((p / MANIFEST_FILE).read_text())["variant"] for p in staging.glob("parts/*")}
+        variants = {read_manifest(p)["variant"] for p in staging.glob("parts/*")}  # parts checked when made
         if len(variants) > 1:
             raise OnnxPolicyError(f"the parts play different variants: {', '.join(sorted(variants))}")
         if not variants:

@@ -145,5 +145,17 @@ def agent_fingerprint(spec: str) -> str:
             files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".md") if root.is_dir() else [root]
             for f in files:
                 h.update(str(f.relative_to(root) if root.is_dir() else f.name).encode() + b"\0")
-                h.update(hashlib.sha256(f.read_bytes()).digest())
+                h.update(_file_digest(f))
     return h.hexdigest()[:32]
+
+
+def _file_digest(path: Path) -> bytes:
+    """SHA-256 of a regular file, read in chunks (a checkpoint may be large); a pipe or a device, which may never
+    end, is a ValueError."""
+    if not path.is_file():
+        raise ValueError(f"agent file {path}: not a regular file")
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.digest()

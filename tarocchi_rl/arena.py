@@ -27,13 +27,14 @@ import os
 import sys
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import combinations
 from typing import IO, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from . import bounded
 from .arena_blocks import BlockFile, block_key, block_seed
 from .batch import BatchEnv
 from .core.state import BID_WORD, CONTRACT, DECLARER, EARLY_BID, PAYOFF, PHASE
@@ -43,6 +44,10 @@ from .variants import VariantSpec, get_variant
 
 #: deals of one arena: its bootstrap holds int64[2000, deals] resampled counts (1.6 GB at the bound)
 MAX_DEALS = 100_000
+MAX_DEAL_LINE = 1 << 14  # bytes of one line of a deals file (a deal with its options is about 600 bytes)
+MAX_DEALS_FILE_BYTES = 1 << 27  # bytes of a deals file, gunzipped: MAX_DEALS deals twice over
+MAX_DEALS_FILE_LINES = 2 * MAX_DEALS  # lines of a deals file, blank ones included
+GZIP_WBITS = 16 + zlib.MAX_WBITS  # zlib's code for the gzip format
 
 
 def seatings(n_players: int) -> NDArray[np.int8]:
@@ -118,37 +123,78 @@ def read_deals_file(path: str | os.PathLike[str], variant: str) -> NDArray[np.in
 
     Anything wrong is a ValueError naming the file (and the line): a missing or unreadable file, a directory,
     text that is not UTF-8, a line that is not a JSON object of the format :func:`write_deals_file` writes, a
-    deal of another variant, a wrong hand size or an unknown or repeated card, no deal at all."""
+    deal of another variant, a wrong hand size or an unknown or repeated card, no deal at all. The file is read
+    line by line within bounds: :data:`MAX_DEALS_FILE_BYTES` (gunzipped), :data:`MAX_DEALS_FILE_LINES` lines of
+    at most :data:`MAX_DEAL_LINE` bytes, :data:`MAX_DEALS` deals, and a stream (a pipe, a FIFO) that delivers within
+    :data:`tarocchi_rl.bounded.READ_SECONDS`."""
     game = make(variant)
     where = os.fspath(path)
     if os.path.isdir(path):
         raise ValueError(f"deals file {where}: is a directory")
-    decks = []
+    decks: list[NDArray[np.int16]] = []
     try:
-        with _open_text(path, "r") as f:
-            for k, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                decks.append(_read_deal_line(game, variant, line, f"{where}:{k}"))
-    except OSError as e:
-        raise ValueError(f"cannot read deals file {where}: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise ValueError(f"deals file {where}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except (EOFError, gzip.BadGzipFile, zlib.error) as e:
-        raise ValueError(f"deals file {where}: damaged gzip data ({type(e).__name__})") from None
+        for k, line in enumerate(_deal_lines(path, where), 1):
+            if k > MAX_DEALS_FILE_LINES:
+                raise ValueError(f"deals file {where}: more than {MAX_DEALS_FILE_LINES:,} lines")
+            if not line.strip():
+                continue
+            if len(decks) == MAX_DEALS:
+                raise ValueError(f"deals file {where}: more than {MAX_DEALS:,} deals")
+            decks.append(_read_deal_line(game, variant, line, f"{where}:{k}"))
+    except bounded.BoundedInputError as e:
+        raise ValueError(str(e)) from None
     if not decks:
         raise ValueError(f"{where}: no deals")
     return np.array(decks)
 
 
-def _read_deal_line(game: Any, variant: str, line: str, where: str) -> NDArray[np.int16]:
-    """One line of a deals file as a deck (ValueError starting with ``FILE:LINE:``)."""
+def _deal_lines(path: str | os.PathLike[str], where: str) -> Iterator[bytes]:
+    """The lines of a deals file, gunzipped when its name ends in ``.gz``, within :data:`MAX_DEALS_FILE_BYTES`
+    (a line longer than :data:`MAX_DEAL_LINE` comes cut, for :func:`_read_deal_line` to refuse)."""
+    chunks = bounded.iter_chunks(path, MAX_DEALS_FILE_BYTES, what=f"deals file {where}")
+    if where.endswith(".gz"):
+        chunks = _gunzip(chunks, MAX_DEALS_FILE_BYTES, f"deals file {where}")
+    return bounded.iter_lines(chunks, MAX_DEAL_LINE)
+
+
+def _gunzip(chunks: Iterable[bytes], max_bytes: int, what: str) -> Iterator[bytes]:
+    """The bytes of gzip data (one member or several) given in chunks, at most ``max_bytes`` of them, never more
+    than :data:`tarocchi_rl.bounded.CHUNK` at a time; a ValueError naming ``what`` when there are more, or the
+    data is damaged or cut short."""
+    d, size = zlib.decompressobj(GZIP_WBITS), 0
     try:
-        obj = json.loads(line)
-    except RecursionError:
-        raise ValueError(f"{where}: not a deal: JSON nested too deeply") from None
-    except ValueError as e:  # JSONDecodeError, or an integer too long to convert
-        raise ValueError(f"{where}: not JSON: {e}") from None
+        for chunk in chunks:
+            data = chunk
+            while data:
+                if d.eof:  # the next member
+                    d = zlib.decompressobj(GZIP_WBITS)
+                piece = d.decompress(data, bounded.CHUNK)
+                data = d.unused_data if d.eof else d.unconsumed_tail
+                size += len(piece)
+                if size > max_bytes:
+                    raise ValueError(f"{what}: more than {max_bytes:,} bytes once gunzipped")
+                yield piece
+        while not d.eof and (piece := d.decompress(b"", bounded.CHUNK)):  # output zlib still holds
+            size += len(piece)
+            if size > max_bytes:
+                raise ValueError(f"{what}: more than {max_bytes:,} bytes once gunzipped")
+            yield piece
+    except zlib.error as e:
+        raise ValueError(f"{what}: damaged gzip data ({' '.join(str(e).split())})") from None
+    if not d.eof:
+        raise ValueError(f"{what}: damaged gzip data (cut short)")
+
+
+def _read_deal_line(game: Any, variant: str, line: bytes, where: str) -> NDArray[np.int16]:
+    """One line of a deals file as a deck (ValueError starting with ``FILE:LINE:``)."""
+    if len(line) > MAX_DEAL_LINE:
+        raise ValueError(f"{where}: longer than {MAX_DEAL_LINE:,} bytes")
+    try:
+        obj = bounded.loads(line.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{where}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except bounded.BoundedInputError as e:
+        raise ValueError(f"{where}: {e}") from None
     if not isinstance(obj, dict):
         raise ValueError(f"{where}: a deal must be a JSON object with variant and deal, got {_short(obj)}")
     if obj.get("variant") != variant:

@@ -36,13 +36,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from . import __version__
+from . import __version__, bounded
 
 FORMAT = "tarocchi-arena-block/1"
 KEY_FIELDS = ("version", "variant", "options", "agents", "fingerprints", "seeds", "seatings", "first_deal",
               "deals_sha256")
 MAX_LINE = 1 << 22  # bytes; a block of 1,000 deals is about 50 kB
-MAX_FILE = 1 << 30  # bytes
+MAX_FILE = 1 << 28  # bytes of a blocks file (a leaderboard table's 96 blocks of 100 deals are about 0.5 MB)
 BLOCK_DEALS = 100  # deals per block of a resumable search arena: a block is minutes, not an hour
 
 
@@ -85,31 +85,36 @@ class BlockFile:
                 raise ValueError(f"blocks file {self.path}: cannot create it in {parent} (not writable)")
 
     def _read(self) -> None:
+        """Every block of the file, line by line within :data:`MAX_FILE` and :data:`MAX_LINE` (a ValueError naming
+        the line otherwise); a last line without its newline is cut off the file (module docstring)."""
+        what = f"blocks file {self.path}"
+        complete = 0  # bytes of the complete lines read so far
         try:
-            if os.path.getsize(self.path) > MAX_FILE:
-                raise ValueError(f"blocks file {self.path}: larger than {MAX_FILE} bytes")
-            with open(self.path, "rb") as f:
-                data = f.read()
-            complete = data.rfind(b"\n") + 1
-            if complete < len(data):  # a last line without its newline: an append cut short (the run was killed)
-                print(f"blocks file {self.path}: its last line is incomplete (a block being written when the run "
-                      "stopped): dropped, the block is played again", file=sys.stderr)
-                with open(self.path, "r+b") as f:
-                    f.truncate(complete)
+            lines = bounded.iter_lines(bounded.iter_chunks(self.path, MAX_FILE, what=what), MAX_LINE)
+            for n, raw in enumerate(lines, 1):
+                where = f"{what} line {n}"
+                if len(raw) > MAX_LINE:
+                    raise ValueError(f"{where}: longer than {MAX_LINE} bytes")
+                if not raw.endswith(b"\n"):  # the last line, cut short: an append the run did not finish
+                    self._drop_last_line(complete)
+                    break
+                complete += len(raw)
+                if raw.strip():
+                    rec = bounded.loads(raw, what=where)
+                    check_block(rec, where)
+                    self.blocks[_canon(rec["key"])] = rec
+        except bounded.BoundedInputError as e:
+            raise ValueError(str(e)) from None
+
+    def _drop_last_line(self, complete: int) -> None:
+        """Cut the file to its first ``complete`` bytes (its complete lines), saying so on stderr."""
+        print(f"blocks file {self.path}: its last line is incomplete (a block being written when the run stopped): "
+              "dropped, the block is played again", file=sys.stderr)
+        try:
+            with open(self.path, "r+b") as f:
+                f.truncate(complete)
         except OSError as e:
-            raise ValueError(f"blocks file {self.path}: cannot read it ({e.strerror or e})") from None
-        for n, raw in enumerate(data[:complete].split(b"\n"), 1):
-            if not raw.strip():
-                continue
-            where = f"blocks file {self.path} line {n}"
-            if len(raw) > MAX_LINE:
-                raise ValueError(f"{where}: longer than {MAX_LINE} bytes")
-            try:
-                rec = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                raise ValueError(f"{where}: not JSON ({e.__class__.__name__}: {e})") from None
-            check_block(rec, where)
-            self.blocks[_canon(rec["key"])] = rec
+            raise ValueError(f"blocks file {self.path}: cannot cut its last line: {e.strerror or e}") from None
 
     def get(self, key: dict[str, Any]) -> dict[str, Any] | None:
         """The recorded block with this key, or None."""

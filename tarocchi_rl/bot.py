@@ -10,19 +10,19 @@ an ``error`` line naming the problem and the bot keeps serving.
 import hashlib
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
 import numpy as np
 
-from . import __version__
+from . import __version__, bounded
 from .game import Game, make
 from .search.seat_view import ViewCache, ViewError, rebuild
 from .views import Views
 
 PROTOCOL = "tarocchi-bot/1"
 VARIANTS = ("mineo", "piedmont3", "piedmont4", "french3", "french4")
-MAX_LINE = 1 << 20  # bytes: a longer request line is refused
+MAX_LINE = 1 << 20  # bytes of one request line (its newline counted): a longer line gets an error answer
 MAX_CACHES = 512  # rebuilt positions kept (one per deal and seat, least recent dropped): a deal's next request
 # replays only its new steps, even with many clients interleaved
 # request fields: name -> (required, accepted types, meaning)
@@ -44,6 +44,17 @@ def request_id(req: dict[str, Any]) -> int | str | None:
 
 class RequestError(ValueError):
     """A request the bot cannot answer; the message names the field."""
+
+
+def parse_request(line: str) -> Any:
+    """The JSON value of one request line: a :class:`RequestError` when the line is longer than :data:`MAX_LINE`
+    bytes (UTF-8), not JSON, nested too deeply or holds an integer of too many digits."""
+    if len(line) > MAX_LINE or len(line.encode("utf-8", "surrogatepass")) > MAX_LINE:
+        raise RequestError(f"line longer than {MAX_LINE} bytes")
+    try:
+        return bounded.loads(line)
+    except bounded.BoundedInputError as e:
+        raise RequestError(str(e)) from None
 
 
 def _check_fields(req: dict[str, Any]) -> str:
@@ -92,12 +103,7 @@ class BotServer:
         already decoded by the caller (the HTTP API), not decoded again."""
         rid: Any = None
         try:
-            if len(line) > MAX_LINE:
-                raise RequestError(f"line longer than {MAX_LINE} bytes")
-            try:
-                req = json.loads(line) if parsed is None else parsed
-            except json.JSONDecodeError as e:
-                raise RequestError(f"not JSON: {e.msg} at column {e.colno}") from None
+            req = parse_request(line) if parsed is None else parsed
             if not isinstance(req, dict):
                 raise RequestError("a request must be a JSON object")
             rid = request_id(req)
@@ -211,10 +217,7 @@ class Referee:
     def handle(self, line: str) -> dict[str, Any]:
         rid: Any = None
         try:
-            try:
-                req = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise RequestError(f"not JSON: {e.msg} at column {e.colno}") from None
+            req = parse_request(line)
             if not isinstance(req, dict):
                 raise RequestError("a request must be a JSON object")
             rid = request_id(req)
@@ -275,6 +278,16 @@ class Referee:
                                                          **seat_request(v, seat)}}
 
 
+def read_lines(stream: IO[bytes]) -> Iterator[str]:
+    """The lines of a byte stream (stdin), read in chunks of at most :data:`tarocchi_rl.bounded.CHUNK` bytes, in
+    memory bounded by :data:`MAX_LINE`: a longer line comes cut to ``MAX_LINE + 1`` bytes (its rest is read and
+    dropped), for :func:`parse_request` to refuse; bytes that are not UTF-8 become U+FFFD."""
+    read = getattr(stream, "read1", stream.read)  # read1: what is there, up to a chunk, without waiting for more
+    chunks = iter(lambda: read(bounded.CHUNK), b"")
+    for line in bounded.iter_lines(chunks, MAX_LINE):
+        yield line.decode("utf-8", "replace")
+
+
 def serve_lines(handle: Callable[[str], dict[str, Any]], lines: Iterable[str], out: IO[str]) -> int:
     """Answer every non-empty line with ``handle`` until it says ``bye`` or the input ends; returns 0."""
     for line in lines:
@@ -290,9 +303,9 @@ def serve_lines(handle: Callable[[str], dict[str, Any]], lines: Iterable[str], o
 
 def run_referee() -> int:
     """``tarocchi-rl referee``: serve stdin / stdout."""
-    return serve_lines(Referee().handle, sys.stdin, sys.stdout)
+    return serve_lines(Referee().handle, read_lines(sys.stdin.buffer), sys.stdout)
 
 
 def run_bot(spec: str, make_agent: Callable[[str], Any], name: str | None = None) -> int:
     """``tarocchi-rl bot``: serve stdin / stdout."""
-    return serve_lines(BotServer(spec, make_agent, name).handle, sys.stdin, sys.stdout)
+    return serve_lines(BotServer(spec, make_agent, name).handle, read_lines(sys.stdin.buffer), sys.stdout)

@@ -7,35 +7,38 @@ much memory, or fail with a traceback:
 | bound                | default              | what it stops                                                       |
 |----------------------|----------------------|---------------------------------------------------------------------|
 | bytes of one input   | the caller's cap     | a file or stream that never ends (``/dev/zero``, a FIFO) or is huge |
-| seconds of one read  | :data:`READ_SECONDS` | a pipe or FIFO that never delivers (regular files are not timed)    |
+| seconds of waiting   | :data:`READ_SECONDS` | a pipe or FIFO that never delivers, or delivers slowly forever      |
 | JSON nesting depth   | :data:`MAX_DEPTH`    | ``[[[[...]]]]`` (Python's parser would raise ``RecursionError``)    |
 | digits of an integer | :data:`MAX_INT_DIGITS` | a 5,000-digit integer (slow to convert, then a ``ValueError``)    |
 
 The size is checked before anything is read where the file says its size (``fstat``), and a stream is read
-in chunks of at most :data:`CHUNK` bytes, never past the cap plus one byte. Depth is measured on the text with
-its strings removed (one regular expression and a NumPy cumulative sum: linear, no recursion) before the text
-is parsed. Every failure is a :class:`BoundedInputError` whose message names the input (``what``) and the
-bound it broke, in one line.
+in chunks of at most :data:`CHUNK` bytes, never past the cap plus one byte (regular files are not timed);
+:func:`iter_chunks` and :func:`iter_lines` give a long input piece by piece, in bounded memory. Depth is
+measured on the text with its strings removed (one regular expression and a NumPy cumulative sum: linear, no
+recursion) before the text is parsed. Every failure is a :class:`BoundedInputError` whose message names the
+input (``what``) and the bound it broke, in one line.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
 import select
 import stat
 import time
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
 __all__ = ["BoundedInputError", "CHUNK", "MAX_DEPTH", "MAX_INT_DIGITS", "READ_SECONDS", "check_depth",
-           "loads", "read_bytes", "read_json", "read_text"]
+           "iter_chunks", "iter_lines", "loads", "read_bytes", "read_json", "read_text"]
 
 MAX_DEPTH = 64  # nesting of objects and arrays; the deepest real input (a record's steps) is 4
 MAX_INT_DIGITS = 40  # digits of one JSON integer; seeds are below 2**64 (20 digits)
-READ_SECONDS = 2.0  # longest wait for a stream (pipe, FIFO, device) to deliver the rest of an input
+READ_SECONDS = 1.0  # longest wait, in all, for a stream (pipe, FIFO, device) to deliver an input
 CHUNK = 1 << 16  # bytes read from a stream at a time
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
@@ -58,62 +61,94 @@ def read_bytes(path: str | os.PathLike[str], max_bytes: int, *, what: str = "",
 
     A regular file larger than the cap is refused from its size alone, before a byte is read. Anything else
     (a pipe, a FIFO, a character device) is read in chunks until its end, the cap plus one byte (an error), or
-    ``seconds`` without its end (an error). Opening a FIFO that no process writes waits for a writer; the
-    open is non-blocking, so it does not hang either."""
+    ``seconds`` spent waiting for it in all (an error). Opening a FIFO that no process writes waits for a
+    writer; the open is non-blocking, so it does not hang either."""
+    return b"".join(iter_chunks(path, max_bytes, what=what, seconds=seconds))
+
+
+def iter_chunks(path: str | os.PathLike[str], max_bytes: int, *, what: str = "",
+                seconds: float = READ_SECONDS) -> Iterator[bytes]:
+    """The bytes of the file at ``path`` in chunks of at most :data:`CHUNK`, within the bounds of
+    :func:`read_bytes` (the same errors, raised when the chunk that breaks a bound is due): for a reader that
+    handles an input piece by piece in bounded memory (e.g. with :func:`iter_lines`). Only the time spent
+    waiting for a stream counts against ``seconds``, not the time the caller spends on the chunks."""
     what = what or os.fspath(path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as e:
-        raise _fail(what, f"cannot read it: {e.strerror or e}") from None
+        raise _cannot_read(what, e) from None
     except (ValueError, TypeError) as e:  # an embedded NUL, a path of the wrong type
-        raise _fail(what, f"cannot read it: {e}") from None
+        raise _fail(f"cannot read {what}", str(e)) from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            raise _fail(what, "is a directory, not a file")
-        if stat.S_ISREG(info.st_mode):
+            raise _cannot_read(what, IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR)))
+        regular = stat.S_ISREG(info.st_mode)
+        if regular:
             if info.st_size > max_bytes:
                 raise _fail(what, f"{info.st_size:,} bytes, more than the {max_bytes:,} allowed")
             os.set_blocking(fd, True)
-            data = _read_regular(fd, max_bytes)
-        else:
-            data = _read_stream(fd, max_bytes, seconds, what)
+        yield from _chunks(fd, max_bytes, None if regular else seconds, what)
     except OSError as e:
-        raise _fail(what, f"cannot read it: {e.strerror or e}") from None
+        raise _cannot_read(what, e) from None
     finally:
         os.close(fd)
-    if len(data) > max_bytes:
-        raise _fail(what, f"more than the {max_bytes:,} bytes allowed")
-    return data
 
 
-def _read_regular(fd: int, max_bytes: int) -> bytes:
-    parts, size = [], 0
-    while size <= max_bytes:  # a file that grows while it is read stops at the cap plus one byte
-        chunk = os.read(fd, min(CHUNK, max_bytes + 1 - size))
-        if not chunk:
-            break
-        parts.append(chunk)
-        size += len(chunk)
-    return b"".join(parts)
+def _cannot_read(what: str, e: OSError) -> BoundedInputError:
+    return BoundedInputError(f"cannot read {what}: {e.strerror or e}")
 
 
-def _read_stream(fd: int, max_bytes: int, seconds: float, what: str) -> bytes:
-    parts, size = [], 0
-    deadline = time.monotonic() + seconds
-    while size <= max_bytes:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            raise _fail(what, f"no end of input within {seconds:g} s (a pipe or device that does not end?)")
+def _chunks(fd: int, max_bytes: int, seconds: float | None, what: str) -> Iterator[bytes]:
+    """Chunks of ``fd`` up to its end; past ``max_bytes`` (at most one byte is read beyond it) or, for a stream
+    (``seconds`` given), past ``seconds`` of waiting in all: an error."""
+    size, waited = 0, 0.0
+    while True:
+        if seconds is not None:
+            start = time.monotonic()
+            ready = select.select([fd], [], [], max(seconds - waited, 0.0))[0]
+            waited += time.monotonic() - start
+            if not ready:
+                raise _fail(what, f"no end of input within {seconds:g} s (a pipe or device that does not end?)")
         try:
             chunk = os.read(fd, min(CHUNK, max_bytes + 1 - size))
         except BlockingIOError:
             continue
         if not chunk:
-            break
-        parts.append(chunk)
+            return
         size += len(chunk)
-    return b"".join(parts)
+        if size > max_bytes:  # a stream, or a regular file that grew while it was read
+            raise _fail(what, f"more than the {max_bytes:,} bytes allowed")
+        yield chunk
+
+
+def iter_lines(chunks: Iterable[bytes], max_line: int) -> Iterator[bytes]:
+    """The lines of a byte stream given in chunks (e.g. by :func:`iter_chunks`), each with its ``\\n`` (the last
+    one may lack it), in memory bounded by ``max_line`` plus one chunk.
+
+    A line longer than ``max_line`` bytes (its newline counted) comes as its first ``max_line + 1`` bytes and
+    the rest of it, up to its newline, is read but not kept: ``len(line) > max_line`` tells the caller, who
+    refuses the input or answers the line with an error and goes on."""
+    buf, skipping = bytearray(), False
+    for chunk in chunks:
+        start = 0
+        while start < len(chunk):
+            end = chunk.find(b"\n", start)
+            stop = len(chunk) if end < 0 else end + 1
+            if not skipping:
+                buf += chunk[start:stop]
+                if len(buf) > max_line:
+                    yield bytes(buf[: max_line + 1])
+                    buf.clear()
+                    skipping = True
+                elif end >= 0:
+                    yield bytes(buf)
+                    buf.clear()
+            if end >= 0:
+                skipping = False
+            start = stop
+    if buf:
+        yield bytes(buf)
 
 
 def read_text(path: str | os.PathLike[str], max_bytes: int, *, what: str = "",
@@ -138,7 +173,7 @@ def check_depth(text: str | bytes, max_depth: int = MAX_DEPTH, *, what: str = ""
     bare = _STRING.sub(b"", raw)
     depth = np.cumsum(_DEPTH_STEP[np.frombuffer(bare, dtype=np.uint8)], dtype=np.int64)
     if depth.size and int(depth.max()) > max_depth:
-        raise _fail(what, f"JSON nested more than {max_depth} levels deep")
+        raise _fail(what, f"JSON nested too deeply (more than {max_depth} levels)")
 
 
 def _bounded_int(max_digits: int, what: str) -> Any:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from . import bounded
 from .core.points import card_points
 from .core.state import (
     BID_WORD,
@@ -38,6 +39,7 @@ from .game import State, make
 from .policies import BASELINES, AgentLike, agent_label, make_baseline
 from .records import describe_outcome
 
+MAX_OPTION_CHARS = 1000  # characters of one --option KEY=VALUE (a variant option is a word or a number)
 HELP = ("commands: a move by its number, its string (play:KC, bid:call) or its card (KC); "
         "hint: what the hint bot would play; help or ?: this list; quit: abandon the deal (no record saved)")
 
@@ -110,16 +112,19 @@ def make_seat_agents(seats: Sequence[str | AgentLike], seed: int | None = None) 
 
 
 def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
-    """``KEY=VALUE`` strings -> variant options; a value is read as JSON when it parses (``true``, ``5``,
-    ``"x"``), else kept as a string. Whether the variant accepts them is checked by ``make``."""
+    """``KEY=VALUE`` strings -> variant options; a value is read as JSON when it parses within the bounds of
+    :func:`tarocchi_rl.bounded.loads` (``true``, ``5``, ``"x"``), else kept as a string. Whether the variant accepts
+    them is checked by ``make``; a pair longer than :data:`MAX_OPTION_CHARS` is a ValueError."""
     options: dict[str, Any] = {}
     for pair in pairs or []:
         key, eq, value = pair.partition("=")
         if not eq or not key.strip():
-            raise ValueError(f"--option {pair!r}: expected KEY=VALUE")
+            raise ValueError(f"--option {pair[:40]!r}: expected KEY=VALUE")
+        if len(pair) > MAX_OPTION_CHARS:
+            raise ValueError(f"--option {key.strip()[:40]!r}: longer than {MAX_OPTION_CHARS} characters")
         try:
-            options[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
+            options[key.strip()] = bounded.loads(value)
+        except bounded.BoundedInputError:  # not JSON (or deeper, longer than JSON may be): the string itself
             options[key.strip()] = value.strip()
     return options
 

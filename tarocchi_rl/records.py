@@ -12,14 +12,15 @@
 :class:`RecordError` naming the field or the action index and the reason.
 """
 
-import json
 import os
 from typing import Any
 
+from . import bounded
 from .game import RECORD_FORMAT, Game, State
 from .variants import get_variant
 
 FORMAT = RECORD_FORMAT
+MAX_RECORD_BYTES = 1 << 20  # bytes of one record (file or text); a real record is under 2 kB
 
 
 class RecordError(ValueError):
@@ -48,32 +49,20 @@ def load(path_or_text: str | os.PathLike[str]) -> dict[str, Any]:
     """Parse a record from a file path or a JSON string (a string that starts with ``{``).
 
     Everything that goes wrong is a :class:`RecordError`: an argument that is neither a string nor a path (an
-    int is never taken for a file descriptor), a file that cannot be read or is not UTF-8, text that is not
-    JSON or is nested too deeply."""
+    int is never taken for a file descriptor), a file that cannot be read, is not UTF-8 or is over
+    :data:`MAX_RECORD_BYTES` (a stream that does not end within :data:`tarocchi_rl.bounded.READ_SECONDS` too),
+    text that is not JSON, is nested too deeply or holds an integer of too many digits."""
     if not isinstance(path_or_text, (str, os.PathLike)):
         raise RecordError(f"a record is read from a file path or JSON text, got {type(path_or_text).__name__}")
     text = os.fspath(path_or_text)
     if not isinstance(text, str):  # a bytes path
         raise RecordError(f"a record is read from a file path or JSON text, got {_show(text)}")
-    if not text.lstrip().startswith("{"):
-        try:
-            with open(text, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            raise RecordError(f"cannot read record file {_show(path_or_text)}: {e.strerror or e}") from None
-        except UnicodeDecodeError as e:
-            raise RecordError(f"record file {_show(path_or_text)} is not UTF-8 text: {e.reason} at byte "
-                              f"{e.start}") from None
-        except ValueError as e:  # e.g. an embedded null character in the path
-            raise RecordError(f"cannot read record file {_show(path_or_text)}: {e}") from None
     try:
-        record = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise RecordError(f"not valid JSON: {e}") from None
-    except RecursionError:
-        raise RecordError("not a record: JSON nested too deeply") from None
-    except ValueError as e:  # e.g. an integer with more digits than Python converts
-        raise RecordError(f"not valid JSON: {e}") from None
+        if not text.lstrip().startswith("{"):
+            text = bounded.read_text(text, MAX_RECORD_BYTES, what=f"record file {_show(path_or_text)}")
+        record = bounded.loads(text, max_bytes=MAX_RECORD_BYTES)
+    except bounded.BoundedInputError as e:
+        raise RecordError(str(e)) from None
     if not isinstance(record, dict):
         raise RecordError(f"a record must be a JSON object, got {type(record).__name__}")
     return record

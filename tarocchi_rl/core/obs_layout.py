@@ -33,6 +33,18 @@ by dense card id (:mod:`tarocchi_rl.cards`). Only what the viewer may know is en
 | phase         | 11            | phase one-hot (:mod:`tarocchi_rl.core.phases`)                           |
 | leader        | N             | leader of the current trick, relative seat                               |
 | seat          | N             | the viewer's own seat (absolute: 0 speaks first, N-1 deals)              |
+
+**The privileged observation** (:func:`tarocchi_rl.engine.observation.privileged_batch`): the hidden part of
+the deal, which only the perfect-information critic of training reads (``critic: perfect`` in
+:mod:`tarocchi_rl.rl.config`; never the policy, never an exported bot). Seats are relative to the viewer as above;
+its size is (N + 2) x C floats (:func:`build_privileged_layout`). Every variant has a stock and a discard.
+
+| section | size  | content                                                                        |
+|---------|-------|--------------------------------------------------------------------------------|
+| hands   | N x C | the cards relative seat r holds now (r = 0: the viewer's own hand), and those  |
+|         |       | of its share of the deal not handed out yet (Mineo's early round)              |
+| stock   | C     | the monte / talon / chien as dealt, shown to all or not                        |
+| discard | C     | the declarer's discard so far, whoever views                                   |
 """
 
 import numpy as np
@@ -77,3 +89,19 @@ def layout_table(rows) -> str:
     lines = ["| offset | size | section |", "|---|---|---|"]
     lines += [f"| {o} | {s} | {name} |" for o, s, name in rows]
     return "\n".join(lines)
+
+
+PRIVILEGED_SECTIONS = ("hands", "stock", "discard")
+PV_HANDS, PV_STOCK, PV_DISCARD = range(len(PRIVILEGED_SECTIONS))
+
+
+def build_privileged_layout(n_players: int, n_cards: int):
+    """The privileged observation's offsets (int64[3], indexed by ``PV_*``), total size and layout-table rows."""
+    sizes = {"hands": n_players * n_cards, "stock": n_cards, "discard": n_cards}
+    offsets = np.zeros(len(PRIVILEGED_SECTIONS), np.int64)
+    rows, k = [], 0
+    for j, name in enumerate(PRIVILEGED_SECTIONS):
+        offsets[j] = k
+        rows.append((k, sizes[name], name))
+        k += sizes[name]
+    return offsets, k, rows

@@ -28,11 +28,11 @@ from .drivers import (
     step_one,
     step_row,
 )
-from .observation import observe_batch, observe_row
+from .observation import observe_batch, observe_privileged, observe_row, privileged_layout
 
 __all__ = [
     "discardable", "first_illegal", "is_legal", "legal_mask_batch", "legal_mask_row", "legal_sets", "new_deal_row",
-    "observe_batch", "observe_row", "random_action", "random_action_row", "random_actions_batch",
-    "random_playout_row", "reset_batch", "reset_row", "resolve_trick", "rollout_random_batch", "rollout_row",
-    "settle_row", "shuffle_row", "step_batch", "step_one", "step_row",
+    "observe_batch", "observe_privileged", "observe_row", "privileged_layout", "random_action", "random_action_row",
+    "random_actions_batch", "random_playout_row", "reset_batch", "reset_row", "resolve_trick", "rollout_random_batch",
+    "rollout_row", "settle_row", "shuffle_row", "step_batch", "step_one", "step_row",
 ]

@@ -1,14 +1,19 @@
 """The observation kernel: writes any variant's flat float32 observation from the layout in its tables.
 
 Section meanings and the per-variant layouts: :mod:`tarocchi_rl.core.obs_layout` and each variant module's
-``OBS_ROWS`` (printed by ``python -m tarocchi_rl.engine.observation``).
+``OBS_ROWS`` (printed by ``python -m tarocchi_rl.engine.observation``). The privileged observation (the hidden
+part of the deal, for the perfect-information critic of training only) has its own kernel,
+:func:`privileged_batch`, and layout (:func:`~tarocchi_rl.core.obs_layout.build_privileged_layout`).
 """
 
 import numpy as np
 from numba import njit, prange
 
-from ..bits import U0, lowest_bit
+from ..bits import U0, bit, lowest_bit
 from ..core.obs_layout import (
+    PV_DISCARD,
+    PV_HANDS,
+    PV_STOCK,
     S_ACCUSO,
     S_BIDS,
     S_CALLED,
@@ -35,6 +40,7 @@ from ..core.obs_layout import (
     S_TRICK,
     S_TRICK_NUM,
     S_TRICKS_WON,
+    build_privileged_layout,
 )
 from ..core.phases import DONE, PLAY, POIGNEE
 from ..core.points import card_points
@@ -65,10 +71,12 @@ from ..core.state import (
 )
 from ..core.tables import (
     CARD_BIT,
+    CARD_WORD,
     FAMILY_MINEO,
     P_BID_WORDS,
     P_CARDS,
     P_FAMILY,
+    P_HAND,
     P_PLAYERS,
     P_TOTAL_POINTS,
     P_TRICKS,
@@ -155,3 +163,58 @@ def observe_batch(st, tb, viewers, out):
             out[i, :] = 0.0
         else:
             observe_row(st, i, viewers[i], tb, out[i])
+
+
+@njit(cache=True)
+def privileged_row(st, i, viewer, tb, offsets, out):
+    """Write the hidden part of game ``i`` seen from seat ``viewer`` into ``out`` (float32[H], cleared first): the
+    privileged observation of :mod:`tarocchi_rl.core.obs_layout` (``offsets``: its int64[3] section offsets)."""
+    out[:] = 0.0
+    n = tb.params[P_PLAYERS]
+    c = tb.params[P_CARDS]
+    h = tb.params[P_HAND]
+    given0 = st.cards[i, STOCK, 0] | st.cards[i, DISCARDED, 0]  # the cards handed out (or set aside) so far
+    given1 = st.cards[i, STOCK, 1] | st.cards[i, DISCARDED, 1]
+    for s in range(n):
+        given0 |= st.cards[i, HAND + s, 0] | st.cards[i, PLAYED + s, 0]
+        given1 |= st.cards[i, HAND + s, 1] | st.cards[i, PLAYED + s, 1]
+    for s in range(n):
+        base = offsets[PV_HANDS] + ((s - viewer) % n) * c
+        _plane(st.cards[i, HAND + s, 0], st.cards[i, HAND + s, 1], tb, out, base)
+        for k in range(h):  # its share of the deal not handed out yet (Mineo's early round)
+            card = st.deck[i, h * s + k]
+            word = tb.card[card, CARD_WORD]
+            b = bit(tb.card[card, CARD_BIT])
+            if ((given0 if word == 0 else given1) & b) == U0:
+                out[base + card] = 1.0
+    _plane(st.cards[i, STOCK, 0], st.cards[i, STOCK, 1], tb, out, offsets[PV_STOCK])
+    _plane(st.cards[i, DISCARDED, 0], st.cards[i, DISCARDED, 1], tb, out, offsets[PV_DISCARD])
+
+
+@njit(cache=True, parallel=True)
+def privileged_batch(st, tb, offsets, viewers, out):
+    """out: float32[B, H], the hidden part of game i seen from seat viewers[i] (int64; viewer < 0 gives zeros)."""
+    for i in prange(st.meta.shape[0]):
+        if viewers[i] < 0:
+            out[i, :] = 0.0
+        else:
+            privileged_row(st, i, viewers[i], tb, offsets, out[i])
+
+
+def privileged_layout(tb) -> tuple[np.ndarray, int]:
+    """The privileged observation's (offsets int64[3], size H) for the variant of the rule tables ``tb``."""
+    offsets, dim, _ = build_privileged_layout(int(tb.params[P_PLAYERS]), int(tb.params[P_CARDS]))
+    return offsets, dim
+
+
+def observe_privileged(st, tb, viewers: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """float32[B, H]: the hidden part of every game ``i`` of the batch state ``st`` seen from seat ``viewers[i]``
+    (int64[B]; -1 gives a zero row). Training only: the perfect-information critic's extra input."""
+    offsets, dim = privileged_layout(tb)
+    viewers = np.asarray(viewers, np.int64)
+    if viewers.shape != (st.meta.shape[0],):
+        raise ValueError(f"viewers must have shape ({st.meta.shape[0]},), got {viewers.shape}")
+    if out is None:
+        out = np.empty((st.meta.shape[0], dim), np.float32)
+    privileged_batch(st, tb, offsets, viewers, out)
+    return out

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import bounded
 from ..variants import VARIANTS, VariantSpec, get_variant
 from .base import Agent
 
@@ -42,6 +43,8 @@ MODEL_FILE = "policy.onnx"
 MANIFEST_FILE = "manifest.json"
 GOLDEN_FILE = "golden.jsonl"
 README_FILE = "README.md"
+MAX_MANIFEST_BYTES = 1 << 20  # bytes of manifest.json (an export writes about 8 kB)
+MAX_MODEL_BYTES = 1 << 28  # bytes of policy.onnx (a shipped one is under 2 MB)
 INPUT_NAMES = ("obs", "mask")
 OUTPUT_NAMES = ("probs", "value")
 # the manifest fields that must equal the engine's (checked in this order on loading)
@@ -142,21 +145,18 @@ def _layout_difference(listed: list[Any], engine: list[dict[str, Any]]) -> str:
 
 
 def read_manifest(directory: str | Path) -> dict[str, Any]:
-    """The manifest of a bot directory, parsed (not checked): :class:`OnnxPolicyError` naming the file."""
+    """The manifest of a bot directory, parsed (not checked): :class:`OnnxPolicyError` naming the file (also for
+    one over :data:`MAX_MANIFEST_BYTES`, nested too deeply, or a stream that does not end)."""
     d = Path(directory)
     if not d.is_dir():
         raise OnnxPolicyError(f"bot directory {d} not found" if not d.exists() else f"{d} is not a directory")
     path = d / MANIFEST_FILE
+    if not path.exists() and not path.is_symlink():
+        raise OnnxPolicyError(f"{path} not found (is {d} a directory written by `tarocchi-rl export`?)")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise OnnxPolicyError(f"{path} not found (is {d} a directory written by `tarocchi-rl export`?)") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise OnnxPolicyError(f"{path} is unreadable: {e}") from None
-    try:
-        manifest = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise OnnxPolicyError(f"{path} is not valid JSON: {e}") from None
+        manifest = bounded.read_json(path, MAX_MANIFEST_BYTES)
+    except bounded.BoundedInputError as e:
+        raise OnnxPolicyError(str(e)) from None
     if not isinstance(manifest, dict):
         raise OnnxPolicyError(f"{path}: not a JSON object")
     return manifest
@@ -179,6 +179,8 @@ def make_session(model_path: str | Path, threads: int = 1) -> Any:
     p = Path(model_path)
     if not p.is_file():
         raise OnnxPolicyError(f"{p} not found")
+    if p.stat().st_size > MAX_MODEL_BYTES:
+        raise OnnxPolicyError(f"{p}: {p.stat().st_size:,} bytes, more than the {MAX_MODEL_BYTES:,} allowed")
     try:
         return ort.InferenceSession(str(p), so, providers=["CPUExecutionProvider"])
     except Exception as e:  # onnxruntime raises its own exception types for a damaged model

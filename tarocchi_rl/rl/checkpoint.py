@@ -17,7 +17,10 @@ model state), ``next_snapshot_id``, ``learner_rng`` (torch generator state of th
 Loading is safe: ``torch.load(..., weights_only=True)``, whose unpickler builds only tensors, containers and
 numbers, plus the allow-list :data:`SAFE_GLOBALS` (numpy arrays: the workers' game RNG states). A file that
 asks for anything else (a class, a function: a pickle that would run code) is refused with a
-:class:`CheckpointError` before any of it runs.
+:class:`CheckpointError` before any of it runs. Loading is bounded: a file over :data:`MAX_CHECKPOINT_BYTES` is
+refused from its size before it is read, a zip whose entries expand beyond the file's size (a zip bomb) before
+``torch.load``, and a network whose config asks for other shapes than its tensors, or too many parameters
+(:func:`tarocchi_rl.rl.network.check_state_shapes`), before any module is built.
 
 Integrity: :func:`save_checkpoint` writes the ``torch.save`` bytes followed by a one-line trailer
 ``\n#tarocchi-rl sha256 HEX\n`` (the SHA-256 of the bytes before it; ``torch.load`` ignores bytes after the zip,
@@ -37,15 +40,21 @@ import os
 import pickle
 import re
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
+from .. import bounded
+
 CHECKPOINT_FORMAT = "tarocchi-rl-ppo/1"
 CHECKSUM_PREFIX = b"\n#tarocchi-rl sha256 "  # the trailer: prefix, 64 hex digits, newline
 _TRAILER_LEN = len(CHECKSUM_PREFIX) + 64 + 1
+# bytes of one checkpoint file: a network at the parameter bound (rl.config.MAX_NETWORK_PARAMETERS, 64 MB of
+# float32) with its Adam moments and a league of a dozen snapshots; the default network's are a few MB
+MAX_CHECKPOINT_BYTES = 1 << 30
 
 log = logging.getLogger(__name__)
 
@@ -109,11 +118,12 @@ def fsync_dir(d: Path) -> None:
 
 
 def _read_verified(p: Path) -> bytes:
-    """The file's ``torch.save`` bytes, its checksum trailer checked (a file without one is returned whole)."""
+    """The file's ``torch.save`` bytes, its checksum trailer checked (a file without one is returned whole); a
+    file over :data:`MAX_CHECKPOINT_BYTES` is refused from its size, before it is read."""
     try:
-        raw = p.read_bytes()
-    except OSError as e:
-        raise CheckpointError(f"checkpoint {p} cannot be read: {e.strerror or e}") from None
+        raw = bounded.read_bytes(p, MAX_CHECKPOINT_BYTES, what=f"checkpoint {p}")
+    except bounded.BoundedInputError as e:
+        raise CheckpointError(str(e)) from None
     trailer = raw[-_TRAILER_LEN:]
     if len(raw) >= _TRAILER_LEN and trailer.startswith(CHECKSUM_PREFIX) and trailer.endswith(b"\n"):
         body, want = raw[:-_TRAILER_LEN], trailer[len(CHECKSUM_PREFIX):-1].decode("ascii", "replace")
@@ -190,6 +200,7 @@ def _safe_load(p: Path) -> Any:
     """``torch.load`` with ``weights_only=True`` and :data:`SAFE_GLOBALS`, after the checksum check;
     CheckpointError (one line) otherwise."""
     body = _read_verified(p)
+    _check_zip_sizes(body, p)
     try:
         with warnings.catch_warnings(), torch.serialization.safe_globals(SAFE_GLOBALS):
             warnings.simplefilter("ignore")  # e.g. "Detected pickle protocol 4": the refusal below says enough
@@ -207,6 +218,22 @@ def _safe_load(p: Path) -> Any:
     except Exception as e:  # torch raises many types for a damaged file
         raise CheckpointError(f"checkpoint {p} is corrupt or not a PyTorch file: {type(e).__name__}: "
                               f"{_one_line(str(e))}") from None
+
+
+def _check_zip_sizes(body: bytes, p: Path) -> None:
+    """A zip-format checkpoint whose entries would expand beyond the file's own size (``torch.save`` stores them
+    uncompressed; ``torch.load`` inflates a compressed one whole, before any check: a zip bomb) is a
+    :class:`CheckpointError`. Anything else that is wrong with the zip is left to ``torch.load`` to say."""
+    if not body.startswith(b"PK\x03\x04"):  # the legacy format (a pickle): torch.load reads it as it is
+        return
+    try:
+        with zipfile.ZipFile(io.BytesIO(body)) as z:
+            expanded = sum(info.file_size for info in z.infolist())
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError):
+        return
+    if expanded > len(body):
+        raise CheckpointError(f"checkpoint {p} is corrupt or not a PyTorch file (its zip entries expand to "
+                              f"{expanded:,} bytes, more than the file's {len(body):,})")
 
 
 def _one_line(text: str, limit: int = 300) -> str:

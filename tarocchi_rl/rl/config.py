@@ -33,8 +33,10 @@ from typing import Any
 
 import yaml
 
+from .. import bounded
 from ..arena import MAX_DEALS
 from ..bits import SEED_MAX
+from ..core.obs_layout import build_privileged_layout
 from ..core.phases import DECISION_KINDS
 from ..variants import VARIANTS, get_variant
 
@@ -53,6 +55,8 @@ def _at_most(value: float, hi: float, key: str) -> None:
     _need(value <= hi, key, f"must be <= {hi:,}, got {value:,}")
 
 
+DEVICES = ("auto", "cpu", "cuda")  # TrainConfig.device
+CRITICS = ("seat", "perfect")  # TrainConfig.critic
 BIG = 10**12  # the upper bound of the counts with no natural limit (samples, updates, decisions, intervals)
 
 
@@ -65,15 +69,60 @@ def _show(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+MAX_CONFIG_BYTES = 1 << 16  # bytes of a config file, or of one value read as YAML (the shipped configs are 1 kB)
+MAX_YAML_DEPTH = 16  # nesting of YAML mappings and lists (a config nests three deep)
+
+
+class BoundedYamlLoader(yaml.SafeLoader):
+    """PyYAML's safe loader without anchors and aliases (``&a``, ``*a``: a few lines of aliases to aliases expand
+    to billions of nodes, the "billion laughs") and with nesting bounded by :data:`MAX_YAML_DEPTH` (deeper, the
+    composer's recursion fails); a config needs neither. Both are ``yaml.YAMLError``s."""
+
+    depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise yaml.composer.ComposerError(None, None, "anchors and aliases (&name, *name) are not allowed",
+                                              event.start_mark)
+        if self.depth >= MAX_YAML_DEPTH:
+            raise yaml.composer.ComposerError(None, None, f"nested more than {MAX_YAML_DEPTH} levels deep",
+                                              event.start_mark)
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def load_yaml(text: str) -> Any:
+    """The value of YAML ``text`` by :class:`BoundedYamlLoader`: a ``yaml.YAMLError`` when it is not YAML, holds
+    an anchor or alias, nests too deeply or is longer than :data:`MAX_CONFIG_BYTES` characters."""
+    if len(text) > MAX_CONFIG_BYTES:
+        raise yaml.YAMLError(f"longer than {MAX_CONFIG_BYTES:,} characters")
+    return yaml.load(text, Loader=BoundedYamlLoader)  # a safe loader: plain data only
+
+
 def _yaml(text: str, key: str) -> Any:
     """A ``--set`` value read as YAML (a ConfigError naming the key when it is not YAML)."""
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)
     except yaml.YAMLError as e:
         why = " ".join(str(getattr(e, "problem", None) or e).split())
         raise ConfigError(f"{key}: not a valid YAML value ({why}): {_show(text)}") from None
     except (ValueError, TypeError, OverflowError, RecursionError) as e:  # e.g. a date such as 2024-13-45
         raise ConfigError(f"{key}: not a valid YAML value ({type(e).__name__}): {_show(text)}") from None
+
+
+MAX_NETWORK_PARAMETERS = 16_000_000  # parameters of the network (64 MB of float32; the default one has 0.3 to 0.5 M)
+
+
+def network_parameters(obs_dim: int, n_actions: int, hidden: list[int]) -> int:
+    """The number of parameters of the policy/value network (:class:`tarocchi_rl.rl.network.PolicyValueNet`) with
+    these trunk widths: every layer's weights and biases, the policy head and the value head."""
+    widths = [obs_dim, *hidden]
+    trunk = sum((a + 1) * b for a, b in zip(widths, widths[1:], strict=False))
+    return trunk + (widths[-1] + 1) * (n_actions + 1)
 
 
 @dataclass
@@ -195,6 +244,14 @@ class TrainConfig:
     num_workers: int = 1  # Ray rollout actors (0 = one worker in the learner's process, for debugging)
     async_rollouts: bool = True  # Ray workers collect the next rollout while the learner trains (1 update stale)
     torch_threads: int = 1  # PyTorch threads of the learner (workers use 1)
+    # where the learner's network and PPO update run: auto (CUDA when torch sees a GPU, else cpu) | cpu | cuda;
+    # the rollout workers always play on the CPU (the weights are sent to them as CPU tensors)
+    device: str = "auto"
+    bf16: bool = False  # CUDA only: the learner's forward and backward under bf16 autocast (losses in float32)
+    # the value estimates of GAE and the value targets: seat (the policy network's own value head, which reads only
+    # the seat's observation) | perfect (a separate critic that also reads every hand, the stock and the discard:
+    # rl/network.py CriticNet; training only, never exported; the policy's value head is still trained)
+    critic: str = "seat"
     # rewards = deal payoff / payoff_scale; None (default) = the variant's payoff_scale (10 for mineo and
     # piedmont, 100 for french: rewards of order 1), resolved when the config is validated
     payoff_scale: float | None = None
@@ -232,6 +289,8 @@ class TrainConfig:
         _need(self.rollout_steps >= 1, "rollout_steps", "must be >= 1")
         _need(self.num_workers >= 0, "num_workers", "must be >= 0")
         _need(self.torch_threads >= 1, "torch_threads", "must be >= 1")
+        _need(self.device in DEVICES, "device", f"must be one of {', '.join(DEVICES)}, got {_show(self.device)}")
+        _need(self.critic in CRITICS, "critic", f"must be one of {', '.join(CRITICS)}, got {_show(self.critic)}")
         _need(self.checkpoint_every >= 1, "checkpoint_every", "must be >= 1")
         _need(self.keep_checkpoints >= 0, "keep_checkpoints", "must be >= 0")
         _need(self.log_every >= 1, "log_every", "must be >= 1")
@@ -253,6 +312,14 @@ class TrainConfig:
         _need(self.init is None or 0 < len(self.init) <= 4096, "init", "must be a checkpoint path")
         for section in (self.network, self.ppo, self.league, self.imitation, self.eval):
             section.validate()
+        n = network_parameters(spec.obs_dim, spec.n_actions, self.network.hidden)
+        _need(n <= MAX_NETWORK_PARAMETERS, "network.hidden", f"a network of {n:,} parameters for {self.variant}, more "
+              f"than the {MAX_NETWORK_PARAMETERS:,} allowed")
+        if self.critic == "perfect":  # the critic: the same widths on the observation and the hidden cards, no policy
+            hidden_cards = build_privileged_layout(spec.n_players, spec.deck.n_cards)[1]
+            n = network_parameters(spec.obs_dim + hidden_cards, 0, self.network.hidden)
+            _need(n <= MAX_NETWORK_PARAMETERS, "network.hidden", f"a critic (critic: perfect) of {n:,} parameters for "
+                  f"{self.variant}, more than the {MAX_NETWORK_PARAMETERS:,} allowed")
         return self
 
     def to_dict(self) -> dict:
@@ -388,17 +455,16 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[
     where = ""
     if path is not None:
         where = f"{path}: "
+        if not os.path.lexists(path):
+            raise ConfigError(f"config file {path} not found")
+        try:  # a directory, no permission, over MAX_CONFIG_BYTES, a pipe that does not end, not UTF-8
+            text = bounded.read_text(path, MAX_CONFIG_BYTES, what=f"config file {path}")
+        except bounded.BoundedInputError as e:
+            raise ConfigError(str(e)) from None
         try:
-            with open(path, encoding="utf-8") as f:
-                loaded = yaml.safe_load(f)
-        except FileNotFoundError:
-            raise ConfigError(f"config file {path} not found") from None
-        except OSError as e:  # a directory, no permission, ...
-            raise ConfigError(f"cannot read config file {path}: {e.strerror or e}") from None
+            loaded = load_yaml(text)
         except yaml.YAMLError as e:
             raise ConfigError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
-        except UnicodeDecodeError as e:
-            raise ConfigError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
         except (ValueError, TypeError, OverflowError, RecursionError) as e:  # YAML that PyYAML cannot build
             raise ConfigError(f"{path}: not a valid YAML config ({type(e).__name__}: {_show(str(e), 200)})") from None
         if loaded is None:
@@ -424,8 +490,9 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[
         raise ConfigError(f"{where}{e}") from None
 
 
-# the stopping rules: the only keys a resumed run may change (they do not change what is learned)
-RESUMABLE_KEYS = ("max_minutes", "max_updates")
+# the only keys a resumed run may change: the stopping rules and the learner's device (a run may move to a machine
+# with or without a GPU); they do not change what is learned
+RESUMABLE_KEYS = ("max_minutes", "max_updates", "device")
 
 
 def check_run_dir(path: str | os.PathLike[str]) -> str:

@@ -42,6 +42,7 @@ import numpy as np
 import torch
 from numpy.typing import NDArray
 
+from .. import bounded
 from ..arena import MAX_DEALS, run_arena
 from ..batch import BatchEnv
 from ..core.phases import PHASE_NAMES
@@ -69,6 +70,8 @@ OPSET = 18  # onnxruntime >= 1.17 runs it; torch's exporter writes it without a 
 TOLERANCE = 1e-5  # largest |probability difference| between onnxruntime and torch accepted on the golden positions
 BOT_FILES = (MODEL_FILE, MANIFEST_FILE, GOLDEN_FILE, README_FILE)
 EVAL_OPPONENTS = ("heuristic", "random")
+MAX_GOLDEN_POSITIONS = 10_000  # --golden: reference positions (a line of golden.jsonl is under 4 kB)
+MAX_GOLDEN_BYTES = 1 << 26  # bytes of golden.jsonl read back: MAX_GOLDEN_POSITIONS lines fit with room
 
 
 class ExportError(ValueError):
@@ -242,8 +245,14 @@ def golden_records(net: PolicyValueNet, variant: str, obs: NDArray[np.float32], 
 
 def read_golden(path: str | Path) -> tuple[NDArray[np.float32], NDArray[np.bool_], NDArray[np.float32],
                                             list[dict[str, Any]]]:
-    """(obs, mask, probs, records) of a golden.jsonl file."""
-    recs = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    """(obs, mask, probs, records) of a golden.jsonl file (an :class:`ExportError` naming the file and the line when
+    it is over :data:`MAX_GOLDEN_BYTES`, not UTF-8 or a line is not JSON)."""
+    try:
+        text = bounded.read_text(path, MAX_GOLDEN_BYTES)
+        recs = [bounded.loads(line, what=f"{path} line {k}") for k, line in enumerate(text.splitlines(), 1)
+                if line.strip()]
+    except bounded.BoundedInputError as e:
+        raise ExportError(str(e)) from None
     obs = np.array([r["obs"] for r in recs], np.float32)
     mask = np.array([r["mask"] for r in recs], bool)
     probs = np.array([r["probs"] for r in recs], np.float32)
@@ -333,8 +342,8 @@ def export_policy(checkpoint: str | Path, out: str | Path, eval_deals: int = 500
     ``golden`` reference positions (at least 1)."""
     if not 0 <= eval_deals <= MAX_DEALS:
         raise ExportError(f"--eval-deals must be >= 0 and <= {MAX_DEALS}, got {eval_deals}")
-    if golden < 1:
-        raise ExportError(f"--golden must be >= 1, got {golden}")
+    if not 1 <= golden <= MAX_GOLDEN_POSITIONS:
+        raise ExportError(f"--golden must be >= 1 and <= {MAX_GOLDEN_POSITIONS:,}, got {golden}")
     out = Path(out)
     _check_out(out)
     net, cfg, data = load_network(checkpoint)

@@ -7,10 +7,11 @@ trains on each chunk of complete deals as it comes (one pass, shuffled minibatch
     loss = cross_entropy(masked logits, teacher action) + value_coef * 0.5 * (V(obs) - payoff / payoff_scale)^2
 
 so the policy starts near the teacher and the value head near the teacher's expected payoffs (a critic
-that fits the first PPO rollouts). ``tarocchi-rl exploit`` makes its target the teacher: the exploiter starts
-as a clone of what it is to exploit. Everything after that is PPO: the bids, discards and commitments the
-final policy makes are its own, and they can (and do) move away from the teacher's. ``decisions: 0``
-trains from a random network (pure self-play RL).
+that fits the first PPO rollouts); with ``critic: perfect`` the perfect-information critic is fitted to the same
+payoffs from (observation, hidden cards) beside it, with its own optimizer. ``tarocchi-rl exploit`` makes its
+target the teacher: the exploiter starts as a clone of what it is to exploit. Everything after that is PPO: the
+bids, discards and commitments the final policy makes are its own, and they can (and do) move away from the
+teacher's. ``decisions: 0`` trains from a random network (pure self-play RL).
 """
 
 from collections.abc import Callable, Iterator
@@ -18,18 +19,20 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import torch
 
+from .. import engine
 from ..batch import BatchEnv
 from ..core.phases import DONE
 from ..core.state import PHASE
 from ..policies import AgentLike
 from .config import TrainConfig
-from .network import PolicyValueNet
+from .network import CriticNet, PolicyValueNet
 
 
 def teacher_chunks(teacher: AgentLike, variant: str, options: dict, num_envs: int, seed: int, payoff_scale: float,
-                   total: int) -> Iterator[dict]:
+                   total: int, privileged: bool = False) -> Iterator[dict]:
     """Yield dicts of complete deals of ``teacher`` in every seat until ``total`` decisions: obs float32[N, D],
-    mask bool[N, A], action int64[N] (the teacher's), ret float32[N] (the deciding seat's payoff / payoff_scale)."""
+    mask bool[N, A], action int64[N] (the teacher's), ret float32[N] (the deciding seat's payoff / payoff_scale)
+    and, with ``privileged``, hidden float32[N, H] (the deciding seat's privileged observation)."""
     env = BatchEnv(variant, num_envs, seed=seed, **options)
     if getattr(teacher, "needs_history", False):
         env.keep_history()  # an external bot (cmd:) writes the seat's view from it
@@ -39,7 +42,7 @@ def teacher_chunks(teacher: AgentLike, variant: str, options: dict, num_envs: in
         if not first:
             env.reset()
         first = False
-        obs_l, mask_l, act_l, game_l, seat_l = [], [], [], [], []
+        obs_l, mask_l, act_l, game_l, seat_l, hidden_l = [], [], [], [], [], []
         while True:
             cur = env.current_player().astype(np.int64)
             live = np.nonzero(cur >= 0)[0]
@@ -47,6 +50,8 @@ def teacher_chunks(teacher: AgentLike, variant: str, options: dict, num_envs: in
                 break
             obs = env.observe()
             mask = env.legal_mask()
+            if privileged:
+                hidden_l.append(engine.observe_privileged(env.state, env.tables, cur)[live])
             actions = np.full(env.batch_size, -1, np.int64)
             actions[live] = teacher.act(obs[live], mask[live], env, live)
             obs_l.append(obs[live])
@@ -64,29 +69,35 @@ def teacher_chunks(teacher: AgentLike, variant: str, options: dict, num_envs: in
             "obs": np.concatenate(obs_l), "mask": np.concatenate(mask_l), "action": np.concatenate(act_l),
             "ret": (payoffs[games, seats] / payoff_scale).astype(np.float32),
         }
+        if privileged:
+            chunk["hidden"] = np.concatenate(hidden_l)
         done_total += len(games)
         yield chunk
 
 
 def imitate(net: PolicyValueNet, cfg: TrainConfig, teacher: AgentLike, gen: torch.Generator,
-            log: Callable | None = None, progress: Callable | None = None) -> dict:
+            log: Callable | None = None, progress: Callable | None = None, critic: CriticNet | None = None) -> dict:
     """Train ``net`` to imitate ``teacher`` (the agent ``imitation.teacher`` names; module docstring); returns
     final statistics.
 
     gen: the learner's torch.Generator (minibatch shuffles); log(step, dict) receives per-chunk statistics.
+    The chunks are trained on where ``net`` is (the learner's device). ``critic`` (critic: perfect) is fitted to
+    the payoffs beside it (statistic ``critic_value_loss``).
     """
     im = cfg.imitation
     opt = torch.optim.Adam(net.parameters(), lr=im.lr, eps=1e-5)
+    critic_opt = None if critic is None else torch.optim.Adam(critic.parameters(), lr=im.lr, eps=1e-5)
     seen = 0
     stats = {}
+    device = next(net.parameters()).device
     assert cfg.payoff_scale is not None  # resolved by TrainConfig.validate
     for chunk in teacher_chunks(teacher, cfg.variant, cfg.options, cfg.num_envs, cfg.seed + 7_777_777,
-                                cfg.payoff_scale, im.decisions):
+                                cfg.payoff_scale, im.decisions, privileged=critic is not None):
         n = len(chunk["action"])
-        obs, mask = torch.from_numpy(chunk["obs"]), torch.from_numpy(chunk["mask"])
-        act, ret = torch.from_numpy(chunk["action"]), torch.from_numpy(chunk["ret"])
-        perm = torch.randperm(n, generator=gen)
-        sums = np.zeros(4)
+        obs, mask, act, ret = (torch.from_numpy(chunk[k]).to(device) for k in ("obs", "mask", "action", "ret"))
+        perm = torch.randperm(n, generator=gen).to(device)
+        hidden = torch.from_numpy(chunk["hidden"]).to(device) if critic is not None else None
+        sums = np.zeros(5)
         for start in range(0, n, im.minibatch_size):
             idx = perm[start : start + im.minibatch_size]
             logits, value = net(obs[idx], mask[idx])
@@ -97,12 +108,22 @@ def imitate(net: PolicyValueNet, cfg: TrainConfig, teacher: AgentLike, gen: torc
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.ppo.max_grad_norm)
             opt.step()
+            closs = 0.0
+            if critic is not None and critic_opt is not None and hidden is not None:
+                critic_loss = 0.5 * (critic(obs[idx], hidden[idx]) - ret[idx]).pow(2).mean()
+                critic_opt.zero_grad(set_to_none=True)
+                critic_loss.backward()
+                torch.nn.utils.clip_grad_norm_(critic.parameters(), cfg.ppo.max_grad_norm)
+                critic_opt.step()
+                closs = critic_loss.item()
             with torch.no_grad():
                 acc = (logits.argmax(1) == act[idx]).float().mean().item()
-            sums += np.array([ce.item(), vloss.item(), acc, 1.0]) * len(idx)
+            sums += np.array([ce.item(), vloss.item(), acc, closs, 1.0]) * len(idx)
         seen += n
         stats = {"cross_entropy": sums[0] / n, "value_loss": sums[1] / n, "accuracy": sums[2] / n,
                  "decisions": seen}
+        if critic is not None:
+            stats["critic_value_loss"] = sums[3] / n
         if log is not None:
             log(seen, stats)
         if progress is not None:

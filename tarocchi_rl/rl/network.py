@@ -1,8 +1,17 @@
-"""The policy/value network shared by every seat: an MLP trunk, a policy head and a value head.
+"""The policy/value network shared by every seat: an MLP trunk, a policy head and a value head; and the
+perfect-information critic of training.
 
 Inputs are the core's observations (float32[B, obs_dim], the variant's table in ``docs/observations.md``);
 they already carry the seat, the roles (declarer, partner, contract) and the phase, so one network serves
 every seat and every decision (bids, discards, commitments, card play).
+
+``critic: perfect`` adds a :class:`CriticNet` ("perfect-training, imperfect-execution", as DouZero and
+PerfectDou): an MLP on the observation and the privileged observation (every seat's hand, the stock, the
+discard: :mod:`tarocchi_rl.core.obs_layout`) whose values drive GAE and the value targets. It lives only in the
+trainer and its checkpoints; the policy network, which the workers, the agents, guided search and the exported
+bot use, never reads the hidden cards (its own value head is still trained, on the critic's returns).
+
+The learner's device (:func:`resolve_device`): ``device: auto`` is CUDA when torch sees a GPU, else the CPU.
 
 Illegal actions get the logit ``MASKED_LOGIT`` (a large finite negative: ``-inf`` makes NaNs in the entropy
 and in gradients when a whole row is masked).
@@ -15,7 +24,8 @@ from typing import Any, NamedTuple
 import torch
 from torch import nn
 
-from ..variants import get_variant
+from ..core.obs_layout import build_privileged_layout
+from ..variants import VariantSpec, get_variant
 from .checkpoint import CheckpointError, load_checkpoint
 from .config import ConfigError, TrainConfig, config_from_dict
 
@@ -55,9 +65,109 @@ class PolicyValueNet(nn.Module):
         return logits, self.value(z).squeeze(-1)
 
 
+def state_shapes(obs_dim: int, n_actions: int, hidden: Sequence[int]) -> dict[str, tuple[int, ...]]:
+    """The shape of every tensor of the ``state_dict`` of ``PolicyValueNet(obs_dim, n_actions, hidden)``, found
+    without building it."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    width = obs_dim
+    for k, h in enumerate(hidden):  # the trunk: Linear, activation, Linear, activation, ...
+        shapes[f"trunk.{2 * k}.weight"], shapes[f"trunk.{2 * k}.bias"] = (h, width), (h,)
+        width = h
+    shapes.update({"policy.weight": (n_actions, width), "policy.bias": (n_actions,), "value.weight": (1, width),
+                   "value.bias": (1,)})
+    return shapes
+
+
+def critic_state_shapes(obs_dim: int, privileged_dim: int, hidden: Sequence[int]) -> dict[str, tuple[int, ...]]:
+    """The shape of every tensor of the ``state_dict`` of :class:`CriticNet`: a trunk on the joint input and a value
+    head, named as the policy network's."""
+    shapes = state_shapes(obs_dim + privileged_dim, 0, hidden)
+    return {k: v for k, v in shapes.items() if not k.startswith("policy.")}
+
+
+def check_state_shapes(state: Any, cfg: TrainConfig, where: str, critic: bool = False) -> None:
+    """``state`` (a checkpoint's ``model``, or a league snapshot; ``critic``: a checkpoint's ``critic``) holds exactly
+    the tensors of the network (the critic) ``cfg`` describes, in their shapes: a :class:`CheckpointError` naming
+    ``where`` and the first key that differs otherwise. Checked before a network is built from ``cfg`` (whose size
+    :class:`TrainConfig` bounds: a small file cannot make a large network be allocated)."""
+    spec = get_variant(cfg.variant)
+    shapes = (critic_state_shapes(spec.obs_dim, privileged_dim(spec), cfg.network.hidden) if critic
+              else state_shapes(spec.obs_dim, spec.n_actions, cfg.network.hidden))
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{where}: the weights must be a mapping of names to tensors, got {type(state).__name__}")
+    unfit = f"{where}: the weights do not fit its network {cfg.network.hidden}"
+    for key, shape in shapes.items():
+        tensor = state.get(key)
+        if not isinstance(tensor, torch.Tensor):
+            raise CheckpointError(f"{unfit}: {key} is missing")
+        if tuple(tensor.shape) != shape:
+            raise CheckpointError(f"{unfit}: {key} has the shape {list(tensor.shape)}, the network needs {list(shape)}")
+    extra = next((k for k in state if k not in shapes), None)
+    if extra is not None:
+        raise CheckpointError(f"{unfit}: {str(extra)[:80]!r} is not one of its tensors")
+
+
 def build_network(cfg: TrainConfig, obs_dim: int, n_actions: int) -> PolicyValueNet:
     """The network a TrainConfig describes."""
     return PolicyValueNet(obs_dim, n_actions, tuple(cfg.network.hidden), cfg.network.activation)
+
+
+def _mlp(width: int, hidden: Sequence[int], activation: str) -> tuple[nn.Sequential, int]:
+    """Linear + activation layers of the given widths (CleanRL's orthogonal initialisation); the output width."""
+    act = {"relu": nn.ReLU, "tanh": nn.Tanh}[activation]
+    layers: list[Any] = []
+    for h in hidden:
+        layers += [nn.Linear(width, h), act()]
+        width = h
+    for m in layers:
+        if isinstance(m, nn.Linear):
+            nn.init.orthogonal_(m.weight, 2**0.5)
+            nn.init.zeros_(m.bias)
+    return nn.Sequential(*layers), width
+
+
+class CriticNet(nn.Module):
+    """The perfect-information critic (module docstring): (obs float32[B, obs_dim], hidden float32[B,
+    privileged_dim]) -> value float32[B]. Training only: never played, never exported."""
+
+    def __init__(self, obs_dim: int, privileged_dim: int, hidden: Sequence[int] = (256, 256),
+                 activation: str = "relu") -> None:
+        super().__init__()
+        self.trunk, width = _mlp(obs_dim + privileged_dim, hidden, activation)
+        self.value = nn.Linear(width, 1)
+        nn.init.orthogonal_(self.value.weight, 1.0)
+        nn.init.zeros_(self.value.bias)
+        self.obs_dim, self.privileged_dim = obs_dim, privileged_dim
+
+    def forward(self, obs: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
+        return self.value(self.trunk(torch.cat([obs, hidden], dim=1))).squeeze(-1)
+
+
+def privileged_dim(spec: VariantSpec) -> int:
+    """The size of a variant's privileged observation (the critic's extra input)."""
+    return int(build_privileged_layout(spec.n_players, spec.deck.n_cards)[1])
+
+
+def build_critic(cfg: TrainConfig) -> CriticNet | None:
+    """The perfect-information critic a TrainConfig describes (``critic: perfect``; None for ``critic: seat``):
+    the widths and activation of ``network``."""
+    if cfg.critic != "perfect":
+        return None
+    spec = get_variant(cfg.variant)
+    return CriticNet(spec.obs_dim, privileged_dim(spec), tuple(cfg.network.hidden), cfg.network.activation)
+
+
+def resolve_device(name: str) -> torch.device:
+    """The learner's device of ``device: auto | cpu | cuda`` (auto: CUDA when torch sees a GPU); a
+    :class:`ConfigError` (one line) when ``cuda`` is asked for and there is none."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"device: cuda asked for, but torch {torch.__version__} sees no CUDA GPU here "
+                          "(use device: auto or cpu)")
+    if name not in ("cpu", "cuda"):
+        raise ConfigError(f"device: must be auto, cpu or cuda, got {name!r}")
+    return torch.device(name)
 
 
 class LoadedNetwork(NamedTuple):
@@ -71,7 +181,8 @@ def load_network(checkpoint: str | Path | dict[str, Any], variant: str | None = 
     """The network of ``checkpoint`` (a file, a run directory or already loaded data) as its config describes it.
 
     A :class:`CheckpointError` (one line) when the file is missing or damaged, its config invalid, it was trained on
-    another variant than ``variant`` (when given), or its weights do not fit the network of its config."""
+    another variant than ``variant`` (when given), or its weights do not fit the network of its config (found
+    before the network is built: :func:`check_state_shapes`)."""
     data = checkpoint if isinstance(checkpoint, dict) else load_checkpoint(checkpoint)
     try:
         cfg = config_from_dict(data["config"])
@@ -79,6 +190,7 @@ def load_network(checkpoint: str | Path | dict[str, Any], variant: str | None = 
         raise CheckpointError(f"checkpoint {data['path']}: its config is invalid: {e}") from None
     if variant is not None and cfg.variant != variant:
         raise CheckpointError(f"checkpoint {data['path']} was trained on {cfg.variant}, not {variant}")
+    check_state_shapes(data.get("model"), cfg, f"checkpoint {data['path']}")
     spec = get_variant(cfg.variant)
     net = build_network(cfg, spec.obs_dim, spec.n_actions)
     try:

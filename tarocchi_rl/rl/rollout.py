@@ -33,6 +33,16 @@ time order, N samples) with GAE already computed, and statistics.
 | value      | float32[N]             | the value estimate at the decision                             |
 | advantage  | float32[N]             | GAE along the seat's chain (:mod:`tarocchi_rl.rl.losses`)      |
 | ret        | float32[N]             | the value target ``advantage + value``                         |
+| hidden     | float32[N, H]          | the deciding seat's privileged observation (the hidden cards:  |
+|            |                        | :mod:`tarocchi_rl.core.obs_layout`); ``critic: perfect`` only, |
+|            |                        | H = 0 otherwise                                                |
+| reward     | float32[N]             | payoff / payoff_scale on the seat's last decision, else 0      |
+| done       | bool[N]                | the seat's last decision of the deal                           |
+| next_idx   | int64[N]               | the same seat's next sample in the deal (-1 after its last)    |
+
+``value``, ``advantage`` and ``ret`` are the policy network's own (its seat-view value head); with ``critic:
+perfect`` the learner recomputes ``advantage`` and ``ret`` along the chains (``reward``, ``done``, ``next_idx``)
+with its perfect-information critic, which the workers do not hold.
 
 Where a worker runs: in a Ray actor (:class:`~tarocchi_rl.rl.workers.RayPool`) the worker notes the id of its
 Ray node (``ray.get_runtime_context().get_node_id()``, a hex string) as ``node_id``; in the learner's process
@@ -105,6 +115,8 @@ class RolloutWorker:
         self.rng = np.random.default_rng(ss.spawn(1)[0])
         self.gen = torch.Generator().manual_seed(torch_seed)
         self.net = build_network(c, self.env.obs_dim, self.env.num_actions).eval()
+        # the privileged observation of the learner's decisions (critic: perfect), else a width of 0
+        self.hidden_dim = engine.privileged_layout(self.env.tables)[1] if c.critic == "perfect" else 0
         self.pool: list[tuple[int, Any]] = []  # (snapshot id, network), slot k-1 is controller k
         self.n_players = self.env.num_players
         make = agent_factory or make_baseline
@@ -205,7 +217,7 @@ class RolloutWorker:
                 if steps[i] < c.rollout_steps:  # else the game idles until the rollout ends
                     self._deal_until_live(i)
                     seating[i] = self._draw_seating()
-        out = traj.arrays(env.obs_dim, env.num_actions, c.ppo.gamma, c.ppo.gae_lambda)
+        out = traj.arrays(env.obs_dim, env.num_actions, self.hidden_dim, c.ppo.gamma, c.ppo.gae_lambda)
         out["stats"] = stats.as_dict(all_decisions, traj.n) | {"node_id": self.node_id}
         return out
 
@@ -239,7 +251,7 @@ class RolloutWorker:
             logits, v = self.net(torch.from_numpy(o), torch.from_numpy(m))
             a, lp = sample_actions(logits, self.gen)
             actions[learn] = a.numpy()
-            traj.add(learn, cur[learn], o, m, a.numpy(), lp.numpy(), v.numpy())
+            traj.add(learn, cur[learn], o, m, a.numpy(), lp.numpy(), v.numpy(), self._hidden(learn, cur))
         for slot, (_, net) in enumerate(self.pool):
             r = np.nonzero(who == slot + 1)[0]
             if len(r):
@@ -250,6 +262,15 @@ class RolloutWorker:
             if len(r) and agent is not None:
                 actions[r] = agent.act(obs[r], mask[r], env, r)
 
+    def _hidden(self, learn: np.ndarray, cur: np.ndarray) -> np.ndarray:
+        """float32[k, H]: the privileged observation of the learner's k decisions (games ``learn``, seats to move
+        ``cur``); width 0 without a perfect-information critic."""
+        if not self.hidden_dim:
+            return np.zeros((len(learn), 0), np.float32)
+        viewers = np.full(self.env.batch_size, -1, np.int64)
+        viewers[learn] = cur[learn]
+        return engine.observe_privileged(self.env.state, self.env.tables, viewers)[learn]
+
 
 class _Trajectories:
     """The learner's samples of one rollout in time order, linked into each (game, seat)'s decision chain.
@@ -259,7 +280,7 @@ class _Trajectories:
     latest sample of each game's seat in the current deal, -1 before its first).
     """
 
-    KEYS = ("obs", "mask", "action", "logp", "value")
+    KEYS = ("obs", "mask", "action", "logp", "value", "hidden")
 
     def __init__(self, b: int, p: int, capacity: int) -> None:
         self.next_idx = np.full(capacity, -1, np.int64)
@@ -270,10 +291,10 @@ class _Trajectories:
         self.n = 0
 
     def add(self, games: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, action: np.ndarray,
-            logp: np.ndarray, value: np.ndarray) -> None:
+            logp: np.ndarray, value: np.ndarray, hidden: np.ndarray) -> None:
         """Append k samples: games, seats int64[k]; obs float32[k, D], mask bool[k, A], action int64[k],
-        logp float32[k], value float32[k]."""
-        for k, x in zip(self.KEYS, (obs, mask, action, logp, value), strict=True):
+        logp float32[k], value float32[k], hidden float32[k, H]."""
+        for k, x in zip(self.KEYS, (obs, mask, action, logp, value, hidden), strict=True):
             self.chunks[k].append(x)
         idx = self.n + np.arange(len(games))
         prev = self.last[games, seats]
@@ -290,16 +311,18 @@ class _Trajectories:
                 self.done[k] = True
         self.last[game] = -1
 
-    def arrays(self, obs_dim: int, n_actions: int, gamma: float, lam: float) -> dict:
+    def arrays(self, obs_dim: int, n_actions: int, hidden_dim: int, gamma: float, lam: float) -> dict:
         """The samples as the module docstring's arrays, with GAE advantages and returns."""
         n = self.n
         if n == 0:
             out = {"obs": np.zeros((0, obs_dim), np.float32), "mask": np.zeros((0, n_actions), bool),
-                   "action": np.zeros(0, np.int64), "logp": np.zeros(0, np.float32), "value": np.zeros(0, np.float32)}
+                   "action": np.zeros(0, np.int64), "logp": np.zeros(0, np.float32), "value": np.zeros(0, np.float32),
+                   "hidden": np.zeros((0, hidden_dim), np.float32)}
         else:
             out = {k: np.concatenate(v) for k, v in self.chunks.items()}
-        out["advantage"] = gae(self.reward[:n], self.done[:n], out["value"].astype(np.float32), self.next_idx[:n],
-                               gamma, lam)
+        out["reward"], out["done"] = self.reward[:n].copy(), self.done[:n].copy()
+        out["next_idx"] = self.next_idx[:n].copy()
+        out["advantage"] = gae(out["reward"], out["done"], out["value"].astype(np.float32), out["next_idx"], gamma, lam)
         out["ret"] = out["advantage"] + out["value"]
         return out
 

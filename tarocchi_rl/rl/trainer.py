@@ -6,7 +6,9 @@
     warm start (imitation.decisions > 0 and no init): imitate imitation.teacher (the heuristic), evaluate (update 0)
     until a stopping rule (total_samples, max_minutes, max_updates):
         batches = workers.sample(weights, league)       one rollout per worker, GAE already computed
-        for epoch in 1..ppo.epochs: for each shuffled minibatch: ppo_loss -> backward -> clip grads -> Adam step
+        (critic: perfect) advantages and targets recomputed with the perfect-information critic
+        for epoch in 1..ppo.epochs: for each shuffled minibatch: ppo_loss (+ the critic's value loss) -> backward
+            -> clip grads (the critic's apart) -> Adam step(s)
         every league.snapshot_every updates: the current weights join the league pool
         every log_every updates: TensorBoard scalars
         every eval.every updates: duplicate arena (greedy policy) vs heuristic and random
@@ -20,6 +22,20 @@ actor holding its own batched core (``ray.init(num_cpus=2)`` here, or ``ray.init
 trains (the samples are then one update old; the PPO ratio uses the behaviour log-probabilities they were
 sampled with).
 
+**Critic** (``critic``): ``seat`` (default) bootstraps GAE with the policy network's own value head, which reads
+the deciding seat's observation only; ``perfect`` adds a separate :class:`~tarocchi_rl.rl.network.CriticNet` that
+also reads the hidden cards (the workers return each sample's privileged observation, ``hidden``): the learner
+evaluates it on each rollout and recomputes the advantages and value targets along the chains with it, before the
+epochs. The policy network's value head is still regressed on those targets (guided search and exported bots read
+it). The critic has its own Adam optimizer and gradient clip; its weights and optimizer are in every checkpoint
+(``critic``, ``critic_optimizer``: resume continues it) and never in an exported bot.
+
+**Device** (``device``, ``bf16``): the learner's network, critic and update run on
+:func:`~tarocchi_rl.rl.network.resolve_device`'s device (``auto``: CUDA when torch sees a GPU); a rollout's arrays
+go there through pinned memory. The workers always play on the CPU: the weights they are sent, the league
+snapshots, the evaluations and the checkpoints are CPU copies. ``bf16`` (CUDA only) runs the forward passes under
+bf16 autocast; the losses are computed in float32.
+
 Two counts, never mixed: **learner samples** (``self.learner_samples``) are the learner seats' decisions,
 the ones PPO trains on (the x axis of every curve, ``total_samples``, the lr schedule); **all decisions**
 (``self.all_decisions``) are every seat's, learner, snapshots and heuristic. Checkpoints, ``eval.jsonl`` and
@@ -29,7 +45,8 @@ decisions (``timed_samples`` / ``timed_decisions``, ``samples_per_s`` / ``decisi
 TensorBoard tags (step: learner samples): ``returns/{self_play,vs_heuristic,vs_snapshot}`` (learner seats'
 mean payoff per deal, game units), ``returns_seat/S``, ``returns_role/{declarer,partner,defender,passed}``,
 ``bids/WORD`` (share of the learner's auction words),
-``loss/{policy_loss,value_loss,entropy,approx_kl,clip_fraction,explained_variance,grad_norm}``,
+``loss/{policy_loss,value_loss,entropy,approx_kl,clip_fraction,explained_variance,grad_norm}`` (``critic:
+perfect``: also ``loss/{critic_loss,critic_grad_norm,critic_explained_variance}``),
 ``perf/{decisions_per_s,samples_per_s,rollout_s,learn_s}`` (decisions: every seat's, samples: the learner's),
 ``train/{lr,update,minutes}``, ``league/pool_size``, ``eval/vs_OPP/{mean,ci_low,ci_high,win_rate}`` (and
 ``eval_final/...``), ``imitation/*`` during the warm start, and the resolved config as text.
@@ -57,6 +74,7 @@ Faults:
 * ``--resume`` falls back from a damaged ``latest.pt`` (:func:`~tarocchi_rl.rl.checkpoint.load_resume_checkpoint`).
 """
 
+import contextlib
 import copy
 import dataclasses
 import json
@@ -74,6 +92,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from .. import bounded
 from ..arena import check_plays, run_arena
 from ..core.phases import DECISION_KINDS
 from ..policies import make_baseline
@@ -89,18 +108,33 @@ from .checkpoint import (
 )
 from .config import RESUMABLE_KEYS, TrainConfig, config_from_dict, dump_config
 from .imitation import imitate
-from .losses import explained_variance, ppo_loss
-from .network import build_network, load_network
+from .losses import explained_variance, gae, ppo_loss
+from .network import build_critic, build_network, check_state_shapes, load_network, resolve_device
 from .policy import PPOAgent
 from .rollout import AgentFactory, merge_stats
 from .workers import LocalPool, make_worker_pool
 
+MAX_EVAL_LOG_BYTES = 1 << 26  # bytes of eval.jsonl read back on --resume (an evaluation's line is about 300)
+MAX_EVAL_LINE = 1 << 16  # bytes of one of its lines: a longer one is not an evaluation and is dropped
 EVAL_SEED = 20261129  # the arena deals of the periodic evaluations: the same every time, comparable over a run
-TRAIN_KEYS = ("obs", "mask", "action", "logp", "value", "advantage", "ret")  # the rollout arrays PPO uses
+# the rollout arrays PPO uses (hidden: the privileged observation, width 0 unless critic: perfect)
+TRAIN_KEYS = ("obs", "mask", "action", "logp", "value", "advantage", "ret", "hidden")
 
 
 def _cpu_state(net: torch.nn.Module) -> dict:
-    return {k: v.detach().clone() for k, v in net.state_dict().items()}
+    """A copy of the module's weights on the CPU (what workers, snapshots and checkpoints hold)."""
+    return {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}
+
+
+def _cpu_tree(obj: Any) -> Any:
+    """``obj`` (an optimizer's state dict: dicts, lists, tensors, numbers) with every tensor copied to the CPU."""
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().to("cpu", copy=True)
+    if isinstance(obj, dict):
+        return {k: _cpu_tree(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_cpu_tree(v) for v in obj)
+    return copy.deepcopy(obj)
 
 
 class NonFiniteError(ValueError):
@@ -162,10 +196,19 @@ class Trainer:
         spec = get_variant(cfg.variant)
         torch.manual_seed(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
+        self.device = resolve_device(cfg.device)  # the learner's; the workers play on the CPU
+        self.bf16 = cfg.bf16 and self.device.type == "cuda"
         self.net = build_network(cfg, spec.obs_dim, spec.n_actions)
         if cfg.init is not None and resume_from is None:
             load_initial_weights(self.net, cfg)
+        self.net.to(self.device)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.lr, eps=1e-5)
+        # critic: perfect: the perfect-information critic and its own optimizer (rl/network.py), else None
+        self.critic = build_critic(cfg)
+        self.critic_opt = None
+        if self.critic is not None:
+            self.critic.to(self.device)
+            self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=cfg.ppo.lr, eps=1e-5)
         self.gen = torch.Generator().manual_seed(cfg.seed)  # the minibatch shuffles
         self.update = 0
         self.learner_samples = 0  # the learner seats' decisions trained on so far
@@ -307,9 +350,10 @@ class Trainer:
         if not path.is_file():
             return
         keep = []
-        for line in path.read_text(errors="replace").splitlines(keepends=True):
+        chunks = bounded.iter_chunks(path, MAX_EVAL_LOG_BYTES, what=f"the run's evaluation log {path}")
+        for line in (raw.decode("utf-8", "replace") for raw in bounded.iter_lines(chunks, MAX_EVAL_LINE)):
             try:
-                entry = json.loads(line) if line.endswith("\n") else None
+                entry = bounded.loads(line) if line.endswith("\n") else None  # a cut line has no newline
             except ValueError:
                 entry = None
             if not (isinstance(entry, dict) and isinstance(entry.get("update"), int)):
@@ -389,7 +433,7 @@ class Trainer:
                     writer.add_scalar(f"imitation/{k}", v, seen)
 
         t = time.perf_counter()
-        st = imitate(self.net, self.cfg, teacher, self.gen, log=log)
+        st = imitate(self.net, self.cfg, teacher, self.gen, log=log, critic=self.critic)
         self.imitated = True
         self.imitation_stats = stats = {**st, "teacher": self.cfg.imitation.teacher,
                                         "seconds": time.perf_counter() - t}
@@ -407,21 +451,27 @@ class Trainer:
 
     def _learn(self, batches: list[dict]) -> dict:
         """One PPO update on the concatenated rollouts (N samples); returns the averaged loss statistics,
-        ``explained_variance`` and ``lr`` (empty when N = 0)."""
+        ``explained_variance`` and ``lr`` (empty when N = 0). With ``critic: perfect`` the advantages and value
+        targets are first recomputed with the critic (:meth:`_critic_targets`)."""
         p = self.cfg.ppo
         data = {k: np.concatenate([b[k] for b in batches]) for k in TRAIN_KEYS}
         n = len(data["action"])
         if n == 0:
             return {}
-        tensors = {k: torch.from_numpy(data[k]) for k in TRAIN_KEYS}
+        critic_values = None
+        if self.critic is not None:
+            data["advantage"], data["ret"], critic_values = self._critic_targets(batches)
+        tensors = self._to_device(data)
         lr = self._lr()
-        for g in self.opt.param_groups:
-            g["lr"] = lr
+        for opt in self._optimizers():
+            for g in opt.param_groups:
+                g["lr"] = lr
         sums: dict[str, float] = {}
         count = 0
         for _ in range(p.epochs):
             kls: list[float] = []
             for idx in torch.randperm(n, generator=self.gen).split(p.minibatch_size):
+                idx = idx.to(self.device)
                 st = self._minibatch_step({k: t[idx] for k, t in tensors.items()})
                 for k, v in st.items():
                     sums[k] = sums.get(k, 0.0) + v
@@ -431,25 +481,71 @@ class Trainer:
                 break
         out = {k: v / count for k, v in sums.items()}
         out["explained_variance"] = explained_variance(data["value"], data["ret"])
+        if critic_values is not None:
+            out["critic_explained_variance"] = explained_variance(critic_values, data["ret"])
         out["lr"] = lr
         return out
+
+    def _optimizers(self) -> list[torch.optim.Optimizer]:
+        return [self.opt] if self.critic_opt is None else [self.opt, self.critic_opt]
+
+    def _to_device(self, data: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
+        """The arrays of :data:`TRAIN_KEYS` as tensors on the learner's device (through pinned memory to a GPU)."""
+        tensors = {k: torch.from_numpy(data[k]) for k in TRAIN_KEYS}
+        if self.device.type == "cpu":
+            return tensors
+        return {k: t.pin_memory().to(self.device, non_blocking=True) for k, t in tensors.items()}
+
+    def _autocast(self) -> Any:
+        """bf16 autocast of the forward passes (``bf16`` on CUDA), else nothing."""
+        return torch.autocast("cuda", dtype=torch.bfloat16) if self.bf16 else contextlib.nullcontext()
+
+    @torch.no_grad()
+    def _critic_targets(self, batches: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(advantages, value targets, critic values), float32[N] each: GAE along each rollout's chains
+        (``reward``, ``done``, ``next_idx``: :mod:`~tarocchi_rl.rl.rollout`) with the perfect-information critic's
+        values of (obs, hidden), evaluated in minibatches in float32."""
+        assert self.critic is not None
+        p = self.cfg.ppo
+        advs, rets, values = [], [], []
+        for b in batches:
+            obs, hidden = torch.from_numpy(b["obs"]), torch.from_numpy(b["hidden"])
+            v = np.concatenate([
+                self.critic(o.to(self.device), h.to(self.device)).float().cpu().numpy()
+                for o, h in zip(obs.split(p.minibatch_size), hidden.split(p.minibatch_size), strict=True)
+            ]) if len(obs) else np.zeros(0, np.float32)
+            adv = gae(b["reward"], b["done"], v, b["next_idx"], p.gamma, p.gae_lambda)
+            advs.append(adv)
+            rets.append(adv + v)
+            values.append(v)
+        return np.concatenate(advs), np.concatenate(rets), np.concatenate(values)
 
     def _minibatch_step(self, mb: dict) -> dict:
         """One Adam step on a minibatch (tensors of :data:`TRAIN_KEYS`, M rows); returns its loss statistics.
         A non-finite loss raises :class:`NonFiniteError` before the step."""
         p = self.cfg.ppo
-        logits, values = self.net(mb["obs"], mb["mask"])
-        loss, st = ppo_loss(logits, values, mb["action"], mb["logp"], mb["advantage"], mb["ret"], p.clip,
-                            p.value_coef, p.entropy_coef, p.normalize_advantages)
+        with self._autocast():
+            logits, values = self.net(mb["obs"], mb["mask"])
+            critic_values = None if self.critic is None else self.critic(mb["obs"], mb["hidden"])
+        loss, st = ppo_loss(logits.float(), values.float(), mb["action"], mb["logp"], mb["advantage"], mb["ret"],
+                            p.clip, p.value_coef, p.entropy_coef, p.normalize_advantages)
+        if critic_values is not None:  # the critic's value loss, weighted as the policy network's
+            critic_loss = 0.5 * (critic_values.float() - mb["ret"]).pow(2).mean()
+            loss = loss + p.value_coef * critic_loss
+            st["critic_loss"] = critic_loss.item()
         if not bool(torch.isfinite(loss)):
             parts = ", ".join(f"{k}={v:.4g}" for k, v in st.items() if isinstance(v, float) and not math.isfinite(v))
             raise NonFiniteError(f"non-finite loss at update {self.update + 1}: loss={float(loss.detach()):.4g}"
                                  + (f" ({parts})" if parts else "") + f" (ppo.lr={self._lr():.4g}); "
                                  "stopped before writing a checkpoint of these weights")
-        self.opt.zero_grad(set_to_none=True)
+        for opt in self._optimizers():
+            opt.zero_grad(set_to_none=True)
         loss.backward()
         st["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(self.net.parameters(), p.max_grad_norm))
-        self.opt.step()
+        if self.critic is not None:  # clipped on its own: the critic's gradient never scales the policy's
+            st["critic_grad_norm"] = float(torch.nn.utils.clip_grad_norm_(self.critic.parameters(), p.max_grad_norm))
+        for opt in self._optimizers():
+            opt.step()
         return st
 
     # -- logging, evaluation, checkpoints ---------------------------------------------------------------
@@ -485,7 +581,7 @@ class Trainer:
 
     def _evaluate(self, writer: Any, deals: int, final: bool) -> dict:
         """Duplicate arena of the greedy policy against each of ``eval.opponents``; appended to eval.jsonl."""
-        agent: Any = PPOAgent(net=copy.deepcopy(self.net).eval(), variant=self.cfg.variant, label="ppo")
+        agent: Any = PPOAgent(net=copy.deepcopy(self.net).to("cpu").eval(), variant=self.cfg.variant, label="ppo")
         if len(self.cfg.learn) < len(DECISION_KINDS):  # what the learner plays, as in its rollouts
             others = self.agent_factory(self.cfg.others, 0)
             agent = ComposeAgent({k: agent if k in self.cfg.learn else others for k in DECISION_KINDS}, name="ppo")
@@ -508,8 +604,9 @@ class Trainer:
         return entry
 
     def _check_weights(self, when: str) -> None:
-        """:class:`NonFiniteError` when a weight is NaN or infinite (named: tensor, count)."""
-        for name, t in self.net.state_dict().items():
+        """:class:`NonFiniteError` when a weight is NaN or infinite (named: tensor, count), the critic's too."""
+        critic = {} if self.critic is None else {f"critic.{k}": v for k, v in self.critic.state_dict().items()}
+        for name, t in {**self.net.state_dict(), **critic}.items():
             if t.is_floating_point() and not bool(torch.isfinite(t).all()):
                 bad = int((~torch.isfinite(t)).sum())
                 raise NonFiniteError(f"non-finite weights after {when}: {name} has {bad} of {t.numel()} values "
@@ -519,16 +616,22 @@ class Trainer:
     def _state(self, copy_all: bool = False) -> dict:
         """The checkpoint dict of the current state (``copy_all``: every tensor copied, nothing shared with
         the live network or optimizer; the workers' states only for a local pool, where they are cheap)."""
-        model = _cpu_state(self.net) if copy_all else self.net.state_dict()
-        opt = copy.deepcopy(self.opt.state_dict()) if copy_all else self.opt.state_dict()
+        on_cpu = self.device.type == "cpu" and not copy_all  # else CPU copies: checkpoints hold CPU tensors
+        model = self.net.state_dict() if on_cpu else _cpu_state(self.net)
+        opt = self.opt.state_dict() if on_cpu else _cpu_tree(self.opt.state_dict())
         workers = (self.workers.state_dicts() if not copy_all or isinstance(self.workers, LocalPool) else None)
-        return {
+        state = {
             "config": self.cfg.to_dict(), "model": model, "optimizer": opt,
             "update": self.update, "samples": self.learner_samples, "decisions": self.all_decisions,
             "minutes": self.minutes, "pool": list(self.league), "next_snapshot_id": self.next_snapshot_id,
             "pool_version": self.league_version, "learner_rng": self.gen.get_state(),
             "workers": workers, "imitated": self.imitated, "sources": self.sources,
         }
+        if self.critic is not None and self.critic_opt is not None:  # critic: perfect (never exported)
+            state["critic"] = self.critic.state_dict() if on_cpu else _cpu_state(self.critic)
+            critic_opt = self.critic_opt.state_dict()
+            state["critic_optimizer"] = critic_opt if on_cpu else _cpu_tree(critic_opt)
+        return state
 
     def _weights(self) -> dict:
         """The current weights as CPU copies (those kept by :meth:`_commit`, made after the last update)."""
@@ -603,6 +706,11 @@ class Trainer:
             self.league_version = data["pool_version"]
             self.imitated = data.get("imitated", False)
             states = data["workers"]
+            if self.critic is not None and self.critic_opt is not None:
+                if "critic" not in data:
+                    raise ValueError("it holds no critic weights (its config has critic: perfect)")
+                self.critic.load_state_dict(data["critic"])
+                self.critic_opt.load_state_dict(data["critic_optimizer"])
         except (KeyError, RuntimeError, TypeError, ValueError) as e:
             raise CheckpointError(f"checkpoint {data.get('path')} cannot be resumed: {type(e).__name__}: {e}") from None
         if states is None:  # saved when the workers could not answer: they keep their fresh streams
@@ -628,6 +736,19 @@ def train(cfg: TrainConfig, run_dir: str | Path, ray_address: str | None = None,
     return Trainer(cfg, run_dir, ray_address, progress, agent_factory=agent_factory).run()
 
 
+def _check_checkpoint_shapes(data: dict, cfg: TrainConfig) -> None:
+    """The checkpoint's network and its league snapshots have the shapes of ``cfg``'s network, found before any
+    network is built (a :class:`CheckpointError` naming the first tensor that differs)."""
+    where = f"checkpoint {data['path']}"
+    check_state_shapes(data.get("model"), cfg, where)
+    if cfg.critic == "perfect":  # the perfect-information critic's weights too
+        check_state_shapes(data.get("critic"), cfg, f"{where}: critic", critic=True)
+    pool = data.get("pool") or []
+    for k, entry in enumerate(pool if isinstance(pool, list) else []):
+        weights = entry[1] if isinstance(entry, (list, tuple)) and len(entry) == 2 else None
+        check_state_shapes(weights, cfg, f"{where}: pool[{k}]")
+
+
 def resume(run_dir: str | Path, overrides: dict | None = None, ray_address: str | None = None,
            progress: bool = True, agent_factory: AgentFactory | None = None) -> dict:
     """Continue the run in ``run_dir`` from its latest checkpoint with its own config; only the stopping
@@ -643,4 +764,5 @@ def resume(run_dir: str | Path, overrides: dict | None = None, ray_address: str 
         cfg = config_from_dict(cfg_dict)
     except ValueError as e:
         raise CheckpointError(f"checkpoint {data['path']} holds an invalid config: {e}") from None
+    _check_checkpoint_shapes(data, cfg)
     return Trainer(cfg, run_dir, ray_address, progress, resume_from=data, agent_factory=agent_factory).run()

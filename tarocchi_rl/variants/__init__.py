@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 
 from ..cards import Deck
-from ..core.obs_layout import layout_table
+from ..core.obs_layout import build_privileged_layout, layout_table
 from ..core.tables import RuleTables
 from . import french, mineo, piedmont
 
@@ -207,4 +207,14 @@ def observation_layouts_markdown() -> str:
     for name in VARIANTS:
         spec = get_variant(name)
         parts += ["", f"## `{name}`: {spec.obs_dim} floats", "", layout_table(spec.obs_rows)]
+    parts += ["", "## The privileged observation (training only)", "",
+              "The hidden part of a deal, which only the perfect-information critic of training reads",
+              "(`critic: perfect`; never the policy, never an exported bot). Section meanings:",
+              "`tarocchi_rl/core/obs_layout.py`. Offset (size) of each section:", "",
+              "| variant | hands | stock | discard | floats |", "|---|---|---|---|---|"]
+    for name in VARIANTS:
+        spec = get_variant(name)
+        _, dim, rows = build_privileged_layout(spec.n_players, spec.deck.n_cards)
+        hands, stock, discard = (f"{o} ({size})" for o, size, _ in rows)
+        parts.append(f"| `{name}` | {hands} | {stock} | {discard} | {dim} |")
     return "\n".join(parts) + "\n"

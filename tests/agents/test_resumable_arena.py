@@ -81,7 +81,7 @@ def test_a_fingerprint_follows_the_files_a_spec_names(tmp_path):
 
 
 @pytest.mark.parametrize("damage, message", [
-    ("{not json\n", "line 2: not JSON"),
+    ("{not json\n", "line 2: not valid JSON"),
     ('{"format": "other"}\n', "line 2: not a tarocchi-arena-block/1 record"),
     ("BLOCK:scores=[[1.0], []]", "line 2: scores must be two equally long lists"),
     ("BLOCK:scores=[[NaN], [1.0]]", "line 2: scores must be two equally long lists of finite numbers"),
@@ -121,7 +121,7 @@ def test_the_leaderboard_resumes_from_its_blocks_dir(tmp_path, capsys):
     (tmp_path / "blocks/piedmont3.jsonl").write_text("garbage\n")
     assert main([*args]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("error: blocks file") and "line 1: not JSON" in err[0]
+    assert len(err) == 1 and err[0].startswith("error: blocks file") and "line 1: not valid JSON" in err[0]
     assert main([*args[:-1], str(tmp_path / "blocks/piedmont3.jsonl")]) == 2  # a file where a directory goes
     assert "--blocks-dir" in capsys.readouterr().err
 

@@ -89,7 +89,7 @@ def bad_requests() -> list[tuple[object, str]]:
         return {k: v for k, v in good.items() if k != key}
 
     return [
-        ("not json at all", "not JSON"),
+        ("not json at all", "not valid JSON"),
         ("[1, 2]", "JSON object"),
         ({"type": "dance"}, "type"),
         (with_(colour="red"), "unknown field 'colour'"),
@@ -109,7 +109,7 @@ def bad_requests() -> list[tuple[object, str]]:
         (with_(history="0:bid:pass"), "history: expected list"),
         (with_(decision="play"), "decision"),
         (with_(want=["everything"]), "want: unknown"),
-        ("{" * 100, "not JSON"),
+        ("{" * 100, "nested too deeply"),
     ]
 
 

@@ -289,7 +289,7 @@ def test_damaged_directories_name_the_file(bot, tmp_path):
     with pytest.raises(OnnxPolicyError, match=r"policy.onnx not found"):
         OnnxAgent(d)
     (d / "manifest.json").write_text("{not json")
-    with pytest.raises(OnnxPolicyError, match=r"manifest.json is not valid JSON"):
+    with pytest.raises(OnnxPolicyError, match=r"manifest.json: not valid JSON"):
         OnnxAgent(d)
     (d / "manifest.json").unlink()
     with pytest.raises(OnnxPolicyError, match=r"manifest.json not found"):

@@ -59,7 +59,7 @@ def test_a_fifo_nobody_writes_and_one_written_slowly_end_within_the_deadline(tmp
 
 
 def test_deep_nesting_and_long_integers_are_errors_not_crashes():
-    with pytest.raises(BoundedInputError, match=f"nested more than {MAX_DEPTH} levels"):
+    with pytest.raises(BoundedInputError, match=f"nested too deeply \\(more than {MAX_DEPTH} levels"):
         loads("[" * 100_000 + "]" * 100_000, what="body")
     with pytest.raises(BoundedInputError, match=f"body: a JSON integer of 5,000 digits \\(at most {MAX_INT_DIGITS}\\)"):
         loads('{"seed": ' + "9" * 5000 + "}", what="body")
@@ -77,9 +77,9 @@ def test_invalid_json_is_one_error_naming_the_input(text, message):
 
 
 def test_unreadable_paths_are_errors(tmp_path):
-    with pytest.raises(BoundedInputError, match="cannot read it"):
+    with pytest.raises(BoundedInputError, match="^cannot read .*missing: No such file"):
         read_bytes(tmp_path / "missing", 10)
-    with pytest.raises(BoundedInputError, match="is a directory"):
+    with pytest.raises(BoundedInputError, match="^cannot read .*: Is a directory"):
         read_bytes(tmp_path, 10)
-    with pytest.raises(BoundedInputError, match="cannot read it"):
+    with pytest.raises(BoundedInputError, match="^cannot read a"):
         read_bytes("a\0b", 10)
