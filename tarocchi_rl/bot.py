@@ -4,7 +4,9 @@ The frontend owns the game; each ``act`` request carries only what the seat know
 view of every step, docs/bot-protocol.md); the bot rebuilds a position from that alone
 (:func:`tarocchi_rl.search.seat_view.rebuild`) and answers with an action string, and on request the policy's
 probabilities, its value and the search statistics. Every request gets exactly one line back; a bad one gets
-an ``error`` line naming the problem and the bot keeps serving.
+an ``error`` line naming the problem and the bot keeps serving. A bot with a belief model (``has_beliefs``: a
+policy trained with ``belief_loss > 0``) also answers ``want: ["beliefs"]``: where each card the seat cannot see
+lies (:func:`belief_answer`).
 """
 
 import hashlib
@@ -17,7 +19,9 @@ import numpy as np
 
 from . import __version__, bounded
 from .game import Game, make
+from .policies.belief import absolute_location_names, belief_shape, unseen_cards
 from .search.seat_view import ViewCache, ViewError, rebuild
+from .variants import get_variant
 from .views import Views
 
 PROTOCOL = "tarocchi-bot/1"
@@ -33,7 +37,8 @@ FIELDS: dict[str, dict[str, tuple[bool, tuple[type, ...]]]] = {
             "history": (True, (list,)), "decision": (True, (str,)), "want": (False, (list,))},
     "quit": {"type": (True, (str,)), "id": (False, (int, str))},
 }
-WANTS = ("probabilities", "value", "search")
+WANTS = ("probabilities", "value", "search", "beliefs")
+BELIEF_DIGITS = 6  # decimals of a belief in an answer (at most 78 cards x 6 locations of them: about 10 kB)
 
 
 def request_id(req: dict[str, Any]) -> int | str | None:
@@ -91,6 +96,8 @@ class BotServer:
         caps = ["act"]
         caps += [w for w, attr in (("probabilities", "probabilities"), ("value", "value"), ("search", "search"))
                  if callable(getattr(self.agent, attr, None))]
+        if getattr(self.agent, "has_beliefs", False) is True and callable(getattr(self.agent, "beliefs", None)):
+            caps.append("beliefs")
         return caps
 
     def hello(self) -> dict[str, Any]:
@@ -198,7 +205,23 @@ class BotServer:
             v = visits[0]
             out["search"] = {"visits": {state.action_to_string(int(x)): int(v[x]) for x in legal},
                              "iterations": int(v[legal].sum())}
+        if "beliefs" in want:
+            out["beliefs"] = belief_answer(agent, obs, req["variant"], seat)
         return out
+
+
+def belief_answer(agent: Any, obs: np.ndarray, variant: str, seat: int) -> dict[str, dict[str, float]]:
+    """The ``beliefs`` of an answer: for each card the seat cannot see (by name), the probability of each location
+    (``seat0`` .. ``seat{N-1}`` by absolute seat, ``stock``, ``discard``), from ``agent.beliefs`` of the seat's one
+    observation ``obs`` float32[1, obs_dim]; rounded to :data:`BELIEF_DIGITS` decimals."""
+    spec = get_variant(variant)
+    probs = np.asarray(agent.beliefs(obs), np.float64)
+    if probs.shape != (1, *belief_shape(spec)):
+        raise RuntimeError(f"the agent's beliefs have the shape {list(probs.shape)}, expected "
+                           f"{[1, *belief_shape(spec)]}")
+    names = absolute_location_names(spec.n_players, seat)
+    return {spec.deck.names[c]: {loc: round(float(p), BELIEF_DIGITS) for loc, p in zip(names, probs[0, c], strict=True)}
+            for c in np.flatnonzero(unseen_cards(obs, spec)[0])}
 
 
 class Referee:

@@ -11,14 +11,20 @@ A bot directory (format ``tarocchi-policy/1``)::
                     outputs probs float32[N, num_actions] (masked action probabilities, 0 on illegal actions),
                             value float32[N] (the acting seat's expected payoff / payoff_scale)
     manifest.json   what the network plays and how it was made (below)
-    golden.jsonl    reference positions: observation, mask, probabilities, greedy action, phase
+    golden.jsonl    reference positions: observation, mask, probabilities, greedy action, phase (and beliefs)
     README.md       the model card
+    belief.onnx     optional (a policy trained with ``belief_loss > 0``): input obs float32[N, obs_dim] alone
+                    (the seat's view: no mask, no hidden card), output beliefs float32[N, C, L] (where each card
+                    lies: the location table of :mod:`tarocchi_rl.policies.belief`); listed in the manifest's
+                    ``belief`` (null without one)
 
 ``manifest.json`` holds ``format``, ``variant``, ``options`` (resolved), ``obs_dim``, ``observation_layout``
 (the sections as ``{name, offset, size}``, in order) and ``layout_fingerprint`` (:func:`layout_fingerprint` of
 that list), ``num_actions`` and ``actions`` (id -> action string), ``inputs`` and ``outputs`` (names), the
 ``network``, the ``provenance`` and the ``evaluation``. Loading compares the first group with this engine
-(:func:`engine_facts`) and refuses a mismatch with a :class:`ManifestMismatchError` naming the field.
+(:func:`engine_facts`) and refuses a mismatch with a :class:`ManifestMismatchError` naming the field; a manifest
+whose ``belief`` is not null needs ``belief.onnx`` with exactly the input ``obs`` and the output ``beliefs`` of the
+variant's [N, C, L] (:meth:`OnnxAgent.beliefs`).
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from numpy.typing import NDArray
 from .. import bounded
 from ..variants import VARIANTS, VariantSpec, get_variant
 from .base import Agent
+from .belief import belief_shape, location_names
 
 if TYPE_CHECKING:
     from ..batch import BatchEnv
@@ -43,10 +50,13 @@ MODEL_FILE = "policy.onnx"
 MANIFEST_FILE = "manifest.json"
 GOLDEN_FILE = "golden.jsonl"
 README_FILE = "README.md"
+BELIEF_FILE = "belief.onnx"  # the optional belief model (module docstring)
 MAX_MANIFEST_BYTES = 1 << 20  # bytes of manifest.json (an export writes about 8 kB)
 MAX_MODEL_BYTES = 1 << 28  # bytes of policy.onnx (a shipped one is under 2 MB)
 INPUT_NAMES = ("obs", "mask")
 OUTPUT_NAMES = ("probs", "value")
+BELIEF_INPUT_NAMES = ("obs",)  # the belief model reads the seat's observation and nothing else
+BELIEF_OUTPUT_NAMES = ("beliefs",)
 # the manifest fields that must equal the engine's (checked in this order on loading)
 CHECKED_FIELDS = ("format", "variant", "options", "obs_dim", "layout_fingerprint", "num_actions", "actions")
 
@@ -210,6 +220,10 @@ class OnnxAgent(Agent):
         self.actions: list[str] = facts["actions"]
         self.session = make_session(self.path / MODEL_FILE, threads)
         self._check_model()
+        spec = get_variant(self.variant)
+        self.belief_shape: tuple[int, int] = belief_shape(spec)
+        self.belief_locations: tuple[str, ...] = location_names(spec.n_players)
+        self.belief_session = self._load_beliefs(threads)
         self.threads = int(threads)
         self.greedy = bool(greedy)
         self.rng = np.random.default_rng(seed)
@@ -231,6 +245,34 @@ class OnnxAgent(Agent):
                     raise OnnxPolicyError(f"{where}: {kind} {name} is {a.type}, expected {typ}")
                 if width is not None and (len(a.shape) != 2 or a.shape[1] != width):
                     raise OnnxPolicyError(f"{where}: {kind} {name} has shape {a.shape}, expected [N, {width}]")
+
+    def _load_beliefs(self, threads: int) -> Any:
+        """The session of ``belief.onnx`` when the manifest lists one (None when its ``belief`` is null or absent),
+        its input and output checked: ``obs`` alone in, ``beliefs`` [N, C, L] out."""
+        entry = self.manifest.get("belief")
+        if entry is None:
+            return None
+        where = self.path / MANIFEST_FILE
+        if not isinstance(entry, dict) or entry.get("file") != BELIEF_FILE:
+            raise OnnxPolicyError(f"{where}: field belief must be null or an object with file {BELIEF_FILE!r}")
+        if entry.get("locations") != list(self.belief_locations):
+            raise ManifestMismatchError(f"{where}: field belief.locations is {_short(entry.get('locations'))}, this "
+                                        f"engine's {self.variant} has {_short(list(self.belief_locations))}")
+        model = self.path / BELIEF_FILE
+        session = make_session(model, threads)
+        ins, outs = session.get_inputs(), session.get_outputs()
+        if [a.name for a in ins] != list(BELIEF_INPUT_NAMES):  # the seat-view-only guarantee
+            raise OnnxPolicyError(f"{model}: inputs {[a.name for a in ins]}, expected exactly "
+                                  f"{list(BELIEF_INPUT_NAMES)}")
+        if ins[0].type != "tensor(float)" or len(ins[0].shape) != 2 or ins[0].shape[1] != self.obs_dim:
+            raise OnnxPolicyError(f"{model}: input obs is {ins[0].type} {ins[0].shape}, expected float "
+                                  f"[N, {self.obs_dim}]")
+        c, n_loc = self.belief_shape
+        if ([a.name for a in outs] != list(BELIEF_OUTPUT_NAMES) or outs[0].type != "tensor(float)"
+                or len(outs[0].shape) != 3 or list(outs[0].shape[1:]) != [c, n_loc]):
+            raise OnnxPolicyError(f"{model}: outputs {[(a.name, a.shape) for a in outs]}, expected beliefs "
+                                  f"float [N, {c}, {n_loc}]")
+        return session
 
     # -- the network --------------------------------------------------------------------------------------
     def _inputs(self, obs: NDArray[Any] | None, mask: NDArray[Any] | None,
@@ -271,6 +313,23 @@ class OnnxAgent(Agent):
         """float32[k]: the value head (the acting seat's expected payoff / payoff_scale)."""
         value: NDArray[np.float32] = self.session.run(["value"], self._inputs(obs, mask, env))[0]
         return value
+
+    @property
+    def has_beliefs(self) -> bool:
+        """The bot directory holds a belief model (``belief.onnx``): :meth:`beliefs` answers."""
+        return self.belief_session is not None
+
+    def beliefs(self, obs: NDArray[Any]) -> NDArray[np.float32]:
+        """float32[k, C, L]: where each card lies, from the seat's observations alone (:mod:`.belief`); a ValueError
+        when the bot has no belief model."""
+        if self.belief_session is None:
+            raise ValueError(f"{self.name} has no belief model (exported from a policy trained with belief_loss: 0)")
+        o = np.ascontiguousarray(obs, np.float32)
+        if o.ndim != 2 or o.shape[1] != self.obs_dim:
+            raise ValueError(f"{self.name}: observations of shape {o.shape}, the belief model expects "
+                             f"[k, {self.obs_dim}]")
+        out: NDArray[np.float32] = self.belief_session.run(list(BELIEF_OUTPUT_NAMES), {"obs": o})[0]
+        return out
 
     def act(self, obs: NDArray[np.float32] | None, mask: NDArray[np.bool_] | None, env: BatchEnv | None = None,
             idx: NDArray[np.int64] | None = None) -> NDArray[np.int64]:

@@ -38,6 +38,7 @@ from ..arena import MAX_DEALS
 from ..bits import SEED_MAX
 from ..core.obs_layout import build_privileged_layout
 from ..core.phases import DECISION_KINDS
+from ..policies.belief import belief_shape
 from ..variants import VARIANTS, get_variant
 
 
@@ -57,6 +58,7 @@ def _at_most(value: float, hi: float, key: str) -> None:
 
 DEVICES = ("auto", "cpu", "cuda")  # TrainConfig.device
 CRITICS = ("seat", "perfect")  # TrainConfig.critic
+MAX_BELIEF_LOSS = 1000.0  # TrainConfig.belief_loss: the auxiliary loss's weight
 BIG = 10**12  # the upper bound of the counts with no natural limit (samples, updates, decisions, intervals)
 
 
@@ -117,12 +119,13 @@ def _yaml(text: str, key: str) -> Any:
 MAX_NETWORK_PARAMETERS = 16_000_000  # parameters of the network (64 MB of float32; the default one has 0.3 to 0.5 M)
 
 
-def network_parameters(obs_dim: int, n_actions: int, hidden: list[int]) -> int:
+def network_parameters(obs_dim: int, n_actions: int, hidden: list[int], belief_outputs: int = 0) -> int:
     """The number of parameters of the policy/value network (:class:`tarocchi_rl.rl.network.PolicyValueNet`) with
-    these trunk widths: every layer's weights and biases, the policy head and the value head."""
+    these trunk widths: every layer's weights and biases, the policy head, the value head and the belief head
+    (``belief_outputs`` = cards x locations; 0: no belief head)."""
     widths = [obs_dim, *hidden]
     trunk = sum((a + 1) * b for a, b in zip(widths, widths[1:], strict=False))
-    return trunk + (widths[-1] + 1) * (n_actions + 1)
+    return trunk + (widths[-1] + 1) * (n_actions + 1 + belief_outputs)
 
 
 @dataclass
@@ -252,6 +255,10 @@ class TrainConfig:
     # the seat's observation) | perfect (a separate critic that also reads every hand, the stock and the discard:
     # rl/network.py CriticNet; training only, never exported; the policy's value head is still trained)
     critic: str = "seat"
+    # the weight of the belief head's auxiliary loss: > 0 adds to the policy network a head that predicts where each
+    # card the seat cannot see lies (every hand, the stock, the discard: tarocchi_rl/policies/belief.py), trained by
+    # cross-entropy on the learner's own deals (the rollouts then return the hidden cards); exported as belief.onnx
+    belief_loss: float = 0.0
     # rewards = deal payoff / payoff_scale; None (default) = the variant's payoff_scale (10 for mineo and
     # piedmont, 100 for french: rewards of order 1), resolved when the config is validated
     payoff_scale: float | None = None
@@ -291,6 +298,7 @@ class TrainConfig:
         _need(self.torch_threads >= 1, "torch_threads", "must be >= 1")
         _need(self.device in DEVICES, "device", f"must be one of {', '.join(DEVICES)}, got {_show(self.device)}")
         _need(self.critic in CRITICS, "critic", f"must be one of {', '.join(CRITICS)}, got {_show(self.critic)}")
+        _need(0 <= self.belief_loss <= MAX_BELIEF_LOSS, "belief_loss", f"must be in [0, {MAX_BELIEF_LOSS:g}]")
         _need(self.checkpoint_every >= 1, "checkpoint_every", "must be >= 1")
         _need(self.keep_checkpoints >= 0, "keep_checkpoints", "must be >= 0")
         _need(self.log_every >= 1, "log_every", "must be >= 1")
@@ -312,7 +320,8 @@ class TrainConfig:
         _need(self.init is None or 0 < len(self.init) <= 4096, "init", "must be a checkpoint path")
         for section in (self.network, self.ppo, self.league, self.imitation, self.eval):
             section.validate()
-        n = network_parameters(spec.obs_dim, spec.n_actions, self.network.hidden)
+        belief_outputs = math.prod(belief_shape(spec)) if self.belief_loss > 0 else 0  # cards x locations
+        n = network_parameters(spec.obs_dim, spec.n_actions, self.network.hidden, belief_outputs)
         _need(n <= MAX_NETWORK_PARAMETERS, "network.hidden", f"a network of {n:,} parameters for {self.variant}, more "
               f"than the {MAX_NETWORK_PARAMETERS:,} allowed")
         if self.critic == "perfect":  # the critic: the same widths on the observation and the hidden cards, no policy

@@ -15,11 +15,16 @@ writes, in ``--out`` (format ``tarocchi-policy/1``, defined with its checks in
   seats), stratified by phase: observation, mask, the torch network's probabilities and value, the greedy
   action (id and string), the phase. A runtime that reproduces them plays like the network.
 - ``README.md``: the model card.
+- ``belief.onnx`` (only when the checkpoint's network has a belief head: ``belief_loss > 0``): the trunk and the
+  belief head alone, input ``obs`` float32[N, obs_dim] (nothing else: the seat's view), output ``beliefs``
+  float32[N, C, L] (each card's probability of lying in each location: :mod:`tarocchi_rl.policies.belief`); the
+  manifest's ``belief`` lists it (null without one) and every golden position carries its ``beliefs`` (flattened
+  C x L), checked like the probabilities.
 
 Before anything is written to ``--out`` the exported model is checked against torch on the golden positions
-(probabilities within 1e-5); everything is first written to a staging directory beside ``--out``, which then
-replaces it, so ``--out`` never holds a half-written bot. An existing ``--out`` is replaced only when it holds
-a previous export (a ``manifest.json`` and only the files above).
+(probabilities, and beliefs when there are, within 1e-5); everything is first written to a staging directory
+beside ``--out``, which then replaces it, so ``--out`` never holds a half-written bot. An existing ``--out`` is
+replaced only when it holds a previous export (a ``manifest.json`` and only the files above).
 """
 
 from __future__ import annotations
@@ -48,7 +53,11 @@ from ..batch import BatchEnv
 from ..core.phases import PHASE_NAMES
 from ..core.state import PHASE
 from ..policies import HeuristicAgent, RandomAgent
+from ..policies.belief import location_names
 from ..policies.onnx_policy import (
+    BELIEF_FILE,
+    BELIEF_INPUT_NAMES,
+    BELIEF_OUTPUT_NAMES,
     GOLDEN_FILE,
     INPUT_NAMES,
     MANIFEST_FILE,
@@ -68,10 +77,11 @@ from .policy import PPOAgent
 
 OPSET = 18  # onnxruntime >= 1.17 runs it; torch's exporter writes it without a version conversion
 TOLERANCE = 1e-5  # largest |probability difference| between onnxruntime and torch accepted on the golden positions
-BOT_FILES = (MODEL_FILE, MANIFEST_FILE, GOLDEN_FILE, README_FILE)
+BOT_FILES = (MODEL_FILE, MANIFEST_FILE, GOLDEN_FILE, README_FILE, BELIEF_FILE)  # belief.onnx: only with a head
 EVAL_OPPONENTS = ("heuristic", "random")
-MAX_GOLDEN_POSITIONS = 10_000  # --golden: reference positions (a line of golden.jsonl is under 4 kB)
-MAX_GOLDEN_BYTES = 1 << 26  # bytes of golden.jsonl read back: MAX_GOLDEN_POSITIONS lines fit with room
+# --golden: reference positions (a line of golden.jsonl is under 4 kB; under 10 kB with the beliefs of 78 x 6)
+MAX_GOLDEN_POSITIONS = 10_000
+MAX_GOLDEN_BYTES = 1 << 27  # bytes of golden.jsonl read back: MAX_GOLDEN_POSITIONS lines fit with room
 
 
 class ExportError(ValueError):
@@ -101,6 +111,17 @@ class _Masked(torch.nn.Module):
         return torch.softmax(logits, dim=1), value
 
 
+class _Beliefs(torch.nn.Module):
+    """The exported belief model: obs -> beliefs [N, C, L] (the seat's observation is its only input)."""
+
+    def __init__(self, net: PolicyValueNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.net.beliefs(obs)
+
+
 @contextmanager
 def _quiet_exporter() -> Iterator[None]:
     """torch's ONNX exporter logs and warns about things that do not concern this model (torchvision ops, ...)."""
@@ -119,23 +140,38 @@ def _quiet_exporter() -> Iterator[None]:
 
 def export_onnx(net: PolicyValueNet, path: str | Path, metadata: dict[str, str] | None = None) -> None:
     """Write ``net`` as an ONNX model (opset :data:`OPSET`, dynamic batch) to ``path`` and check it."""
-    import onnx  # the export-side dependency (the ``train`` extra), not needed to run a bot
-
     net = net.eval()
     obs = torch.zeros(2, net.obs_dim)
     mask = torch.ones(2, net.n_actions, dtype=torch.bool)
+    _write_onnx(_Masked(net), (obs, mask), INPUT_NAMES, OUTPUT_NAMES, path, metadata,
+                "tarocchi-rl policy: (obs, mask) -> (masked action probabilities, value); see manifest.json")
+
+
+def export_belief_onnx(net: PolicyValueNet, path: str | Path, metadata: dict[str, str] | None = None) -> None:
+    """Write ``net``'s belief model (trunk and belief head: obs -> beliefs) as an ONNX model to ``path``."""
+    if not net.has_beliefs:
+        raise ExportError("the network has no belief head (trained with belief_loss: 0)")
+    _write_onnx(_Beliefs(net.eval()), (torch.zeros(2, net.obs_dim),), BELIEF_INPUT_NAMES, BELIEF_OUTPUT_NAMES,
+                path, metadata, "tarocchi-rl beliefs: obs -> where each card lies [N, C, L]; see manifest.json")
+
+
+def _write_onnx(module: torch.nn.Module, args: tuple[torch.Tensor, ...], inputs: tuple[str, ...],
+                outputs: tuple[str, ...], path: str | Path, metadata: dict[str, str] | None, doc: str) -> None:
+    """Export ``module`` (inputs ``args``, batch axis dynamic) with these names and metadata; checked, saved."""
+    import onnx  # the export-side dependency (the ``train`` extra), not needed to run a bot
+
     batch = torch.export.Dim("batch")
     with _quiet_exporter(), torch.no_grad():
         program = torch.onnx.export(
-            _Masked(net), (obs, mask), None, dynamo=True, opset_version=OPSET, input_names=list(INPUT_NAMES),
-            output_names=list(OUTPUT_NAMES), dynamic_shapes={"obs": {0: batch}, "mask": {0: batch}},
+            module, args, None, dynamo=True, opset_version=OPSET, input_names=list(inputs),
+            output_names=list(outputs), dynamic_shapes={name: {0: batch} for name in inputs},
             external_data=False, verbose=False,
         )
     if program is None:  # pragma: no cover - dynamo=True returns the program
         raise ExportError("torch.onnx.export returned no program")
     model = program.model_proto
     model.producer_name = "tarocchi-rl"
-    model.doc_string = "tarocchi-rl policy: (obs, mask) -> (masked action probabilities, value); see manifest.json"
+    model.doc_string = doc
     for k, v in (metadata or {}).items():
         entry = model.metadata_props.add()
         entry.key, entry.value = k, v
@@ -225,13 +261,15 @@ def _num(x: float) -> float | int:
 
 def golden_records(net: PolicyValueNet, variant: str, obs: NDArray[np.float32], mask: NDArray[np.bool_],
                    phase: NDArray[np.int64]) -> list[dict[str, Any]]:
-    """The golden lines: each position with the torch network's probabilities, value and greedy action."""
+    """The golden lines: each position with the torch network's probabilities, value and greedy action (and, with a
+    belief head, its beliefs flattened C x L)."""
     rules = get_variant(variant).rules
     with torch.no_grad():
         logits, value = net.eval()(torch.from_numpy(obs), torch.from_numpy(mask))
         probs = torch.softmax(logits, dim=1).numpy()
         greedy = logits.argmax(dim=1).numpy()
         values = value.numpy()
+        beliefs = net.beliefs(torch.from_numpy(obs)).numpy().reshape(len(obs), -1) if net.has_beliefs else None
     out = []
     for i in range(len(obs)):
         a = int(greedy[i])
@@ -240,6 +278,8 @@ def golden_records(net: PolicyValueNet, variant: str, obs: NDArray[np.float32], 
             "probs": [_num(x) for x in probs[i]], "value": _num(values[i]), "greedy_id": a,
             "greedy_action": rules.action_to_string(a, int(phase[i])),
         })
+        if beliefs is not None:
+            out[-1]["beliefs"] = [_num(x) for x in beliefs[i]]
     return out
 
 
@@ -368,6 +408,10 @@ def _build(net: PolicyValueNet, cfg: TrainConfig, data: dict[str, Any], facts: d
         for r in recs:
             f.write(json.dumps(r, separators=(",", ":")) + "\n")
     verification = _verify(staging / MODEL_FILE, staging / GOLDEN_FILE)
+    if net.has_beliefs:
+        export_belief_onnx(net, staging / BELIEF_FILE, {"format": MANIFEST_FORMAT, "variant": cfg.variant,
+                                                         "layout_fingerprint": facts["layout_fingerprint"]})
+        verification["beliefs"] = _verify_beliefs(staging / BELIEF_FILE, staging / GOLDEN_FILE)
     manifest = _manifest(net, cfg, data, facts, verification, len(recs), sorted({r["phase"] for r in recs}))
     _write_json(staging / MANIFEST_FILE, manifest)  # the agent below reads it; rewritten with the evaluation
     if eval_deals:
@@ -390,6 +434,37 @@ def _verify(model: Path, golden: Path) -> dict[str, Any]:
                           f"difference {dp:.2e} > {TOLERANCE:g}, or probability on an illegal action)")
     return {"positions": len(recs), "max_abs_prob_diff": dp, "max_abs_value_diff": dv, "greedy_agree": same,
             "tolerance": TOLERANCE, "runtime": "onnxruntime"}
+
+
+def _verify_beliefs(model: Path, golden: Path) -> dict[str, Any]:
+    """The belief model on onnxruntime against the torch beliefs of the golden file; ExportError beyond
+    :data:`TOLERANCE`."""
+    obs, _, _, recs = read_golden(golden)
+    want = np.array([r["beliefs"] for r in recs], np.float32)
+    got = make_session(model).run(list(BELIEF_OUTPUT_NAMES), {"obs": obs})[0].reshape(len(obs), -1)
+    diff = float(np.abs(got - want).max())
+    if not diff <= TOLERANCE:
+        raise ExportError(f"the exported belief model differs from torch on the golden positions (largest "
+                          f"probability difference {diff:.2e} > {TOLERANCE:g})")
+    return {"positions": len(recs), "max_abs_belief_diff": diff, "tolerance": TOLERANCE}
+
+
+def _belief_entry(net: PolicyValueNet, spec: Any, n: int) -> dict[str, Any] | None:
+    """The manifest's ``belief``: the belief model's file, input, output and location order (None without one)."""
+    if net.belief_shape is None:
+        return None
+    c, n_loc = net.belief_shape
+    return {
+        "file": BELIEF_FILE,
+        "inputs": [{"name": "obs", "dtype": "float32", "shape": ["N", n],
+                    "meaning": "the observation of the seat (the same as policy.onnx's): its only input"}],
+        "outputs": [{"name": "beliefs", "dtype": "float32", "shape": ["N", c, n_loc],
+                     "meaning": "the probability that card c (dense id) lies in location l, as the seat sees it; "
+                                "meaningful for the cards the seat cannot see"}],
+        "locations": list(location_names(spec.n_players)),
+        "location_meaning": "seat+r: the hand of the seat r places after the viewer (seat+0: its own); stock: the "
+                            "monte / talon / chien; discard: the declarer's discard",
+    }
 
 
 def _manifest(net: PolicyValueNet, cfg: TrainConfig, data: dict[str, Any], facts: dict[str, Any],
@@ -419,6 +494,7 @@ def _manifest(net: PolicyValueNet, cfg: TrainConfig, data: dict[str, Any], facts
             "heads": "linear policy head (illegal logits set to -1e9, then softmax), linear value head",
             "onnx_opset": OPSET,
         },
+        "belief": _belief_entry(net, spec, n),
         "golden": {"file": GOLDEN_FILE, "positions": n_golden, "phases": phases},
         "verification": verification,
         "provenance": {
@@ -524,8 +600,20 @@ def model_card(m: dict[str, Any]) -> str:
         f"occurred ({', '.join(m['golden']['phases'])}) with the expected probabilities: a runtime that reproduces "
         "them (within 1e-5) plays like this bot.",
         "",
+        *_belief_card(m.get("belief")),
         "Files: `policy.onnx` (the network), `manifest.json` (what it plays, provenance, evaluation), `golden.jsonl`, "
-        "this card.",
+        + ("`belief.onnx` (the belief model), " if m.get("belief") else "") + "this card.",
         "",
     ]
     return "\n".join(lines)
+
+
+def _belief_card(entry: dict[str, Any] | None) -> list[str]:
+    """The model card's paragraph on ``belief.onnx`` (nothing without one)."""
+    if not entry:
+        return []
+    c, n_loc = entry["outputs"][0]["shape"][1:]
+    return [f"`belief.onnx` reads the same `obs` alone and gives `beliefs` (float32[N, {c}, {n_loc}]): for each card, "
+            f"the probability that it lies in each of {', '.join(entry['locations'])} (seats relative to the player "
+            "to act), as that player sees it; `golden.jsonl` holds the expected beliefs too (`beliefs`, flattened).",
+            ""]

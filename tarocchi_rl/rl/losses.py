@@ -73,3 +73,12 @@ def explained_variance(pred: np.ndarray, target: np.ndarray) -> float:
     """1 - Var[target - pred] / Var[target] (nan when the target is constant)."""
     var = np.var(target)
     return float("nan") if var == 0 else float(1 - np.var(target - pred) / var)
+
+
+def belief_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """The belief head's cross-entropy: logits float[M, C, L], targets int64[M, C] (each card's true location, -1
+    for the cards left out: those the seat can see, or played). The mean over the cards kept (0 when none is)."""
+    keep = targets >= 0
+    logp = torch.log_softmax(logits.float(), dim=-1)
+    picked = logp.gather(2, targets.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+    return -(picked * keep).sum() / keep.sum().clamp(min=1)

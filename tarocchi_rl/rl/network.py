@@ -13,6 +13,11 @@ bot use, never reads the hidden cards (its own value head is still trained, on t
 
 The learner's device (:func:`resolve_device`): ``device: auto`` is CUDA when torch sees a GPU, else the CPU.
 
+``belief_loss > 0`` adds a **belief head**: a linear layer on the trunk's features giving logits float32[B, C, L] of
+where each card lies (every seat's hand, relative seats, the stock, the discard: the location table of
+:mod:`tarocchi_rl.policies.belief`), softmaxed over L; trained by the trainer's auxiliary cross-entropy on the
+cards the seat cannot see, and exported alone as ``belief.onnx``. It reads the seat's observation only.
+
 Illegal actions get the logit ``MASKED_LOGIT`` (a large finite negative: ``-inf`` makes NaNs in the entropy
 and in gradients when a whole row is masked).
 """
@@ -25,6 +30,7 @@ import torch
 from torch import nn
 
 from ..core.obs_layout import build_privileged_layout
+from ..policies.belief import belief_shape
 from ..variants import VariantSpec, get_variant
 from .checkpoint import CheckpointError, load_checkpoint
 from .config import ConfigError, TrainConfig, config_from_dict
@@ -33,10 +39,11 @@ MASKED_LOGIT = -1e9
 
 
 class PolicyValueNet(nn.Module):
-    """obs float32[B, obs_dim] -> (logits float32[B, n_actions], value float32[B])."""
+    """obs float32[B, obs_dim] -> (logits float32[B, n_actions], value float32[B]); with ``beliefs`` = (C, L), also a
+    belief head (:meth:`belief_logits`, :meth:`beliefs`: module docstring)."""
 
     def __init__(self, obs_dim: int, n_actions: int, hidden: Sequence[int] = (256, 256),
-                 activation: str = "relu") -> None:
+                 activation: str = "relu", beliefs: tuple[int, int] | None = None) -> None:
         super().__init__()
         act = {"relu": nn.ReLU, "tanh": nn.Tanh}[activation]
         layers: list[Any] = []
@@ -57,17 +64,49 @@ class PolicyValueNet(nn.Module):
         nn.init.orthogonal_(self.value.weight, 1.0)
         nn.init.zeros_(self.value.bias)
         self.obs_dim, self.n_actions = obs_dim, n_actions
+        self.belief_shape = None if beliefs is None else (int(beliefs[0]), int(beliefs[1]))
+        if self.belief_shape is not None:  # small like the policy head: near-uniform beliefs at the start
+            self.belief = nn.Linear(width, self.belief_shape[0] * self.belief_shape[1])
+            nn.init.orthogonal_(self.belief.weight, 0.01)
+            nn.init.zeros_(self.belief.bias)
+
+    @property
+    def has_beliefs(self) -> bool:
+        return self.belief_shape is not None
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """obs float32[B, obs_dim], mask bool[B, n_actions] -> masked logits [B, n_actions], value [B]."""
+        logits, value, _ = self.forward_all(obs, mask, with_beliefs=False)
+        return logits, value
+
+    def forward_all(self, obs: torch.Tensor, mask: torch.Tensor,
+                    with_beliefs: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """One trunk pass: masked logits [B, n_actions], value [B] and the belief logits [B, C, L] (None without a
+        belief head or with ``with_beliefs`` false)."""
         z = self.trunk(obs)
         logits = torch.where(mask, self.policy(z), torch.tensor(MASKED_LOGIT, dtype=obs.dtype))
-        return logits, self.value(z).squeeze(-1)
+        belief = self._belief_logits(z) if with_beliefs and self.belief_shape is not None else None
+        return logits, self.value(z).squeeze(-1), belief
+
+    def _belief_logits(self, z: torch.Tensor) -> torch.Tensor:
+        assert self.belief_shape is not None
+        return self.belief(z).view(z.shape[0], *self.belief_shape)
+
+    def belief_logits(self, obs: torch.Tensor) -> torch.Tensor:
+        """obs float32[B, obs_dim] -> belief logits float32[B, C, L] (a ValueError without a belief head)."""
+        if self.belief_shape is None:
+            raise ValueError("this network has no belief head (trained with belief_loss: 0)")
+        return self._belief_logits(self.trunk(obs))
+
+    def beliefs(self, obs: torch.Tensor) -> torch.Tensor:
+        """obs float32[B, obs_dim] -> float32[B, C, L]: each card's probability of lying in each location."""
+        return torch.softmax(self.belief_logits(obs), dim=-1)
 
 
-def state_shapes(obs_dim: int, n_actions: int, hidden: Sequence[int]) -> dict[str, tuple[int, ...]]:
-    """The shape of every tensor of the ``state_dict`` of ``PolicyValueNet(obs_dim, n_actions, hidden)``, found
-    without building it."""
+def state_shapes(obs_dim: int, n_actions: int, hidden: Sequence[int],
+                 beliefs: tuple[int, int] | None = None) -> dict[str, tuple[int, ...]]:
+    """The shape of every tensor of the ``state_dict`` of ``PolicyValueNet(obs_dim, n_actions, hidden, beliefs=...)``,
+    found without building it."""
     shapes: dict[str, tuple[int, ...]] = {}
     width = obs_dim
     for k, h in enumerate(hidden):  # the trunk: Linear, activation, Linear, activation, ...
@@ -75,6 +114,9 @@ def state_shapes(obs_dim: int, n_actions: int, hidden: Sequence[int]) -> dict[st
         width = h
     shapes.update({"policy.weight": (n_actions, width), "policy.bias": (n_actions,), "value.weight": (1, width),
                    "value.bias": (1,)})
+    if beliefs is not None:
+        outputs = beliefs[0] * beliefs[1]
+        shapes.update({"belief.weight": (outputs, width), "belief.bias": (outputs,)})
     return shapes
 
 
@@ -92,7 +134,7 @@ def check_state_shapes(state: Any, cfg: TrainConfig, where: str, critic: bool = 
     :class:`TrainConfig` bounds: a small file cannot make a large network be allocated)."""
     spec = get_variant(cfg.variant)
     shapes = (critic_state_shapes(spec.obs_dim, privileged_dim(spec), cfg.network.hidden) if critic
-              else state_shapes(spec.obs_dim, spec.n_actions, cfg.network.hidden))
+              else state_shapes(spec.obs_dim, spec.n_actions, cfg.network.hidden, network_beliefs(cfg)))
     if not isinstance(state, dict):
         raise CheckpointError(f"{where}: the weights must be a mapping of names to tensors, got {type(state).__name__}")
     unfit = f"{where}: the weights do not fit its network {cfg.network.hidden}"
@@ -107,9 +149,15 @@ def check_state_shapes(state: Any, cfg: TrainConfig, where: str, critic: bool = 
         raise CheckpointError(f"{unfit}: {str(extra)[:80]!r} is not one of its tensors")
 
 
+def network_beliefs(cfg: TrainConfig) -> tuple[int, int] | None:
+    """The belief head's (C, L) of the network a TrainConfig describes (``belief_loss > 0``), else None."""
+    return belief_shape(get_variant(cfg.variant)) if cfg.belief_loss > 0 else None
+
+
 def build_network(cfg: TrainConfig, obs_dim: int, n_actions: int) -> PolicyValueNet:
-    """The network a TrainConfig describes."""
-    return PolicyValueNet(obs_dim, n_actions, tuple(cfg.network.hidden), cfg.network.activation)
+    """The network a TrainConfig describes (with a belief head when ``belief_loss > 0``)."""
+    return PolicyValueNet(obs_dim, n_actions, tuple(cfg.network.hidden), cfg.network.activation,
+                          beliefs=network_beliefs(cfg))
 
 
 def _mlp(width: int, hidden: Sequence[int], activation: str) -> tuple[nn.Sequential, int]:

@@ -63,6 +63,24 @@ class PPOAgent(Agent):
         logits, value = self.net(*self._inputs(obs, mask, env))[:2]
         return torch.softmax(logits, dim=1).numpy(), value.numpy()
 
+    @property
+    def has_beliefs(self) -> bool:
+        """The network has a belief head (trained with ``belief_loss > 0``): :meth:`beliefs` answers."""
+        return bool(getattr(self.net, "has_beliefs", False))
+
+    @torch.no_grad()
+    def beliefs(self, obs: NDArray[Any]) -> NDArray[np.float32]:
+        """float32[k, C, L]: where each card lies, from the seat's observations alone (the interface and the
+        location order: :mod:`tarocchi_rl.policies.belief`); a ValueError without a belief head."""
+        if not self.has_beliefs:
+            raise ValueError(f"{self.name} has no belief head (trained with belief_loss: 0)")
+        o = np.asarray(obs, np.float32)
+        if o.ndim != 2 or o.shape[1] != self.net.obs_dim:
+            raise ValueError(f"{self.name}: observations of shape {list(o.shape)}, the network expects "
+                             f"[k, {self.net.obs_dim}]")
+        out: NDArray[np.float32] = self.net.beliefs(torch.from_numpy(o)).numpy()
+        return out
+
     @torch.no_grad()
     def value(self, obs: NDArray[Any] | None, mask: NDArray[Any] | None, env: Any = None) -> np.ndarray:
         """float32[k]: the value head's estimate of the seat's payoff (in units of the variant's payoff scale)."""

@@ -34,8 +34,8 @@ time order, N samples) with GAE already computed, and statistics.
 | advantage  | float32[N]             | GAE along the seat's chain (:mod:`tarocchi_rl.rl.losses`)      |
 | ret        | float32[N]             | the value target ``advantage + value``                         |
 | hidden     | float32[N, H]          | the deciding seat's privileged observation (the hidden cards:  |
-|            |                        | :mod:`tarocchi_rl.core.obs_layout`); ``critic: perfect`` only, |
-|            |                        | H = 0 otherwise                                                |
+|            |                        | :mod:`tarocchi_rl.core.obs_layout`); ``critic: perfect`` or    |
+|            |                        | ``belief_loss > 0`` only, H = 0 otherwise                      |
 | reward     | float32[N]             | payoff / payoff_scale on the seat's last decision, else 0      |
 | done       | bool[N]                | the seat's last decision of the deal                           |
 | next_idx   | int64[N]               | the same seat's next sample in the deal (-1 after its last)    |
@@ -115,8 +115,10 @@ class RolloutWorker:
         self.rng = np.random.default_rng(ss.spawn(1)[0])
         self.gen = torch.Generator().manual_seed(torch_seed)
         self.net = build_network(c, self.env.obs_dim, self.env.num_actions).eval()
-        # the privileged observation of the learner's decisions (critic: perfect), else a width of 0
-        self.hidden_dim = engine.privileged_layout(self.env.tables)[1] if c.critic == "perfect" else 0
+        # the privileged observation of the learner's decisions (critic: perfect, or the belief head's targets:
+        # belief_loss > 0), else a width of 0
+        wants_hidden = c.critic == "perfect" or c.belief_loss > 0
+        self.hidden_dim = engine.privileged_layout(self.env.tables)[1] if wants_hidden else 0
         self.pool: list[tuple[int, Any]] = []  # (snapshot id, network), slot k-1 is controller k
         self.n_players = self.env.num_players
         make = agent_factory or make_baseline
@@ -264,7 +266,7 @@ class RolloutWorker:
 
     def _hidden(self, learn: np.ndarray, cur: np.ndarray) -> np.ndarray:
         """float32[k, H]: the privileged observation of the learner's k decisions (games ``learn``, seats to move
-        ``cur``); width 0 without a perfect-information critic."""
+        ``cur``); width 0 without a perfect-information critic or a belief head."""
         if not self.hidden_dim:
             return np.zeros((len(learn), 0), np.float32)
         viewers = np.full(self.env.batch_size, -1, np.int64)

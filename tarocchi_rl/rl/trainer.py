@@ -7,7 +7,9 @@
     until a stopping rule (total_samples, max_minutes, max_updates):
         batches = workers.sample(weights, league)       one rollout per worker, GAE already computed
         (critic: perfect) advantages and targets recomputed with the perfect-information critic
-        for epoch in 1..ppo.epochs: for each shuffled minibatch: ppo_loss (+ the critic's value loss) -> backward
+        (belief_loss > 0) the belief targets of the rollout, and the calibration of the beliefs it was played with
+        for epoch in 1..ppo.epochs: for each shuffled minibatch: ppo_loss (+ the critic's value loss, + belief_loss
+            x the belief head's cross-entropy) -> backward
             -> clip grads (the critic's apart) -> Adam step(s)
         every league.snapshot_every updates: the current weights join the league pool
         every log_every updates: TensorBoard scalars
@@ -30,6 +32,13 @@ epochs. The policy network's value head is still regressed on those targets (gui
 it). The critic has its own Adam optimizer and gradient clip; its weights and optimizer are in every checkpoint
 (``critic``, ``critic_optimizer``: resume continues it) and never in an exported bot.
 
+**Beliefs** (``belief_loss > 0``): the policy network has a belief head (:mod:`~tarocchi_rl.rl.network`); the
+workers return each sample's privileged observation (``hidden``), from which, with the observation, the learner
+derives each unseen card's true location (:func:`~tarocchi_rl.policies.belief.belief_targets`); the head's
+cross-entropy on those cards, weighted by ``belief_loss``, joins the PPO loss (its gradient shapes the shared
+trunk). Before the epochs, the beliefs of the network that played the rollout are measured on (at most
+:data:`CALIBRATION_SAMPLES` of) its samples, which it has not been trained on yet.
+
 **Device** (``device``, ``bf16``): the learner's network, critic and update run on
 :func:`~tarocchi_rl.rl.network.resolve_device`'s device (``auto``: CUDA when torch sees a GPU); a rollout's arrays
 go there through pinned memory. The workers always play on the CPU: the weights they are sent, the league
@@ -46,7 +55,9 @@ TensorBoard tags (step: learner samples): ``returns/{self_play,vs_heuristic,vs_s
 mean payoff per deal, game units), ``returns_seat/S``, ``returns_role/{declarer,partner,defender,passed}``,
 ``bids/WORD`` (share of the learner's auction words),
 ``loss/{policy_loss,value_loss,entropy,approx_kl,clip_fraction,explained_variance,grad_norm}`` (``critic:
-perfect``: also ``loss/{critic_loss,critic_grad_norm,critic_explained_variance}``),
+perfect``: also ``loss/{critic_loss,critic_grad_norm,critic_explained_variance}``; ``belief_loss > 0``: also
+``loss/belief``, the cross-entropy, and ``belief/{ece,top1,nll}``: the calibration before the update,
+:func:`~tarocchi_rl.policies.belief.reliability`),
 ``perf/{decisions_per_s,samples_per_s,rollout_s,learn_s}`` (decisions: every seat's, samples: the learner's),
 ``train/{lr,update,minutes}``, ``league/pool_size``, ``eval/vs_OPP/{mean,ci_low,ci_high,win_rate}`` (and
 ``eval_final/...``), ``imitation/*`` during the warm start, and the resolved config as text.
@@ -96,6 +107,7 @@ from .. import bounded
 from ..arena import check_plays, run_arena
 from ..core.phases import DECISION_KINDS
 from ..policies import make_baseline
+from ..policies.belief import belief_targets, reliability
 from ..policies.compose import ComposeAgent
 from ..provenance import git_state
 from ..variants import get_variant
@@ -108,7 +120,7 @@ from .checkpoint import (
 )
 from .config import RESUMABLE_KEYS, TrainConfig, config_from_dict, dump_config
 from .imitation import imitate
-from .losses import explained_variance, gae, ppo_loss
+from .losses import belief_loss, explained_variance, gae, ppo_loss
 from .network import build_critic, build_network, check_state_shapes, load_network, resolve_device
 from .policy import PPOAgent
 from .rollout import AgentFactory, merge_stats
@@ -119,6 +131,8 @@ MAX_EVAL_LINE = 1 << 16  # bytes of one of its lines: a longer one is not an eva
 EVAL_SEED = 20261129  # the arena deals of the periodic evaluations: the same every time, comparable over a run
 # the rollout arrays PPO uses (hidden: the privileged observation, width 0 unless critic: perfect)
 TRAIN_KEYS = ("obs", "mask", "action", "logp", "value", "advantage", "ret", "hidden")
+BELIEF_TARGET = "belief_target"  # int64[N, C]: each unseen card's location (belief_loss > 0), -1 for the others
+CALIBRATION_SAMPLES = 4096  # samples of a rollout whose beliefs are measured before each update (belief_loss > 0)
 
 
 def _cpu_state(net: torch.nn.Module) -> dict:
@@ -173,7 +187,8 @@ class _Throughput:
 
 def load_initial_weights(net: torch.nn.Module, cfg: TrainConfig) -> None:
     """``cfg.init``'s weights into ``net`` (a :class:`CheckpointError` when it is missing, damaged, of another
-    variant or of another network shape than ``cfg``'s)."""
+    variant or of another network shape than ``cfg``'s). The belief head is the one part that may differ: a
+    checkpoint without one starts ``net``'s fresh, one with a head that ``net`` lacks has it left out."""
     assert cfg.init is not None
     try:
         theirs = load_network(cfg.init, variant=cfg.variant)
@@ -183,7 +198,9 @@ def load_initial_weights(net: torch.nn.Module, cfg: TrainConfig) -> None:
         raise CheckpointError(f"init: {theirs.data['path']} has the network {dataclasses.asdict(theirs.cfg.network)}, "
                               f"which does not fit the network of this config {dataclasses.asdict(cfg.network)}: "
                               "set network.* to match")
-    net.load_state_dict(theirs.net.state_dict())
+    mine = net.state_dict()
+    weights = {k: v for k, v in theirs.net.state_dict().items() if not k.startswith("belief.") or k in mine}
+    net.load_state_dict(weights, strict=not (net.has_beliefs and not theirs.net.has_beliefs))
 
 
 class Trainer:
@@ -461,6 +478,10 @@ class Trainer:
         critic_values = None
         if self.critic is not None:
             data["advantage"], data["ret"], critic_values = self._critic_targets(batches)
+        calibration = {}
+        if self.net.has_beliefs:
+            data[BELIEF_TARGET] = belief_targets(data["obs"], data["hidden"], self.cfg.variant)
+            calibration = self._belief_calibration(data["obs"], data[BELIEF_TARGET])
         tensors = self._to_device(data)
         lr = self._lr()
         for opt in self._optimizers():
@@ -483,15 +504,29 @@ class Trainer:
         out["explained_variance"] = explained_variance(data["value"], data["ret"])
         if critic_values is not None:
             out["critic_explained_variance"] = explained_variance(critic_values, data["ret"])
+        out.update(calibration)
         out["lr"] = lr
         return out
+
+    @torch.no_grad()
+    def _belief_calibration(self, obs: np.ndarray, targets: np.ndarray) -> dict[str, float]:
+        """``belief/{ece,top1,nll}`` of the current network's beliefs on the first :data:`CALIBRATION_SAMPLES`
+        samples of a rollout (module docstring); empty when none of them has an unseen card."""
+        obs, targets = obs[:CALIBRATION_SAMPLES], targets[:CALIBRATION_SAMPLES]
+        if not (targets >= 0).any():
+            return {}
+        with self._autocast():
+            probs = self.net.beliefs(torch.from_numpy(obs).to(self.device)).float().cpu().numpy()
+        r = reliability(probs, targets)
+        return {f"belief/{k}": float(r[k]) for k in ("ece", "top1", "nll")}
 
     def _optimizers(self) -> list[torch.optim.Optimizer]:
         return [self.opt] if self.critic_opt is None else [self.opt, self.critic_opt]
 
     def _to_device(self, data: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
-        """The arrays of :data:`TRAIN_KEYS` as tensors on the learner's device (through pinned memory to a GPU)."""
-        tensors = {k: torch.from_numpy(data[k]) for k in TRAIN_KEYS}
+        """The arrays of :data:`TRAIN_KEYS` (and :data:`BELIEF_TARGET` when present) as tensors on the learner's
+        device (through pinned memory to a GPU)."""
+        tensors = {k: torch.from_numpy(data[k]) for k in (*TRAIN_KEYS, BELIEF_TARGET) if k in data}
         if self.device.type == "cpu":
             return tensors
         return {k: t.pin_memory().to(self.device, non_blocking=True) for k, t in tensors.items()}
@@ -525,10 +560,14 @@ class Trainer:
         A non-finite loss raises :class:`NonFiniteError` before the step."""
         p = self.cfg.ppo
         with self._autocast():
-            logits, values = self.net(mb["obs"], mb["mask"])
+            logits, values, beliefs = self.net.forward_all(mb["obs"], mb["mask"])
             critic_values = None if self.critic is None else self.critic(mb["obs"], mb["hidden"])
         loss, st = ppo_loss(logits.float(), values.float(), mb["action"], mb["logp"], mb["advantage"], mb["ret"],
                             p.clip, p.value_coef, p.entropy_coef, p.normalize_advantages)
+        if beliefs is not None:  # the belief head's auxiliary cross-entropy on the unseen cards
+            b_loss = belief_loss(beliefs, mb[BELIEF_TARGET])
+            loss = loss + self.cfg.belief_loss * b_loss
+            st["belief"] = b_loss.item()
         if critic_values is not None:  # the critic's value loss, weighted as the policy network's
             critic_loss = 0.5 * (critic_values.float() - mb["ret"]).pow(2).mean()
             loss = loss + p.value_coef * critic_loss
@@ -563,8 +602,8 @@ class Trainer:
         if words and total_bids:
             for w, name in enumerate(words):
                 writer.add_scalar(f"bids/{name.replace(' ', '_')}", rollout["bids"].get(w, 0) / total_bids, step)
-        for k, v in learn.items():
-            writer.add_scalar("train/lr" if k == "lr" else f"loss/{k}", v, step)
+        for k, v in learn.items():  # the loss statistics; lr; belief/* (the calibration) under their own names
+            writer.add_scalar("train/lr" if k == "lr" else k if "/" in k else f"loss/{k}", v, step)
         writer.add_scalar("perf/decisions_per_s", rollout["all_decisions"] / total_s, step)
         writer.add_scalar("perf/samples_per_s", rollout["learner_samples"] / total_s, step)
         writer.add_scalar("perf/rollout_s", rollout_s, step)
