@@ -2,7 +2,8 @@
 
 Spec: ``ismcts:iterations=1000[,c=0.7][,rollout=random|heuristic][,workers=N][,prior=PATH][,c_prior=2]
 [,time=SECONDS][,seed=S]``, or guided by a network:
-``ismcts:net=PATH[,c_puct=1.5][,mix=0][,lazy=0][,time=...]``.
+``ismcts:net=PATH[,c_puct=1.5][,mix=0][,lazy=0][,time=...]``; either with learned inference:
+``[,belief=SOURCE[,belief_method=exact|sir][,belief_samples=8]]``.
 
 | option     | meaning                                                                                     |
 |------------|---------------------------------------------------------------------------------------------|
@@ -22,13 +23,26 @@ Spec: ``ismcts:iterations=1000[,c=0.7][,rollout=random|heuristic][,workers=N][,p
 | mix        | with ``net``: a rollout's weight in a leaf's value, in [0, 1] (default 0: the value head)    |
 | lazy       | with ``net`` and ``mix=1``: 1 = a node's prior is evaluated on its second visit, not when it  |
 |            | is added (most nodes are visited once: fewer network passes, more iterations; default 0)    |
+| belief     | learned inference: determinizations weighted by a belief model's probabilities of where each |
+|            | unseen card lies (:mod:`tarocchi_rl.search.inference`; still exact on what the seat knows). |
+|            | SOURCE: a bot directory with ``belief.onnx`` (``onnx:DIR``, ``bot:NAME``, DIR) or a PPO      |
+|            | checkpoint trained with ``belief_loss > 0`` (the same as ``net``: loaded once); ``uniform``: |
+|            | the uniform stand-in (the uniform sampler's law, at the weighted sampler's cost; for tests)  |
+| belief_method | with ``belief``: ``exact`` (default: the weighted DP, each determinization drawn with    |
+|            | the model's probability; SIR where its tables would be too large, e.g. Mineo's early round) |
+|            | or ``sir`` (sampling-importance-resampling over ``belief_samples`` uniform deals)           |
+| belief_samples | with ``belief``: SIR's candidate deals per determinization, M (default 8): 1 = the      |
+|            | uniform sampler itself; larger M follows the model more closely and costs M draws each      |
 | seed       | the agent's random seed                                                                     |
 
 Every value is checked when the agent is built (a ValueError naming it): ``iterations`` an integer in
 [1, 10^7] (``1e6`` is read as 1000000), ``time`` in (0, 3600] seconds, ``c`` in [0, 100], ``c_prior`` in
 [0, 1000] (finite: no ``inf`` / ``nan``), ``workers`` in [1, 256], ``seed`` in [0, 2^63), ``c_puct`` in [0, 100],
-``mix`` in [0, 1], ``lazy`` 0 or 1 (1 needs ``net`` and ``mix=1``); ``net`` excludes ``prior`` and ``workers``
-(the guided search is one process; its games share one forward pass per iteration step).
+``mix`` in [0, 1], ``lazy`` 0 or 1 (1 needs ``net`` and ``mix=1``), ``belief_samples`` an integer in [1, 1024]
+(it and ``belief_method`` need ``belief``; a SOURCE without a belief model is refused when the agent is built);
+``net`` excludes ``prior`` and ``workers`` (the guided search is one process; its games share one forward pass per
+iteration step). The belief model runs once per decision, on the seat's observation, for all the games searched
+together; with ``time`` the iterations follow the measured cost, weighted sampling included.
 
 Forced decisions (one legal action) are played without searching. The search itself is
 :mod:`tarocchi_rl.search.ismcts`; games of a batch are searched in parallel with Numba threads. A long search
@@ -47,8 +61,16 @@ from numpy.typing import NDArray
 
 from tarocchi_rl.bits import SEED_MAX
 from tarocchi_rl.core.state import BatchState, alloc_state
+from tarocchi_rl.core.tables import P_CARDS
 from tarocchi_rl.policies import Agent
 from tarocchi_rl.search.guided import guided_search
+from tarocchi_rl.search.inference import (
+    DEFAULT_BELIEF_SAMPLES,
+    MAX_BELIEF_SAMPLES,
+    METHODS,
+    log_beliefs,
+    uniform_beliefs,
+)
 from tarocchi_rl.search.ismcts import ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, SearchTrees, search_batch
 from tarocchi_rl.shipped import shipped_bot
 from tarocchi_rl.variants import get_variant
@@ -68,10 +90,12 @@ CHUNK_ITERATIONS = 100_000
 
 def _search_in_chunks(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: int, c: float,
                       payoff_scale: float, rollout: int, priors: NDArray[np.float32], c_prior: float,
-                      scratch: BatchState, seeds: NDArray[np.uint64], chunk: int) -> tuple[NDArray[np.int64],
-                                                                                           NDArray[np.float64]]:
+                      scratch: BatchState, seeds: NDArray[np.uint64], chunk: int,
+                      log_b: NDArray[np.float64] | None = None, belief_method: str = "exact",
+                      belief_samples: int = DEFAULT_BELIEF_SAMPLES) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """The searches of games ``idx`` as compiled calls of ``chunk`` iterations each, continuing the same trees."""
-    trees = SearchTrees(state, idx, tables, iterations, c, payoff_scale, rollout, priors, c_prior, seeds, scratch)
+    trees = SearchTrees(state, idx, tables, iterations, c, payoff_scale, rollout, priors, c_prior, seeds, scratch,
+                        log_b, belief_method, belief_samples)
     while trees.done < iterations:  # KeyboardInterrupt is raised here, between two calls
         trees.run(min(chunk, iterations - trees.done))
     return trees.decisions()
@@ -79,14 +103,18 @@ def _search_in_chunks(state: BatchState, idx: NDArray[np.int64], tables: Any, it
 
 def _search(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: int, c: float, payoff_scale: float,
             rollout: int, priors: NDArray[np.float32], c_prior: float, seeds: NDArray[np.uint64],
-            chunk_iterations: int | None = None) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+            chunk_iterations: int | None = None, log_b: NDArray[np.float64] | None = None,
+            belief_method: str = "exact",
+            belief_samples: int = DEFAULT_BELIEF_SAMPLES) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """Run one batch of searches (rewards: payoffs / payoff_scale); returns (actions int64[k], visits
     float64[k, A]).
 
     At most ``chunk_iterations`` (default :data:`CHUNK_ITERATIONS`) iterations, summed over games, run in one
     compiled call: a larger batch is searched by groups of games, and a search too long for one call is cut into
     pieces that continue the same trees (:class:`~tarocchi_rl.search.ismcts.SearchTrees`), so that Ctrl-C can
-    stop it. Each game's search depends only on its seed: the results are those of one ``search_batch`` call."""
+    stop it. Each game's search depends only on its seed: the results are those of one ``search_batch`` call.
+    ``log_b`` float64[k, C, L] (``belief_method``, ``belief_samples``): determinizations weighted by a belief model
+    (always through :class:`~tarocchi_rl.search.ismcts.SearchTrees`)."""
     budget = CHUNK_ITERATIONS if chunk_iterations is None else max(1, int(chunk_iterations))
     iterations = int(iterations)
     idx = np.ascontiguousarray(idx, np.int64)
@@ -98,14 +126,15 @@ def _search(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: 
         rows = slice(lo, min(lo + group, k))
         n = rows.stop - lo
         scratch = alloc_state(n)
-        if n * iterations <= budget or k * iterations <= budget:  # short enough: one call, as search_batch does
+        if log_b is None and (n * iterations <= budget or k * iterations <= budget):  # short: one search_batch call
             scratch.rng[:] = seeds[rows]
             search_batch(state, idx[rows], tables, scratch, iterations, float(c), float(payoff_scale), int(rollout),
                          np.ascontiguousarray(priors[rows]), float(c_prior), visits[rows], actions[rows])
         else:
             actions[rows], visits[rows] = _search_in_chunks(
                 state, idx[rows], tables, iterations, float(c), float(payoff_scale), int(rollout),
-                np.ascontiguousarray(priors[rows]), float(c_prior), scratch, seeds[rows], max(1, budget // n))
+                np.ascontiguousarray(priors[rows]), float(c_prior), scratch, seeds[rows], max(1, budget // n),
+                None if log_b is None else log_b[rows], belief_method, belief_samples)
     return actions, visits
 
 
@@ -138,10 +167,11 @@ class _RemoteSearcher:
 
     def search(self, meta: NDArray[Any], cards: NDArray[Any], deck: NDArray[Any], rng: NDArray[Any], iterations: int,
                c: float, payoff_scale: float, rollout: int, priors: NDArray[np.float32], c_prior: float,
-               seeds: NDArray[np.uint64]) -> NDArray[np.float64]:
+               seeds: NDArray[np.uint64], log_b: NDArray[np.float64] | None = None,
+               belief_method: str = "exact", belief_samples: int = DEFAULT_BELIEF_SAMPLES) -> NDArray[np.float64]:
         st = BatchState(meta=meta, cards=cards, deck=deck, rng=rng.copy())
         return _search(st, np.arange(len(meta)), self.tables, iterations, c, payoff_scale, rollout, priors,
-                       c_prior, seeds)[1]
+                       c_prior, seeds, log_b=log_b, belief_method=belief_method, belief_samples=belief_samples)[1]
 
 
 def policy_path(spec: str) -> str:
@@ -167,6 +197,28 @@ def load_prior(prior: str) -> Any:
     return PPOAgent(path=prior)
 
 
+#: ``belief=`` value of the uniform stand-in (no model: every candidate deal weighs the same)
+UNIFORM_BELIEF = "uniform"
+
+
+def load_belief(source: str) -> Any:
+    """The belief model of ``belief=SOURCE`` (:func:`load_prior`'s forms), its ``beliefs`` answering; None for
+    ``uniform``. A one-line ValueError when SOURCE has no belief model."""
+    if not isinstance(source, str) or not source.strip():
+        raise ValueError(f"ismcts: belief must be uniform, a bot directory or a PPO checkpoint, got {source!r}")
+    if source.strip() == UNIFORM_BELIEF:
+        return None
+    shown = source if len(source) <= 80 else source[:77] + "..."
+    try:
+        model = load_prior(source)
+    except ValueError as e:
+        raise ValueError(f"ismcts: belief={shown}: {e}") from None
+    if not getattr(model, "has_beliefs", False) or not callable(getattr(model, "beliefs", None)):
+        raise ValueError(f"ismcts: belief={shown}: no belief model there (a bot directory needs belief.onnx, a "
+                         "checkpoint a belief head: train with belief_loss > 0)")
+    return model
+
+
 class ISMCTSAgent(Agent):
     """SO-ISMCTS for every decision (module docstring)."""
 
@@ -176,7 +228,8 @@ class ISMCTSAgent(Agent):
     def __init__(self, iterations: int = 1000, c: float = 0.7, rollout: str = "random", workers: int = 1,
                  prior: str | None = None, c_prior: float = 2.0, time_budget: float | None = None, seed: int = 0,
                  label: str | None = None, net: str | None = None, c_puct: float = 1.5,
-                 mix: float = 0.0, lazy: int = 0) -> None:
+                 mix: float = 0.0, lazy: int = 0, belief: str | None = None, belief_method: str | None = None,
+                 belief_samples: int | None = None) -> None:
         iterations = _number("iterations", iterations, 1, MAX_ITERATIONS, integer=True)
         if rollout not in ("random", "heuristic"):
             raise ValueError(f"ismcts: rollout must be random or heuristic, got {rollout!r}")
@@ -209,10 +262,54 @@ class ISMCTSAgent(Agent):
         if prior is not None:
             self.prior = load_prior(prior)
         self.net: Any = load_prior(net) if net is not None else None
-        self.needs_obs = self.prior is not None or self.net is not None
+        self._init_belief(belief, belief_method, belief_samples, net)
+        self.needs_obs = self.prior is not None or self.net is not None or self.belief is not None
         self.name = label or f"ismcts:iterations={self.iterations}"
         self._actors: tuple[tuple, list[Any]] | None = None  # (variant key, Ray actor handles)
         self._cost: float | None = None  # time budgets: measured seconds per game-iteration (amortised)
+
+    def _init_belief(self, belief: str | None, method: str | None, belief_samples: int | None,
+                     net: str | None) -> None:
+        """``belief`` (its model: None for ``uniform``), ``belief_method`` and ``belief_samples``."""
+        self.belief_method = "exact" if method is None else method
+        m = DEFAULT_BELIEF_SAMPLES if belief_samples is None else belief_samples
+        self.belief_samples = _number("belief_samples", m, 1, MAX_BELIEF_SAMPLES, integer=True)
+        if self.belief_method not in METHODS:
+            raise ValueError(f"ismcts: belief_method must be {' or '.join(METHODS)}, got {method!r}")
+        if belief is None:
+            if belief_samples is not None or method is not None:
+                raise ValueError("ismcts: belief_method and belief_samples need belief=SOURCE (a belief model, or "
+                                 "uniform)")
+            self.belief: str | None = None
+            self._belief_model: Any = None
+            return
+        same_as_net = net is not None and isinstance(belief, str) and belief.strip() == net.strip()
+        self._belief_model = self.net if same_as_net else load_belief(belief)
+        if same_as_net and not getattr(self.net, "has_beliefs", False):
+            raise ValueError(f"ismcts: belief={belief}: no belief model there (a bot directory needs belief.onnx, "
+                             "a checkpoint a belief head: train with belief_loss > 0)")
+        self.belief = belief.strip()
+
+    def _belief_kw(self) -> dict[str, Any]:
+        """The searches' ``belief_method`` and ``belief_samples`` keywords."""
+        return {"belief_method": self.belief_method, "belief_samples": self.belief_samples}
+
+    def _log_beliefs(self, obs: NDArray[np.float32] | None, env: Any,
+                     rows: NDArray[np.int64]) -> NDArray[np.float64] | None:
+        """The log beliefs (float64[k, C, L]) of games ``rows`` of ``env`` to search, from their players'
+        observations ``obs`` (one call of the model), or None without a belief."""
+        if self.belief is None:
+            return None
+        assert obs is not None  # needs_obs
+        n_players, n_cards = env.num_players, int(env.tables.params[P_CARDS])
+        if self._belief_model is None:
+            probs = uniform_beliefs(len(obs), n_players, n_cards)
+        else:
+            probs = self._belief_model.beliefs(obs)
+        try:
+            return log_beliefs(probs, n_players, n_cards)
+        except ValueError as e:
+            raise ValueError(f"ismcts: belief={self.belief}: {e} (a model of another variant?)") from None
 
     # -- Ray root parallelism ---------------------------------------------------------------------------------
     def _ray_actors(self, env: Any) -> list[Any]:
@@ -271,9 +368,10 @@ class ISMCTSAgent(Agent):
         if len(todo) == 0:
             return out, visits_all
         rows = idx[todo]
+        log_b = self._log_beliefs(None if obs is None else obs[todo], env, rows)  # once per decision
         if self.net is not None:
             assert obs is not None  # needs_obs
-            out[todo], visits_all[todo] = self._guided(env, rows, obs[todo], legal[todo], payoff_scale)
+            out[todo], visits_all[todo] = self._guided(env, rows, obs[todo], legal[todo], payoff_scale, log_b)
             return out, visits_all
         priors = np.zeros((len(rows), env.num_actions), np.float32)
         if self.prior is not None:
@@ -285,14 +383,16 @@ class ISMCTSAgent(Agent):
 
             def run(n: int) -> None:
                 _search(env.state, rows[cal], env.tables, n, self.c, payoff_scale, self._kind(), priors[cal],
-                        self.c_prior, self.rng.integers(1, 2**63, len(rows[cal]), dtype=np.uint64))
+                        self.c_prior, self.rng.integers(1, 2**63, len(rows[cal]), dtype=np.uint64),
+                        log_b=None if log_b is None else log_b[cal], **self._belief_kw())
 
             iters = self._budget_iterations(run, len(rows[cal]))
         t0 = time.perf_counter()
         if self.workers == 1:
             seeds = self.rng.integers(1, 2**63, len(rows), dtype=np.uint64)
             out[todo], visits_all[todo] = _search(env.state, rows, env.tables, iters, self.c, payoff_scale,
-                                                  self._kind(), priors, self.c_prior, seeds)
+                                                  self._kind(), priors, self.c_prior, seeds, log_b=log_b,
+                                                  **self._belief_kw())
             self._measured(time.perf_counter() - t0, len(rows), iters)
             return out, visits_all
         import ray
@@ -300,7 +400,8 @@ class ISMCTSAgent(Agent):
         st = env.state
         args = (st.meta[rows], st.cards[rows], st.deck[rows], st.rng[rows])
         futures = [a.search.remote(*args, iters, self.c, payoff_scale, self._kind(), priors, self.c_prior,
-                                   self.rng.integers(1, 2**63, len(rows), dtype=np.uint64))
+                                   self.rng.integers(1, 2**63, len(rows), dtype=np.uint64), log_b,
+                                   self.belief_method, self.belief_samples)
                    for a in self._ray_actors(env)]
         visits = sum(ray.get(futures))  # root parallelism: the workers' root statistics merged
         self._measured(time.perf_counter() - t0, len(rows), iters)
@@ -319,7 +420,8 @@ class ISMCTSAgent(Agent):
         return np.asarray(probs, np.float32), np.asarray(value, np.float32)
 
     def _guided(self, env: Any, rows: NDArray[np.int64], obs: NDArray[np.float32], legal: NDArray[np.bool_],
-                payoff_scale: float) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+                payoff_scale: float, log_b: NDArray[np.float64] | None = None) -> tuple[NDArray[np.int64],
+                                                                                         NDArray[np.float64]]:
         """Guided searches of games ``rows`` (their players' observations and legal actions), in groups whose
         node priors fit :data:`GUIDED_PRIOR_BYTES`; with a time budget the iterations follow the measured cost
         of a game-iteration (all games of a group share each forward pass)."""
@@ -329,7 +431,7 @@ class ISMCTSAgent(Agent):
                 guided_search(env.state, rows, env.tables, env.num_players, env.num_actions, obs, legal,
                               self._evaluate, n, self.c_puct, payoff_scale,
                               self.rng.integers(1, 2**63, len(rows), dtype=np.uint64), mix=self.mix,
-                              rollout=self.rollout, lazy=self.lazy)
+                              rollout=self.rollout, lazy=self.lazy, log_beliefs=log_b, **self._belief_kw())
 
             iters = self._budget_iterations(run, len(rows))
         per_game = (iters + 1) * env.num_actions * 4
@@ -343,7 +445,7 @@ class ISMCTSAgent(Agent):
                 env.state, rows[sl], env.tables, env.num_players, env.num_actions, obs[sl], legal[sl],
                 self._evaluate, iters, self.c_puct, payoff_scale,
                 self.rng.integers(1, 2**63, len(rows[sl]), dtype=np.uint64), mix=self.mix, rollout=self.rollout,
-                lazy=self.lazy)
+                lazy=self.lazy, log_beliefs=None if log_b is None else log_b[sl], **self._belief_kw())
         self._measured(time.perf_counter() - t0, len(rows), iters)
         return actions, visits
 
@@ -352,9 +454,9 @@ def parse_ismcts_spec(args: str, seed: int = 0) -> ISMCTSAgent:
     """``iterations=1000,c=0.7,...`` (module docstring) -> ISMCTSAgent; a ValueError naming a bad key or value."""
     kw: dict[str, Any] = {"seed": seed}
     numbers = {"iterations": int, "c": float, "workers": int, "c_prior": float, "time": float, "seed": int,
-               "c_puct": float, "mix": float, "lazy": int}
+               "c_puct": float, "mix": float, "lazy": int, "belief_samples": int}
     known = ("iterations", "c", "rollout", "workers", "prior", "c_prior", "time", "seed", "net", "c_puct", "mix",
-             "lazy")
+             "lazy", "belief", "belief_method", "belief_samples")
     for part in [a for a in args.split(",") if a.strip()]:
         key, eq, val = part.partition("=")
         key, val = key.strip(), val.strip()

@@ -5,7 +5,8 @@ k games are one forward pass per step::
 
     root priors = net(the true observation of each game's player to act)         one pass, before the loop
     repeat iterations times:
-        descend_batch   (compiled, prange over games) determinize (the same sampler as plain ISMCTS), then
+        descend_batch   (compiled, prange over games) determinize (the same sampler as plain ISMCTS: uniform,
+                        or weighted by a belief model, :mod:`tarocchi_rl.search.inference`), then
                         select by PUCT from the root down, playing the actions on the scratch row, until a
                         new node is added (one per iteration) or the deal ends
         evaluate        (Python) the leaves that are not finished: every seat's observation of the leaf in one
@@ -47,7 +48,7 @@ from numpy.typing import NDArray
 from .. import engine
 from ..core.phases import DONE
 from ..core.state import CUR, PAYOFF, PHASE, BatchState, alloc_state
-from .determinize import sample_row
+from .inference import DEFAULT_BELIEF_SAMPLES, belief_plan, weighted_sample_row
 from .ismcts import (
     ACTION,
     AVAIL,
@@ -61,6 +62,7 @@ from .ismcts import (
     WSUM,
     _rollout,
     _root_plan,
+    beliefs_or_none,
     new_stacked_trees,
     root_decisions,
 )
@@ -90,9 +92,10 @@ def new_trees(k: int, m: int, n_actions: int) -> GuidedTrees:
 
 @njit(cache=True)
 def _descend_row(root, i, tb, scratch, k, t, n_nodes, legal, path, c_puct, fpu, plan_i, plan_m, plan_f, observer,
-                 lazy):
-    """One determinization and descent of tree k (module docstring); returns (depth, leaf kind, nodes)."""
-    sample_row(root, i, observer, tb, plan_i, plan_m, plan_f, scratch, k)
+                 lazy, b_ints, b_floats):
+    """One determinization (with the root's belief plan ``b_ints``, ``b_floats``) and descent of tree k (module
+    docstring); returns (depth, leaf kind, nodes)."""
+    weighted_sample_row(root, i, observer, tb, plan_i, plan_m, plan_f, b_ints, b_floats, scratch, k)
     node, depth = 0, 0
     while True:
         if scratch.meta[k, PHASE] == DONE:
@@ -146,13 +149,14 @@ def _descend_row(root, i, tb, scratch, k, t, n_nodes, legal, path, c_puct, fpu, 
 
 @njit(cache=True, parallel=True)
 def descend_batch(root, idx, tb, scratch, t, n_nodes, legal, path, depth, leaf_kind, c_puct, fpu, plans_i, plans_m,
-                  plans_f, observers, lazy):
-    """:func:`_descend_row` for every game idx[k] (scratch row k, tree k): depth[k], leaf_kind[k] (-1: no room
-    left to expand: the path is backed up with the rollout of the position)."""
+                  plans_f, observers, lazy, b_ints, b_floats, b_offsets):
+    """:func:`_descend_row` for every game idx[k] (scratch row k, tree k, belief plan b_ints[k] and
+    b_floats[b_offsets[k]:b_offsets[k + 1]]): depth[k], leaf_kind[k] (-1: no room left to expand: the path is
+    backed up with the rollout of the position)."""
     for k in prange(idx.shape[0]):
         depth[k], leaf_kind[k], n_nodes[k] = _descend_row(
             root, idx[k], tb, scratch, k, t, n_nodes[k], legal[k], path, c_puct, fpu, plans_i[k], plans_m[k],
-            plans_f[k], observers[k], lazy)
+            plans_f[k], observers[k], lazy, b_ints[k], b_floats[b_offsets[k] : b_offsets[k + 1]])
 
 
 @njit(cache=True)
@@ -207,26 +211,40 @@ def _plans(root: BatchState, idx: NDArray[np.int64], tb) -> tuple[NDArray[np.int
     return np.stack([pi for pi, _, _ in plans]), np.stack([pm for _, pm, _ in plans]), plans_f
 
 
+def _belief_plans(plans_i: NDArray[np.int64], plans_m: NDArray[np.uint64], tb, log_b: NDArray[np.float64],
+                  method: int, samples: int) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]:
+    """Each game's belief plan (:func:`~tarocchi_rl.search.inference.belief_plan`) from its sampler's plan and its
+    root's log beliefs: (ints stacked int64[k, NB], floats concatenated, game r's at offsets[r]:offsets[r + 1])."""
+    plans = [belief_plan(plans_i[r], plans_m[r], tb, log_b[r], method, samples) for r in range(len(plans_i))]
+    offsets = np.concatenate([[0], np.cumsum([len(bf) for _, bf in plans])]).astype(np.int64)
+    return np.stack([bi for bi, _ in plans]), np.concatenate([bf for _, bf in plans]), offsets
+
+
 def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: int, n_actions: int,
                   root_obs: NDArray[np.float32], root_mask: NDArray[np.bool_], evaluate: Evaluate, iterations: int,
                   c_puct: float, payoff_scale: float, seeds: NDArray[np.uint64], mix: float = 0.0,
-                  rollout: str = "heuristic", fpu: float = 0.0,
-                  lazy: bool = False) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+                  rollout: str = "heuristic", fpu: float = 0.0, lazy: bool = False,
+                  log_beliefs: NDArray[np.float64] | None = None, belief_method: str = "exact",
+                  belief_samples: int = DEFAULT_BELIEF_SAMPLES) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """Search games ``idx`` of ``state`` (module docstring); returns (actions int64[k], root visits float64[k, A]).
 
     root_obs float32[k, D], root_mask bool[k, A]: the true observation and legal actions of each game's player
     to act; ``evaluate`` the network; ``mix`` in [0, 1] the rollout's weight in a leaf's value; ``seeds``
-    uint64[k] the searches' random streams; ``lazy`` (needs mix = 1): lazy priors (module docstring)."""
+    uint64[k] the searches' random streams; ``lazy`` (needs mix = 1): lazy priors (module docstring);
+    ``log_beliefs`` float64[k, C, L], ``belief_method``, ``belief_samples``: determinizations weighted by a belief
+    model (:class:`~tarocchi_rl.search.ismcts.SearchTrees`)."""
     if lazy and mix < 1:
         raise ValueError("guided search: lazy priors need mix = 1 (leaf values from rollouts alone)")
     idx = np.ascontiguousarray(idx, np.int64)
     k = len(idx)
+    beliefs = beliefs_or_none(log_beliefs, k, tables, belief_method, belief_samples)  # checked before any work
     m = iterations + 1
     t = new_trees(k, m, n_actions)
     probs, _ = evaluate(root_obs, root_mask)
     t.prior[:, 0, :] = probs
     t.evaluated[:, 0] = True
     plans_i, plans_m, plans_f = _plans(state, idx, tables)
+    b_ints, b_floats, b_offsets = _belief_plans(plans_i, plans_m, tables, *beliefs)
     observers = state.meta[idx, CUR].astype(np.int64)
     scratch = alloc_state(k)
     scratch.rng[:] = seeds
@@ -242,7 +260,7 @@ def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: 
     kind = ROLLOUT_HEURISTIC if rollout == "heuristic" else ROLLOUT_RANDOM
     for _ in range(iterations):
         descend_batch(state, idx, tables, scratch, t, n_nodes, legal, path, depth, leaf_kind, float(c_puct),
-                      float(fpu), plans_i, plans_m, plans_f, observers, bool(lazy))
+                      float(fpu), plans_i, plans_m, plans_f, observers, bool(lazy), b_ints, b_floats, b_offsets)
         new = np.flatnonzero(leaf_kind == LEAF_NEW)
         has_prior = np.zeros(k, np.bool_)
         values[:] = 0.0

@@ -5,7 +5,10 @@ Python, and ``search_batch`` runs the searches of many games in parallel (prange
 
 1. **determinize**: copy the root game into a scratch row and redistribute the cards the searching player
    cannot locate, uniformly over the deals consistent with what he knows
-   (:mod:`tarocchi_rl.search.determinize`);
+   (:mod:`tarocchi_rl.search.determinize`), or, given a belief model's log probabilities for the root
+   (``log_beliefs``), with the probability they give each of those deals (:mod:`tarocchi_rl.search.inference`:
+   the weighted DP, or sampling-importance-resampling over ``belief_samples`` uniform deals; still exact on what
+   he knows);
 2. **select**: from the root, while every action legal in this determinization has a child, increment the
    availability count of each legal child and follow the child maximising
    ``W/N + c * sqrt(ln(avail) / N)`` (W: summed rewards of the seat that chose the action);
@@ -51,9 +54,18 @@ from .. import engine
 from ..bits import bounded, splitmix_next
 from ..core.phases import DONE, PLAY
 from ..core.state import CUR, PAYOFF, PHASE, alloc_state
-from ..core.tables import P_CARDS, P_N_SPECIAL
+from ..core.tables import P_CARDS, P_N_SPECIAL, P_PLAYERS
 from ..policies.heuristic import heuristic_row
-from .determinize import I_NF, I_STATUS, NI, NM, build_plan, fill_tables, sample_row
+from .determinize import I_NF, I_STATUS, NI, NM, build_plan, fill_tables
+from .inference import (
+    DEFAULT_BELIEF_SAMPLES,
+    METHOD_UNIFORM,
+    belief_plan,
+    belief_samples_checked,
+    method_code,
+    n_locations,
+    weighted_sample_row,
+)
 
 ROLLOUT_RANDOM, ROLLOUT_HEURISTIC = 0, 1
 
@@ -216,12 +228,14 @@ def _decision(tree, visits_out):
 
 @njit(cache=True)
 def _iterate(tree, n_nodes, tick, n_iter, root, i, observer, tb, scratch, j, legal, stamp, path, c_explore,
-             payoff_scale, rollout_kind, prior, has_prior, c_prior):
+             payoff_scale, rollout_kind, prior, has_prior, c_prior, logb, belief_method, belief_samples):
     """``n_iter`` iterations (the module docstring's five steps) of the search of game ``i`` on ``tree``, which
-    holds ``n_nodes`` nodes, stamps counted up to ``tick``; returns (n_nodes, tick) after them."""
+    holds ``n_nodes`` nodes, stamps counted up to ``tick``; returns (n_nodes, tick) after them. ``logb``
+    float64[C, L]: the root's log beliefs (unread with ``belief_method`` METHOD_UNIFORM)."""
     plan_i, plan_m, plan_f = _root_plan(root, i, observer, tb)
+    b_ints, b_floats = belief_plan(plan_i, plan_m, tb, logb, belief_method, belief_samples)
     for _ in range(n_iter):
-        sample_row(root, i, observer, tb, plan_i, plan_m, plan_f, scratch, j)
+        weighted_sample_row(root, i, observer, tb, plan_i, plan_m, plan_f, b_ints, b_floats, scratch, j)
         depth, n_nodes, tick = _descend(tree, n_nodes, tick, scratch, j, tb, legal, stamp, path, c_explore, prior,
                                         has_prior, c_prior)
         _rollout(scratch, j, tb, rollout_kind)
@@ -246,7 +260,7 @@ def search_row(root, i, tb, scratch, j, iterations, c_explore, payoff_scale, rol
     path = np.zeros(iterations + 1, np.int32)
     has_prior = prior.sum() > 0
     _iterate(tree, 1, 0, iterations, root, i, observer, tb, scratch, j, legal, stamp, path, c_explore,
-             payoff_scale, rollout_kind, prior, has_prior, c_prior)
+             payoff_scale, rollout_kind, prior, has_prior, c_prior, np.zeros((1, 1), np.float64), METHOD_UNIFORM, 1)
     return _decision(tree, visits_out)
 
 
@@ -269,6 +283,22 @@ PARENT, ACTION, SEAT, FIRST_CHILD, NEXT_SIBLING = range(len(NODE_FIELDS))
 VISITS, AVAIL, WSUM = range(len(STAT_FIELDS))
 
 
+def beliefs_or_none(log_beliefs: NDArray[np.float64] | None, k: int, tb: Any, belief_method: str = "exact",
+                    belief_samples: int = DEFAULT_BELIEF_SAMPLES) -> tuple[NDArray[np.float64], int, int]:
+    """The kernels' (log beliefs float64[k, C, L], METHOD_*, SIR candidates) of k searches: (zeros[k, 1, 1],
+    METHOD_UNIFORM, 1) without beliefs. A ValueError when they are not one [C, L] per search, or a bad method or
+    count."""
+    code, samples = method_code(belief_method), belief_samples_checked(belief_samples)
+    if log_beliefs is None:
+        return np.zeros((k, 1, 1), np.float64), METHOD_UNIFORM, 1
+    arr = np.ascontiguousarray(log_beliefs, np.float64)
+    want = (k, int(tb.params[P_CARDS]), n_locations(int(tb.params[P_PLAYERS])))
+    if arr.shape != want:
+        raise ValueError(f"search: log beliefs must be float64{list(want)} (card x location per search), got "
+                         f"{list(arr.shape)}")
+    return arr, code, samples
+
+
 def new_stacked_trees(k: int, m: int) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
     """(nodes int32[k, 5, M] all -1, stats float64[k, 3, M] all 0): k empty trees of room m (node 0: the root)."""
     return np.full((k, len(NODE_FIELDS), m), -1, np.int32), np.zeros((k, len(STAT_FIELDS), m), np.float64)
@@ -276,23 +306,24 @@ def new_stacked_trees(k: int, m: int) -> tuple[NDArray[np.int32], NDArray[np.flo
 
 @njit(cache=True)
 def _continue_row(root, i, tb, scratch, j, n_iter, c_explore, payoff_scale, rollout_kind, prior, c_prior, nodes,
-                  stats, legal, stamp, path, counters):
+                  stats, legal, stamp, path, counters, logb, belief_method, belief_samples):
     """``n_iter`` more iterations of the search of game ``i`` (scratch row ``j``) on the tree held in ``nodes`` and
     ``stats`` (one game's rows of :class:`SearchTrees`), with ``counters`` int64[2] (nodes in the tree, tick):
     :func:`search_row`'s :func:`_iterate` cut into pieces, so that its results are identical to one call."""
     tree = Tree(nodes[0], nodes[1], nodes[2], nodes[3], nodes[4], stats[0], stats[1], stats[2])
     counters[0], counters[1] = _iterate(tree, counters[0], counters[1], n_iter, root, i, root.meta[i, CUR], tb,
                                         scratch, j, legal, stamp, path, c_explore, payoff_scale, rollout_kind,
-                                        prior, prior.sum() > 0, c_prior)
+                                        prior, prior.sum() > 0, c_prior, logb, belief_method, belief_samples)
 
 
 @njit(cache=True, parallel=True)
 def _continue_batch(root, idx, tb, scratch, n_iter, c_explore, payoff_scale, rollout_kind, priors, c_prior, nodes,
-                    stats, legal, stamp, path, counters):
-    """:func:`_continue_row` for every game ``idx[k]`` (scratch row k, the k-th tree and buffers)."""
+                    stats, legal, stamp, path, counters, logbs, belief_method, belief_samples):
+    """:func:`_continue_row` for every game ``idx[k]`` (scratch row k, the k-th tree, buffers and log beliefs)."""
     for k in prange(idx.shape[0]):
         _continue_row(root, idx[k], tb, scratch, k, n_iter, c_explore, payoff_scale, rollout_kind, priors[k],
-                      c_prior, nodes[k], stats[k], legal[k], stamp[k], path[k], counters[k])
+                      c_prior, nodes[k], stats[k], legal[k], stamp[k], path[k], counters[k], logbs[k],
+                      belief_method, belief_samples)
 
 
 @njit(cache=True)
@@ -312,11 +343,16 @@ class SearchTrees:
     ``decisions()`` and ``root_statistics()`` read them at any point. ``seeds`` uint64[k] seed the searches (the
     rng of their scratch rows); with the same seeds and parameters, ``run`` in any pieces gives the trees, visits
     and decisions of one ``search_batch`` call. ``priors`` float32[k, n_actions] (zeros: none).
+    ``log_beliefs`` float64[k, C, L] (:func:`~tarocchi_rl.search.inference.log_beliefs` of a belief model's output
+    for each root): determinizations weighted by it (:mod:`tarocchi_rl.search.inference`), ``belief_method``
+    ``exact`` (the weighted DP; SIR where its tables are too large) or ``sir`` (over ``belief_samples`` uniform
+    candidates; 1: the uniform sampler itself); None: the uniform sampler.
     """
 
     def __init__(self, root: Any, idx: NDArray[np.int64], tb: Any, iterations: int, c_explore: float,
                  payoff_scale: float, rollout_kind: int, priors: NDArray[np.float32], c_prior: float,
-                 seeds: NDArray[np.uint64], scratch: Any = None) -> None:
+                 seeds: NDArray[np.uint64], scratch: Any = None, log_beliefs: NDArray[np.float64] | None = None,
+                 belief_method: str = "exact", belief_samples: int = DEFAULT_BELIEF_SAMPLES) -> None:
         self.root, self.tb = root, tb
         self.idx = np.ascontiguousarray(idx, np.int64)
         k, n_act, m = len(self.idx), priors.shape[1], int(iterations) + 1
@@ -332,6 +368,7 @@ class SearchTrees:
         self._counters = np.zeros((k, 2), np.int64)
         self._counters[:, 0] = 1  # the root
         self.done = 0  # iterations run per search
+        self.beliefs = beliefs_or_none(log_beliefs, k, tb, belief_method, belief_samples)
 
     def run(self, n: int) -> None:
         """``n`` more iterations of every search (a ValueError beyond the capacity)."""
@@ -340,7 +377,8 @@ class SearchTrees:
                              f"{self.capacity}")
         c, scale, rollout = self.params
         _continue_batch(self.root, self.idx, self.tb, self.scratch, int(n), c, scale, rollout, self.priors,
-                        self.c_prior, self.nodes, self.stats, self._legal, self._stamp, self._path, self._counters)
+                        self.c_prior, self.nodes, self.stats, self._legal, self._stamp, self._path, self._counters,
+                        *self.beliefs)
         self.done += n
 
     def decisions(self) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
