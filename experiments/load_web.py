@@ -6,7 +6,8 @@
 
 The server is started as a subprocess on 127.0.0.1 (a free port), with ``--agents AGENT`` (default: a freshly
 initialised default-size network exported to a temporary ``onnx:`` bot directory; the figures do not depend on the
-weights), and stopped at the end whatever happens.
+weights), and stopped at the end whatever happens. Each table and each API client connects from its own loopback
+address (127.0.x.y): the server's limits are per client address, and these are 200 people, not one.
 
 1. *Tables*: ``--tables`` WebSocket clients at once, each a table with one human seat (seat 0) played by this script
    (the first legal action) against heuristic bots in the other seats, the variants in turn; each plays one whole
@@ -39,6 +40,12 @@ ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = "mineo,piedmont3,piedmont4,french3,french4"
 
 
+def client_address(k: int) -> str:
+    """The k-th client's own loopback address (Linux routes all of 127.0.0.0/8 to the loopback): the server limits
+    tables and connections per client address, and 200 people have 200 addresses."""
+    return f"127.0.{1 + k // 250}.{1 + k % 250}"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -57,17 +64,24 @@ def export_fresh(tmp: Path, variant: str) -> str:
 
 # -- a minimal HTTP/1.1 keep-alive client (asyncio streams): the load generator must cost little CPU -----------------
 class Http:
-    def __init__(self, port: int) -> None:
-        self.port = port
+    def __init__(self, port: int, local: str | None = None) -> None:
+        self.port, self.local = port, local
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
+    async def get(self, path: str) -> tuple[int, bytes]:
+        return await self.request(b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % path.encode())
+
     async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        return await self.request(b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                                  b"Content-Length: %d\r\n\r\n%s" % (path.encode(), len(body), body))
+
+    async def request(self, message: bytes) -> tuple[int, bytes]:
         if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+            self.reader, self.writer = await asyncio.open_connection(
+                "127.0.0.1", self.port, local_addr=(self.local, 0) if self.local else None)
         assert self.reader is not None
-        self.writer.write(b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                          b"Content-Length: %d\r\n\r\n%s" % (path.encode(), len(body), body))
+        self.writer.write(message)
         status = int((await self.reader.readline()).split()[1])
         length = 0
         while True:
@@ -87,7 +101,7 @@ async def wait_ready(port: int, proc: subprocess.Popen, timeout: float = 120) ->
             raise SystemExit(f"error: the server exited with status {proc.returncode}")
         try:
             r, w = await asyncio.open_connection("127.0.0.1", port)
-            w.write(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+            w.write(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             line = await r.readline()
             w.close()
             if b" 200 " in line:
@@ -98,6 +112,14 @@ async def wait_ready(port: int, proc: subprocess.Popen, timeout: float = 120) ->
     raise SystemExit("error: the server did not come up")
 
 
+async def extra_bot_name(port: int) -> str:
+    """The name the server shows for the --agents bot (the last of GET /v1/bots): clients name it, not its spec."""
+    status, body = await Http(port).get("/v1/bots")
+    if status != 200:
+        raise SystemExit(f"error: GET /v1/bots answered {status}")
+    return str(json.loads(body)["bots"][-1]["name"])
+
+
 # -- 1. tables ---------------------------------------------------------------------------------------------------
 async def one_table(port: int, variant: str, seed: int, lat: list[float], errors: list[str],
                     think: float = 0.0) -> bool:
@@ -106,7 +128,8 @@ async def one_table(port: int, variant: str, seed: int, lat: list[float], errors
     rng = np.random.default_rng(seed)
 
     n = {"mineo": 4, "piedmont3": 3, "piedmont4": 4, "french3": 3, "french4": 4}[variant]
-    async with websockets.connect(f"ws://127.0.0.1:{port}/ws", max_size=None) as ws:
+    async with websockets.connect(f"ws://127.0.0.1:{port}/ws", max_size=None,
+                                  local_addr=(client_address(seed), 0)) as ws:
         await ws.send(json.dumps({"type": "start", "variant": variant, "seed": seed,
                                   "seats": ["human"] + ["heuristic"] * (n - 1)}))
         msg = json.loads(await ws.recv())
@@ -173,7 +196,7 @@ async def api(port: int, agent: str, clients: int, seconds: float, deals: list[l
     stop = time.perf_counter() + seconds
 
     async def client(k: int) -> None:
-        http = Http(port)
+        http = Http(port, client_address(k))
         d = k
         while time.perf_counter() < stop:
             for body in deals[d % len(deals)]:
@@ -217,12 +240,18 @@ def main() -> int:
         proc = subprocess.Popen([cli, "serve", "--port", str(port), "--agents", agent, "--workers", str(a.workers)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
-            asyncio.run(wait_ready(port, proc))
+            try:
+                asyncio.run(wait_ready(port, proc))
+            except SystemExit:
+                proc.kill()
+                print((proc.communicate()[1] or "")[-3000:], file=sys.stderr)  # what the server said
+                raise
             out = {"server": {"workers": a.workers, "agent": agent}}
             if a.skip != "tables":
                 out["tables"] = asyncio.run(tables(port, a.tables, variants, a.think))
             if a.skip != "api":
-                out["api"] = asyncio.run(api(port, agent, a.act_clients, a.act_seconds, deals))
+                name = asyncio.run(extra_bot_name(port))
+                out["api"] = asyncio.run(api(port, name, a.act_clients, a.act_seconds, deals))
         finally:
             proc.terminate()
             try:

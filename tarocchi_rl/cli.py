@@ -235,7 +235,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     m = export_policy(path, args.out, eval_deals=args.eval_deals, golden=args.golden, seed=args.seed,
                       progress=sys.stderr.isatty())
     print(f"wrote {args.out}: policy.onnx, manifest.json, golden.jsonl ({m['golden']['positions']} positions), "
-          "README.md", file=sys.stderr)
+          "README.md" + (", belief.onnx" if m.get("belief") else ""), file=sys.stderr)
     for opp, r in ((m.get("evaluation") or {}).get("opponents") or {}).items():
         lo, hi = r["ci95"]
         print(f"  vs {opp}: {r['mean_payoff_per_deal']:.3f} per deal [{lo:.3f}, {hi:.3f}] over {r['deals']} deals",
@@ -256,11 +256,15 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as e:  # starlette, uvicorn: the web extra
         raise ValueError(f"serve needs the web extra (pip install 'tarocchi-rl[web]'): {e}") from None
     from .agents.specs import split_agent_specs
+    from .web.bots import agent_entries
 
-    config = ServerConfig(agents=split_agent_specs(args.agents) if args.agents else [],
+    config = ServerConfig(agents=agent_entries(args.agents or []),
                           seats=split_agent_specs(args.seats) if args.seats else None,
-                          ismcts=args.ismcts, idle_timeout=args.idle_timeout, max_tables=args.max_tables)
-    run_server(config, args.host, args.port, args.workers)
+                          ismcts=args.ismcts, idle_timeout=args.idle_timeout, max_tables=args.max_tables,
+                          allowed_hosts=args.allow_host or [], allowed_origins=args.allow_origin or [],
+                          **{k: getattr(args, k) for k in ("max_tables_per_client", "max_connections_per_client")
+                             if getattr(args, k) is not None})  # unset: ServerConfig's defaults
+    run_server(config, args.host, args.port, args.workers, public=args.public)
     return 0
 
 
@@ -410,16 +414,27 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--port", type=int, default=8000)
     sv.add_argument("--seats", default=None, help="the seating the page offers first, e.g. human,heuristic,ismcts,"
                     "heuristic: human once, the others bots of this server (built in or --agents)")
-    sv.add_argument("--agents", default=None, metavar="SPEC,...", help="extra bots offered besides random, "
-                    "heuristic and ismcts, e.g. onnx:bots/mineo,ppo:runs/x (clients choose them by name, never "
-                    "by spec)")
+    sv.add_argument("--agents", action="append", default=None, metavar="NAME=SPEC", help="an extra bot offered "
+                    "besides random, heuristic and ismcts, shown to clients as NAME (e.g. strong=onnx:bots/mineo; "
+                    "repeatable); a bare SPEC,... gets neutral names bot1, bot2, ... (clients never see a spec)")
     sv.add_argument("--ismcts", default="ismcts:time=0.2", metavar="SPEC", help="the built-in ismcts bot's spec "
                     "(default ismcts:time=0.2: 0.2 s a decision)")
     sv.add_argument("--workers", type=int, default=1, help="server processes (tables live in their "
                     "connection's process)")
     sv.add_argument("--idle-timeout", type=float, default=1800.0, help="seconds without a message before a "
                     "table is closed")
-    sv.add_argument("--max-tables", type=int, default=1000, help="open tables (WebSocket connections) per process")
+    sv.add_argument("--max-tables", type=int, default=1000, help="tables (deals held by WebSocket connections) "
+                    "per process")
+    sv.add_argument("--max-tables-per-client", type=int, default=None, metavar="N", help="tables one client address "
+                    "may hold at once (default 8; behind a proxy that does not forward addresses, raise it)")
+    sv.add_argument("--max-connections-per-client", type=int, default=None, metavar="N", help="HTTP requests in "
+                    "progress and WebSocket connections of one client address at once (default 16)")
+    sv.add_argument("--public", action="store_true", help="serve a --host other than loopback (0.0.0.0, a LAN "
+                    "address): refused without it; prints the routes, bots and limits exposed")
+    sv.add_argument("--allow-host", action="append", default=None, metavar="NAME", help="a Host name served "
+                    "besides the bound host (and localhost when bound to loopback), e.g. a LAN name; repeatable")
+    sv.add_argument("--allow-origin", action="append", default=None, metavar="URL", help="a page origin allowed "
+                    "to open /ws tables besides the server's own, e.g. https://example.org; repeatable")
     sv.set_defaults(func=_cmd_serve)
 
     d = sub.add_parser("demo", help="the shipped bots against the heuristic and the heuristic against "

@@ -14,10 +14,25 @@ the HTTP API").
 
 Every error is a 4xx with ``{"error": "..."}``; bodies are limited (``max_body``, 1 MB: larger is 413), and
 nothing a client sends names a file. A table lives in its WebSocket handler: no other connection can reach it;
-an idle one (no message for ``idle_timeout`` seconds) is closed. Short work (the random and heuristic bots,
-the networks, a snapshot: about a millisecond) runs on the event loop; searches, external programs and replays
-run in the thread pool. Tables are per connection, so ``serve --workers N`` (processes) scales both the tables
-and the API.
+an idle one (no move for ``idle_timeout`` seconds: pings do not count) is closed, and any one after
+``table_lifetime``. A table's moves against fast bots (random, heuristic, the networks, a snapshot: about a
+millisecond) are played on the event loop; everything else runs in the queue of its kind, off the loop
+(:mod:`~tarocchi_rl.web.limits`: ``/v1/act``'s rebuilt positions, searches, external programs, replays), and a
+full queue is a 503 with ``Retry-After`` (429: the client's own share) or a ``busy`` error frame. Tables are per
+connection, so ``serve --workers N`` (processes) scales both the tables and the API.
+
+Privacy: a table's messages before ``over`` carry no seed, no other seat's hidden card and no bot's legal
+moves (:mod:`~tarocchi_rl.web.table`); a failing bot is a generic error to the client, its details go to the
+log; bots are shown by display name (:mod:`~tarocchi_rl.web.bots`). A deal from a client's seed is a practice
+table (``"practice": true`` in ``over`` and its record). The server aggregates no results: whatever collects web
+records must skip practice ones.
+
+Cross-site: only the hosts of :attr:`ServerConfig.allowed_hosts` are served (``TrustedHostMiddleware``: no DNS
+rebinding); ``/ws`` refuses a browser ``Origin`` other than the server's own host or one of
+:attr:`ServerConfig.allowed_origins` (no Origin: a non-browser client, allowed); a POST body must be declared
+``application/json`` (415 otherwise: a cross-site form cannot send it without a preflight). Bodies and
+WebSocket messages are parsed by :func:`tarocchi_rl.bounded.loads` (depth and integer bounds): hostile JSON is
+a 400 or an error frame, never a traceback.
 """
 
 import asyncio
@@ -26,6 +41,7 @@ import gc
 import json
 import logging
 import os
+import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -35,21 +51,25 @@ import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..bits import check_seed
+from ..bits import check_seed, parse_seed
 from ..bot import BotServer, request_id
+from ..bounded import BoundedInputError, loads
 from ..play import bot_seeds, make_bot, new_seed
 from ..records import RecordError, describe_outcome, replay
 from ..variants import VARIANTS, get_variant
 from ..views import seat_request
+from . import limits, workers
 from .bots import DEFAULT_BOT, DEFAULT_ISMCTS, Catalogue
 from .openapi import openapi_schema
-from .table import Table, check_options, replay_steps, variants_info
+from .table import SeatBot, Table, check_options, replay_steps, variants_info
 
 __all__ = ["PROTOCOL", "ServerConfig", "WS_MESSAGES", "app_from_env", "create_app"]
 
@@ -63,14 +83,22 @@ WS_MESSAGES = {  # client -> server: fields (all others are an error)
     "ping": ("type", "id"),
 }
 IDLE_CLOSE = 4000  # WebSocket close code of an idle table
+ORIGIN_CLOSE = 1008  # WebSocket close code (policy violation) of a connection from a page of another site
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")  # the Host names of a server bound to loopback
+MAX_SEED_TEXT = 20  # digits of a seed sent as a string (seeds are below 2**63)
+JSON_MEDIA_TYPE = "application/json"  # the only body a POST takes (a cross-site form cannot send it unasked)
+BOT_FAILED = "a bot failed; the deal is abandoned: send start for a new one"  # all a client learns of it
+WARM_SEARCH = "ismcts:iterations=8"  # the search run at startup in the search queue's thread
 log = logging.getLogger("tarocchi_rl.web")
 T = TypeVar("T")
 
 
 @dataclass
 class ServerConfig:
-    """What ``tarocchi-rl serve`` sets: the extra bots (``--agents``), the default seating offered by the page
-    (``--seats``), the built-in search's spec, limits, and whether to warm the kernels up at startup."""
+    """What ``tarocchi-rl serve`` sets: the extra bots (``--agents``, ``NAME=SPEC`` or a bare spec), the default
+    seating offered by the page (``--seats``), the built-in search's spec, limits, whether to warm the kernels
+    up at startup, the Host names served (``allowed_hosts``: :func:`hosts_for` adds the bound host;
+    ``--allow-host``) and the page origins besides the server's own allowed on ``/ws`` (``--allow-origin``)."""
 
     agents: list[str] = field(default_factory=list)
     seats: list[str] | None = None
@@ -80,6 +108,16 @@ class ServerConfig:
     max_body: int = 1 << 20
     pool_size: int = 4
     warmup: bool = True
+    allowed_hosts: list[str] = field(default_factory=lambda: list(LOOPBACK_HOSTS))
+    allowed_origins: list[str] = field(default_factory=list)
+    # limits against one greedy client (tarocchi_rl.web.limits; a client is an address)
+    max_connections: int = limits.MAX_CONNECTIONS
+    max_connections_per_client: int = limits.CONNECTIONS_PER_CLIENT
+    max_tables_per_client: int = limits.TABLES_PER_CLIENT
+    table_lifetime: float = limits.TABLE_LIFETIME
+    body_timeout: float = limits.BODY_SECONDS
+    keep_alive_timeout: float = limits.KEEP_ALIVE_SECONDS
+    queues: dict[str, limits.QueueLimit] = field(default_factory=lambda: dict(limits.QUEUES))
 
 
 def _default(x: Any) -> Any:
@@ -111,10 +149,28 @@ class Server:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
+        limits.check_limits(config)
         self.catalogue = Catalogue(config.agents, config.ismcts, config.pool_size)
         self.variants = {"protocol": PROTOCOL, "variants": variants_info()}
         self.seats = self._check_seats(config.seats)
-        self.tables = 0
+        self.table_count = limits.TableCount(config.max_tables, config.max_tables_per_client)
+        self.queues = {kind: limits.WorkQueue(kind, limits.QueueLimit(*q), self._processes(kind))
+                       for kind, q in config.queues.items()}
+
+    def _processes(self, kind: str) -> "limits.Processes | None":
+        """How the act and replay queues start their worker processes (:mod:`~tarocchi_rl.web.workers`); None:
+        the queue's work runs in threads."""
+        if kind == "replay":
+            return limits.Processes()
+        if kind != "act":
+            return None
+        fast = {name: spec for name, spec in self.catalogue.specs.items() if self.catalogue.is_fast(name)}
+        return limits.Processes(workers.start, (fast, self.config.warmup))
+
+    @property
+    def tables(self) -> int:
+        """Tables held: deals of /ws connections (a connection without a deal is not a table)."""
+        return self.table_count.total
 
     def _check_seats(self, seats: list[str] | None) -> list[str] | None:
         if seats is None:
@@ -124,11 +180,22 @@ class Server:
             raise ValueError(f"--seats: exactly one seat must be human, got {','.join(names)}")
         if len(names) not in {get_variant(v).n_players for v in VARIANTS}:
             raise ValueError(f"--seats: {len(names)} seats: no variant has that many players")
-        return ["human" if s.lower() == "human" else self.catalogue.resolve(s, "--seats") for s in names]
+        return ["human" if s.lower() == "human" else self.catalogue.resolve_operator(s, "--seats") for s in names]
 
-    async def run(self, fast: bool, fn: Callable[..., T], *args: Any) -> T:
-        """Short work on the loop, the rest in the thread pool."""
-        return fn(*args) if fast else await run_in_threadpool(fn, *args)
+    def bot_kind(self, name: str) -> str:
+        """The queue of a bot's work (:func:`limits.work_kind`): ``act``, ``search`` or ``program``."""
+        return limits.work_kind(self.catalogue.specs[name], self.catalogue.is_fast(name))
+
+    def table_queue(self, table: Table) -> "limits.WorkQueue | None":
+        """The queue that plays a table's slow bots (a search's queue if it has one); None when every bot is
+        fast: its moves are played on the event loop (about a millisecond)."""
+        kinds = {self.bot_kind(s.name) for s in table.seats if s is not None and not s.fast}
+        return self.queues["search" if "search" in kinds else "program"] if kinds else None
+
+    async def run(self, queue: "limits.WorkQueue | None", client: str, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on the event loop (``queue`` None: short work) or in ``queue`` (:class:`limits.Busy`
+        when it is full)."""
+        return fn(*args) if queue is None else await queue.run(client, fn, *args)
 
     def warmup(self) -> None:
         """Load every kernel a table and the API use (Numba's cache) before the first client waits for it."""
@@ -151,6 +218,14 @@ class Server:
         gc.collect()
         gc.freeze()  # what startup made is permanent: the collector's passes stay short under load
 
+    @staticmethod
+    def warm_search() -> None:
+        """A short search, run in the search queue's thread at startup: the search kernel is loaded, and Numba's
+        worker threads start from that thread, with its lower priority (:data:`limits.QUEUE_NICE`)."""
+        t = Table.deal("mineo", {}, [None] + [SeatBot("heuristic", make_bot("heuristic", 0, "bot"))] * 3, 1)
+        req = {"type": "act", **seat_request(t.views, t.views.current_player())}
+        BotServer(WARM_SEARCH, lambda s: make_bot(s, 0, "bot")).handle(dumps(req))
+
     # -- the tables ---------------------------------------------------------------------------------------------
     def new_table(self, msg: dict[str, Any]) -> Table:
         variant = msg.get("variant")
@@ -161,35 +236,31 @@ class Server:
             raise ValueError(f"seats: expected a list of {n} entries for {variant} ('human' once, bots by name)")
         if sum(s == "human" for s in seats) != 1:
             raise ValueError("seats: exactly one entry must be 'human'")
-        seed = msg.get("seed")
-        if seed is None:
-            seed = new_seed()
-        check_seed("seed", seed)
+        practice = msg.get("seed") is not None  # the client knows the seed, so every hand: practice only
+        seed = client_seed(msg["seed"]) if practice else new_seed()
         names = [None if s == "human" else self.catalogue.resolve(s, f"seats[{k}]") for k, s in enumerate(seats)]
         seeds = bot_seeds(seed, n)
         bots = [None if name is None else self.catalogue.seat_bot(name, seeds[k]) for k, name in enumerate(names)]
-        return Table.deal(str(variant), options, bots, seed)
+        return Table.deal(str(variant), options, bots, seed, practice=practice)
 
     @staticmethod
     def report(table: Table) -> dict[str, Any]:
-        """The message after a start or a move: ``state``, or ``over`` with the outcome and the record."""
+        """The message after a start or a move: ``state``, or ``over`` with the outcome, the record, the seed
+        (as a string) and ``practice``. Nothing before ``over`` names the seed."""
         moves = table.take_moves()
-        msg = {"type": "over" if table.is_over() else "state", "seed": table.seed,
-               "table": table.snapshot(table.human), "moves": moves}
+        msg = {"type": "over" if table.is_over() else "state", "table": table.snapshot(table.human), "moves": moves}
         if table.is_over():
             msg.update(table.result())
         return msg
 
-    async def message(self, table: Table | None, text: str) -> tuple[Table | None, dict[str, Any]]:
-        """One client message -> (the connection's table now, the answer). Never raises."""
+    async def message(self, table: Table | None, text: str, client: str = "") -> tuple[Table | None, dict[str, Any]]:
+        """One client message -> (the connection's table now, the answer). Never raises. ``client``: its address
+        (limits: its tables, its share of the queues; a busy queue is an error with ``busy``, the table kept)."""
         rid = None
         try:
             if len(text) > MAX_WS_MESSAGE:
                 raise ValueError(f"message longer than {MAX_WS_MESSAGE} characters")
-            try:
-                msg = json.loads(text)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"not JSON: {e.msg} at column {e.colno}") from None
+            msg = loads(text, what="message")  # bounded: depth and digits (BoundedInputError, a ValueError)
             if not isinstance(msg, dict):
                 raise ValueError("a message must be a JSON object")
             rid = request_id(msg)
@@ -202,33 +273,50 @@ class Server:
                                  f"(known: {', '.join(WS_MESSAGES[kind])})")
             if kind == "ping":
                 out: dict[str, Any] = {"type": "pong"}
-            elif kind == "start":
-                new = self.new_table(msg)
-                table = None  # a new deal replaces the old one, even if the bots fail below
-                table, out = new, await self._advance(new)
+            elif kind == "start":  # a new deal replaces the old one, even if the bots fail below
+                place = self.table_count.opening(client) if table is None else contextlib.nullcontext()
+                with place:  # a place among the tables (ValueError: none), held while the bots play
+                    new = self.new_table(msg)
+                    self._check_queue(new, client)  # busy: the old deal stays
+                    out = await self._advance(new, client)
+                table = new
             else:
                 if table is None:
                     raise ValueError("no deal in progress: send start first")
                 if "action" not in msg:
                     raise ValueError("action: missing (an action string such as 'play:KC')")
+                self._check_queue(table, client)  # busy: the move is not played
                 table.act(msg["action"])  # an unknown or illegal move: ValueError, the game unchanged
-                out = await self._advance(table)
+                out = await self._advance(table, client)
+        except limits.Busy as e:
+            out = {"type": "error", "error": str(e), "busy": True, "retry_after": e.retry_after}
         except ValueError as e:
             out = {"type": "error", "error": str(e)}
-        except _BotFailed as e:
+        except _BotFailed:
             table = None
-            out = {"type": "error", "error": f"{e}; the deal is abandoned: send start for a new one",
-                   "fatal": True}
+            out = {"type": "error", "error": BOT_FAILED, "fatal": True}
         if rid is not None:
             out["id"] = rid
         return table, out
 
-    async def _advance(self, table: Table) -> dict[str, Any]:
+    def _check_queue(self, table: Table, client: str) -> None:
+        queue = self.table_queue(table)
+        if queue is not None:
+            queue.check(client)
+
+    async def _advance(self, table: Table, client: str = "") -> dict[str, Any]:
         try:
-            return await self.run(not table.needs_threads(), self._play_bots, table)
-        except Exception as e:  # a bot failed (an illegal answer, a crash): the table cannot go on
-            log.exception("a bot failed")
-            raise _BotFailed(f"a bot failed: {type(e).__name__}: {e}") from None
+            out = await self.run(self.table_queue(table), client, self._play_bots, table)
+        except limits.Busy:
+            raise
+        except Exception:  # a bot failed (an illegal answer, a crash): the table cannot go on
+            log.exception("a bot failed at a %s table, step %d; the deal is abandoned", table.game.variant,
+                          len(table.steps))  # the details (its legal moves, the exception) stay in the log
+            raise _BotFailed() from None
+        pace = table.take_pace()  # a search bot's forced moves answer no faster than its searched ones
+        if pace > 0:
+            await asyncio.sleep(pace)
+        return out
 
     def _play_bots(self, table: Table) -> dict[str, Any]:
         table.advance()
@@ -246,7 +334,11 @@ def _server(request: Request | WebSocket) -> Server:
 
 
 async def read_json(request: Request) -> tuple[str, Any]:
-    """The body as text and parsed; 413 over the limit, 400 when it is not UTF-8 JSON."""
+    """The body as text and parsed; 415 unless declared ``application/json``, 413 over the limit, 400 when it
+    is not UTF-8 JSON within :func:`tarocchi_rl.bounded.loads`'s bounds."""
+    media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media_type != JSON_MEDIA_TYPE:
+        raise HTTPException(415, f"Content-Type must be {JSON_MEDIA_TYPE}, got {media_type or 'none'!r}"[:200])
     limit = _server(request).config.max_body
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
@@ -262,9 +354,9 @@ async def read_json(request: Request) -> tuple[str, Any]:
     except UnicodeDecodeError:
         raise HTTPException(400, "the body is not UTF-8 text") from None
     try:
-        return text, json.loads(text)
-    except json.JSONDecodeError as e:
-        raise HTTPException(400, f"not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        return text, loads(text, what="body")
+    except BoundedInputError as e:
+        raise HTTPException(400, str(e)) from None
 
 
 async def index(request: Request) -> Response:
@@ -292,6 +384,8 @@ async def act(request: Request) -> Response:
         name = srv.catalogue.resolve(name, "agent")
     except ValueError as e:
         return error(400, str(e))
+    queue, client = srv.queues[srv.bot_kind(name)], limits.client_of(request.scope)
+    queue.check(client)  # busy: refused before the body is read
     text, req = await read_json(request)
     if isinstance(req, dict):
         if req.get("type") not in ("act", "hello"):
@@ -302,11 +396,16 @@ async def act(request: Request) -> Response:
             except ValueError as e:
                 return error(400, str(e), type="error", **({"id": req["id"]} if "id" in req else {}))
     pool = srv.catalogue.pools[name]
-    out = await srv.run(srv.catalogue.is_fast(name), pool.handle, text, req)
+    if queue.kind == "act":  # a fast bot: the position rebuilt and the bot in a worker process
+        out = await queue.run(client, workers.act, name, text)  # the text: cheaper to send than the parsed
+    else:  # a search or a program: in the queue's thread (Numba and programs let go of the GIL)
+        out = await queue.run(client, pool.handle, text, req)
     return json_response(out, 400 if out.get("type") == "error" else 200)
 
 
-def _replay(record: Any, steps: bool) -> dict[str, Any]:
+def replay_result(record: Any, steps: bool) -> dict[str, Any]:
+    """A record checked and scored (``steps``: and every position); RecordError when it is not valid. Runs in a
+    worker process (:func:`tarocchi_rl.web.workers.replay`)."""
     if isinstance(record, dict) and isinstance(record.get("variant"), str) and record["variant"] in VARIANTS:
         try:
             check_options(record["variant"], record.get("options") or {})
@@ -326,36 +425,69 @@ async def replay_record(request: Request) -> Response:
     flag = request.query_params.get("steps", "false").lower()
     if flag not in ("true", "false", "1", "0", "yes", "no"):
         return error(400, f"steps: expected true or false, got {flag!r}")
+    srv = _server(request)
+    queue, client = srv.queues["replay"], limits.client_of(request.scope)
+    queue.check(client)
     _, record = await read_json(request)
-    try:
-        return json_response(await run_in_threadpool(_replay, record, flag in ("true", "1", "yes")))
-    except RecordError as e:
-        return error(400, str(e), action_index=e.action_index)
+    out = await queue.run(client, workers.replay, record, flag in ("true", "1", "yes"))  # in a worker process
+    if "error" in out:
+        return error(400, out["error"], action_index=out["action_index"])
+    return json_response(out["result"])
 
 
 async def openapi(request: Request) -> Response:
     return json_response(openapi_schema(PROTOCOL))
 
 
+def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> bool:
+    """Whether a ``/ws`` handshake's ``Origin`` may open a table: none (not a browser), the server's own host
+    (scheme://HOST as the client addressed it; the Host itself is checked by ``TrustedHostMiddleware``), or one of
+    ``allowed`` (``--allow-origin``, compared without a trailing slash, case-insensitive)."""
+    if origin is None:
+        return True
+    origin = origin.strip().rstrip("/").lower()
+    if origin in {a.strip().rstrip("/").lower() for a in allowed}:
+        return True
+    scheme, sep, netloc = origin.partition("://")
+    return bool(sep) and scheme in ("http", "https") and host is not None and netloc == host.strip().lower()
+
+
+def client_seed(value: Any) -> int:
+    """A client's seed: an integer in [0, 2**63 - 1], or the same as a string of digits (a page keeps seeds as
+    strings: JavaScript numbers round above 2**53); ValueError otherwise."""
+    if isinstance(value, str):
+        if not (value.isascii() and value.isdigit() and len(value) <= MAX_SEED_TEXT):
+            raise ValueError(f"seed must be an integer in [0, 2**63 - 1] (or its digits as a string), "
+                             f"got {value[:MAX_SEED_TEXT + 5]!r}")
+        return parse_seed("seed", value)
+    return check_seed("seed", value)
+
+
 async def ws_table(websocket: WebSocket) -> None:
     """One table per connection: JSON text messages, one answer each (docs in the README and :data:`WS_MESSAGES`)."""
     srv = _server(websocket)
+    if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"),
+                          srv.config.allowed_origins):
+        log.info("refused a /ws connection from origin %.200r", websocket.headers.get("origin"))
+        await websocket.close(code=ORIGIN_CLOSE)  # before accepting: the handshake is answered 403
+        return
     await websocket.accept()
-    if srv.tables >= srv.config.max_tables:
+    if srv.tables >= srv.config.max_tables:  # no room for one more deal
         await websocket.send_text(dumps({"type": "error", "error": "the server is full: try again later",
                                          "fatal": True}))
         await websocket.close(code=1013)
         return
-    srv.tables += 1
+    client = limits.client_of(websocket.scope)
+    clock = limits.ConnectionClock(srv.config.idle_timeout, srv.config.table_lifetime)
+    rate = limits.MessageRate()
     table: Table | None = None
     try:
         while True:
+            left, why = clock.next_deadline()
             try:
-                msg = await asyncio.wait_for(websocket.receive(), timeout=srv.config.idle_timeout)
+                msg = await asyncio.wait_for(websocket.receive(), timeout=max(0.0, left))
             except asyncio.TimeoutError:
-                await websocket.send_text(dumps({"type": "error", "fatal": True, "error":
-                                                 f"idle for {srv.config.idle_timeout:g} s: the table is closed"}))
-                await websocket.close(code=IDLE_CLOSE, reason="idle")
+                await _close_table(websocket, srv.config, why)
                 return
             if msg["type"] == "websocket.disconnect":
                 return
@@ -363,8 +495,13 @@ async def ws_table(websocket: WebSocket) -> None:
             if text is None:
                 out: dict[str, Any] = {"type": "error", "error": "send JSON text messages, not binary ones"}
             else:
-                table, out = await srv.message(table, text)
+                held = table is not None
+                table, out = await srv.message(table, text, client)
+                srv.table_count.change(client, held, table is not None)
+                if out["type"] in ("state", "over"):  # a move: pings and errors do not keep a table open
+                    clock.moved()
             await websocket.send_text(dumps(out))
+            await asyncio.sleep(rate.delay())  # a client sending faster than the rate is read more slowly
     except WebSocketDisconnect:
         pass
     except Exception:  # the connection broke while sending, or a bug: this table ends, the server goes on
@@ -372,10 +509,25 @@ async def ws_table(websocket: WebSocket) -> None:
         with contextlib.suppress(Exception):
             await websocket.close(code=1011)
     finally:
-        srv.tables -= 1
+        srv.table_count.change(client, table is not None, False)
+
+
+async def _close_table(websocket: WebSocket, config: ServerConfig, why: str) -> None:
+    """Close a connection idle too long (no move) or open too long (its lifetime), saying so first."""
+    if why == "idle":
+        text, code = f"idle for {config.idle_timeout:g} s: the table is closed", IDLE_CLOSE
+    else:
+        text, code = (f"open for {config.table_lifetime:g} s, the most a connection may: the table is closed "
+                      "(connect again for a new deal)", limits.LIFETIME_CLOSE)
+    await websocket.send_text(dumps({"type": "error", "fatal": True, "error": text}))
+    await websocket.close(code=code, reason=why)
 
 
 async def http_error(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, limits.Busy):  # a queue is full: 503 (429: this client's share), try again later; the
+        response = error(exc.status, str(exc), retry_after=exc.retry_after)  # body may be unread: close
+        response.headers.update({"Retry-After": str(exc.retry_after), "Connection": "close"})
+        return response
     if isinstance(exc, HTTPException):
         return error(exc.status_code, str(exc.detail))
     return error(500, "internal error")
@@ -388,8 +540,12 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if server.config.warmup:
-            await run_in_threadpool(server.warmup)
+            await server.queues["search"].run("startup", server.warm_search)  # first: Numba's threads start here
+            await asyncio.gather(run_in_threadpool(server.warmup), server.queues["act"].run("startup", workers.ping),
+                                 server.queues["replay"].run("startup", workers.ping))  # the worker processes start
         yield
+        for queue in server.queues.values():
+            queue.close()
 
     routes = [
         Route("/", index, methods=["GET"]),
@@ -402,14 +558,39 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         WebSocketRoute("/ws", ws_table),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan,
-                    exception_handlers={HTTPException: http_error, Exception: http_error})
+    hosts = server.config.allowed_hosts
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(TrustedHostMiddleware,
+                                                                             allowed_hosts=hosts),
+                                                                  *limit_middleware(server.config)],
+                    exception_handlers={HTTPException: http_error, limits.Busy: http_error, Exception: http_error})
     app.state.server = server
     return app
 
 
+def limit_middleware(config: ServerConfig) -> list[Middleware]:
+    """Requests and /ws connections in progress per client, and the deadline of a request body."""
+    return [Middleware(limits.ClientLimit, per_client=config.max_connections_per_client),
+            Middleware(limits.BodyDeadline, seconds=config.body_timeout)]
+
+
+def hosts_for(bound: str, allowed: list[str]) -> list[str]:
+    """The Host names a server bound to ``bound`` serves: ``allowed`` (``--allow-host``), the bound host itself
+    unless it is a wildcard (0.0.0.0, ::), and the loopback names when it is loopback or a wildcard. Any other
+    name (a LAN name, a domain) must be allowed by name: a page whose domain resolves to this machine (DNS
+    rebinding) sends its own name and is refused."""
+    bound = bound.strip().lower()
+    wildcard = bound in ("", "0.0.0.0", "::")
+    hosts = list(allowed)
+    if not wildcard:
+        hosts.append(f"[{bound}]" if ":" in bound and not bound.startswith("[") else bound)
+    if wildcard or bound in ("localhost", "::1") or bound.startswith("127."):
+        hosts += LOOPBACK_HOSTS
+    return list(dict.fromkeys(h.lower() for h in hosts))
+
+
 def app_from_env() -> Starlette:
     """The app of a ``serve --workers N`` process: its configuration from the environment (:data:`CONFIG_ENV`)."""
+    sys.setswitchinterval(limits.GIL_SWITCH_SECONDS)  # as serve sets it in a single process
     return create_app(ServerConfig(**json.loads(os.environ.get(CONFIG_ENV, "{}"))))
 
 

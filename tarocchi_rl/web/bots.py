@@ -1,45 +1,87 @@
-"""The bots a server offers, by name: a client chooses among them and never passes an agent spec or a path.
+"""The bots a server offers, by display name: a client chooses among them and never sees or passes an agent spec,
+a path or a command line.
 
 Built in: ``random``, ``heuristic`` and ``ismcts`` (a search with a time budget, ``ismcts:time=0.2`` unless the
-server says otherwise); ``--agents`` adds the operator's specs (``onnx:bots/mineo``, ``ppo:runs/x``, ...), each
-named by its spec. At the tables, a bot of the cheap kinds (random, heuristic, the built-in search) is made
-per table from the table's seed; an added agent, which may load files, is built once at startup and shared
-under a lock. The baselines and the networks answer in about a millisecond and run on the event loop; a
-search or an external program runs in the thread pool. For ``POST /v1/act`` each bot has
-:class:`tarocchi_rl.bot.BotServer` instances made at startup (one for a bot on the event loop, ``pool_size``
-for the built-in search): a request goes to the instance its deal and seat hash to, where the server keeps
-that deal's rebuilt position for its next request.
+server says otherwise); ``--agents NAME=SPEC`` adds the operator's bots under the names the operator gives
+(``--agents strong=onnx:bots/mineo``); a bare ``SPEC`` gets a neutral name, ``bot1``, ``bot2``, ... (never the
+spec). ``/v1/bots``, the ``hello`` of ``POST /v1/act``, the seat names and the errors a bot's answer carries show
+the name only (:meth:`BotPool.handle` writes the name over the spec in an error's text).
+
+At the tables, a bot of the cheap kinds (random, heuristic, the built-in search) is made per table from the
+table's seed; an added agent, which may load files, is built once at startup and shared under a lock. The
+baselines and the networks answer in about a millisecond and run on the event loop; a search or an external
+program runs in its queue's thread (:mod:`~tarocchi_rl.web.limits`), and its forced moves are paced by its
+:class:`~tarocchi_rl.web.table.DecisionClock` (one per bot, shared by its tables). For ``POST /v1/act`` each bot
+has :class:`tarocchi_rl.bot.BotServer` instances made at startup (one for a fast bot, ``pool_size`` for the
+built-in search), which answer in the queue of their kind, off the event loop (the position is rebuilt from the
+request's history): a request goes to the instance its deal and seat hash to, where the server keeps that deal's
+rebuilt position for its next request.
 """
 
 import hashlib
 import json
+import re
 import threading
 from collections.abc import Sequence
 from typing import Any
 
+from ..agents.specs import split_agent_specs
 from ..bot import BotServer
 from ..play import make_bot
 from ..policies import BASELINES
-from .table import SeatBot
+from .table import DecisionClock, SeatBot
 
 DEFAULT_ISMCTS = "ismcts:time=0.2"
 DEFAULT_BOT = "heuristic"
-FAST_KINDS = ("onnx", "ppo")  # besides the baselines: bots that answer on the event loop
+BUILT_IN = ("random", "heuristic", "ismcts")
+FAST_KINDS = ("onnx", "ppo", "bot")  # besides the baselines: bots that answer on the event loop (bot: is onnx)
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")  # a display name given with --agents NAME=SPEC
+AUTO_NAME = "bot{}"  # the display name of the k-th bare --agents SPEC
+
+
+def named_entry(entry: str) -> tuple[str | None, str]:
+    """``NAME=SPEC`` -> (NAME, SPEC); a bare ``SPEC`` -> (None, SPEC). A spec never starts with ``word=`` (its
+    kind is followed by ``:`` or nothing), so the two cannot be confused."""
+    head, eq, rest = entry.strip().partition("=")
+    if eq and NAME.fullmatch(head.strip()) and rest.strip():
+        return head.strip(), rest.strip()
+    return None, entry.strip()
+
+
+def agent_entries(values: Sequence[str]) -> list[str]:
+    """The ``--agents`` options (repeatable) -> one entry per bot: a ``NAME=SPEC`` option is one bot, its spec
+    whole (commas and all); any other option is a comma-separated list of bare specs."""
+    out: list[str] = []
+    for value in values:
+        name, _ = named_entry(value)
+        out += [value.strip()] if name else split_agent_specs(value)
+    return out
+
+
+def redact(text: str, secrets: Sequence[str], name: str) -> str:
+    """``text`` with every secret (a spec, a path, a command line) written as the bot's display name."""
+    for secret in sorted({s for s in secrets if s and len(s) > 2}, key=len, reverse=True):
+        text = text.replace(secret, name)
+    return text
 
 
 class BotPool:
-    """``size`` BotServers answering for one bot (one lock each); :meth:`handle` routes a request by its deal."""
+    """``size`` BotServers answering for one bot (one lock each); :meth:`handle` routes a request by its deal.
+    The servers know the bot by its display name only (their ``hello`` names no spec)."""
 
     def __init__(self, name: str, spec: str, size: int, shared: Any = None,
                  shared_lock: "threading.Lock | None" = None) -> None:
         self.name = name
         if shared is not None:  # one agent loaded from files: one server, under the agent's lock
-            self.servers = [BotServer(spec, lambda _spec: shared, f"tarocchi-rl {name}")]
+            self.servers = [BotServer(name, lambda _name: shared, f"tarocchi-rl {name}")]
             self.locks = [shared_lock or threading.Lock()]
         else:
-            self.servers = [BotServer(spec, lambda s: make_bot(s, 0, "bot"), f"tarocchi-rl {name}")
+            self.servers = [BotServer(name, lambda _name: make_bot(spec, 0, "bot"), f"tarocchi-rl {name}")
                             for _ in range(max(1, size))]
             self.locks = [threading.Lock() for _ in self.servers]
+        agent = self.servers[0].agent
+        self.secrets = [spec, str(getattr(agent, "name", "") or ""), str(getattr(agent, "command", "") or ""),
+                        *[t for t in re.split(r'[:,="\s]+', spec) if "/" in t]]
 
     def route(self, req: Any) -> int:
         """The server of a request: a hash of its variant, options, seat and hand (any order)."""
@@ -58,33 +100,61 @@ class BotPool:
         """Answer one request line (``req``: the same, parsed, for the routing); never raises."""
         k = self.route(req)
         with self.locks[k]:
-            return self.servers[k].handle(line, req if isinstance(req, dict) else None)
+            out = self.servers[k].handle(line, req if isinstance(req, dict) else None)
+        if isinstance(out.get("error"), str):
+            out["error"] = redact(out["error"], self.secrets, self.name)
+        return out
 
 
 class Catalogue:
-    """The server's bots by name (module docstring)."""
+    """The server's bots by display name (module docstring)."""
 
     def __init__(self, extra: Sequence[str] = (), ismcts: str = DEFAULT_ISMCTS, pool_size: int = 4) -> None:
         self.specs: dict[str, str] = {"random": "random", "heuristic": "heuristic", "ismcts": ismcts}
         self.shared: dict[str, tuple[Any, threading.Lock]] = {}
-        for spec in extra:
-            spec = spec.strip()
-            if not spec or spec in self.specs or spec.lower() in self.specs:
-                continue
-            self.specs[spec] = spec
-            self.shared[spec] = (make_bot(spec, 0, f"--agents {spec}"), threading.Lock())  # bad spec: ValueError
-        # the fast bots answer on the event loop, one at a time: one server; a search runs in the thread pool
+        self.by_spec: dict[str, str] = {}  # an operator's bare spec -> its name (for --seats)
+        for name, spec in self._names(extra):
+            self.specs[name] = spec
+            self.shared[name] = (make_bot(spec, 0, f"--agents {name}"), threading.Lock())  # bad spec: ValueError
+        # a fast bot has one server (its queue runs one request at a time); the built-in search pool_size
         self.pools = {name: BotPool(name, spec, 1 if name in self.shared or self.is_fast(name) else pool_size,
                                     *self.shared.get(name, (None, None)))
                       for name, spec in self.specs.items()}
+        self.clocks = {name: DecisionClock() for name in self.specs if not self.is_fast(name)}
+
+    def _names(self, extra: Sequence[str]) -> list[tuple[str, str]]:
+        """The ``--agents`` entries, in order -> (display name, spec); a name given twice or a built-in name is a
+        ValueError. A bare spec that is a built-in bot, or given twice, is skipped."""
+        entries = [named_entry(e) for e in extra if e.strip()]
+        taken = {n.lower() for n in self.specs}
+        for name, _ in entries:
+            if name is not None and name.lower() in taken:
+                raise ValueError(f"--agents {name}=...: the name {name!r} is taken (built in: "
+                                 f"{', '.join(BUILT_IN)}; names are case-insensitive)")
+            if name is not None:
+                taken.add(name.lower())
+        out: list[tuple[str, str]] = []
+        k = 0
+        for name, spec in entries:
+            if name is None:
+                if spec.lower() in BUILT_IN or spec in self.by_spec:
+                    continue
+                k += 1
+                while AUTO_NAME.format(k) in taken:
+                    k += 1
+                name = self.by_spec[spec] = AUTO_NAME.format(k)
+                taken.add(name)
+            out.append((name, spec))
+        return out
 
     @property
     def names(self) -> list[str]:
         return list(self.specs)
 
     def is_fast(self, name: str) -> bool:
-        """Answers in about a millisecond: the baselines and the networks (``onnx:``, ``ppo:``), which run on the
-        event loop; a search (``ismcts:``) or an external program (``cmd:``) runs in the thread pool."""
+        """Answers in about a millisecond: the baselines and the networks (``onnx:``, ``ppo:``, ``bot:``), which
+        run on the event loop at the tables; a search (``ismcts:``) or an external program (``cmd:``) runs in its
+        queue's thread (:func:`tarocchi_rl.web.limits.work_kind`)."""
         kind = self.specs[name].partition(":")[0].strip().lower()
         return kind in BASELINES or kind in FAST_KINDS
 
@@ -99,14 +169,22 @@ class Catalogue:
         raise ValueError(f"{where}: unknown bot {choice!r}: this server offers {', '.join(names)} "
                          f"(by name or index 0..{len(names) - 1})")
 
+    def resolve_operator(self, choice: str, where: str) -> str:
+        """The operator's choice (``--seats``): a name, or the spec of a bare ``--agents`` entry -> the name."""
+        if isinstance(choice, str):
+            choice = self.by_spec.get(choice.strip(), choice.strip())
+        return self.resolve(choice, where)
+
     def seat_bot(self, name: str, seed: int) -> SeatBot:
         """The bot of one seat of one table."""
+        clock = self.clocks.get(name)
         if name in self.shared:
             agent, lock = self.shared[name]
-            return SeatBot(name, agent, lock, fast=self.is_fast(name))
-        return SeatBot(name, make_bot(self.specs[name], seed, name), None, fast=self.is_fast(name))
+            return SeatBot(name, agent, lock, fast=self.is_fast(name), clock=clock)
+        return SeatBot(name, make_bot(self.specs[name], seed, name), None, fast=self.is_fast(name), clock=clock)
 
     def info(self) -> list[dict[str, Any]]:
-        return [{"index": k, "name": name, "spec": spec, "fast": self.is_fast(name),
+        """What a client is told of each bot: index, name, whether it is fast, its capabilities (never a spec)."""
+        return [{"index": k, "name": name, "fast": self.is_fast(name),
                  "capabilities": self.pools[name].servers[0].capabilities()}
-                for k, (name, spec) in enumerate(self.specs.items())]
+                for k, name in enumerate(self.specs)]

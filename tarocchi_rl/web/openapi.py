@@ -100,22 +100,25 @@ def openapi_schema(protocol: str) -> dict[str, Any]:
         },
     }
     too_big = _error("the body is larger than the limit (1 MB by default)")
+    not_json = _error("the body is not declared Content-Type: application/json")
     return {
         "openapi": "3.1.0",
         "info": {"title": "tarocchi-rl", "version": __version__,
                  "description": "The browser game and the HTTP API of `tarocchi-rl serve`. Every error is a 4xx "
-                                "with {\"error\": \"...\"}."},
+                                "with {\"error\": \"...\"}; a Host name the server does not serve is a 400."},
         "paths": {
             "/": {"get": {"summary": "The page: play a deal against the server's bots, replay records",
                           "responses": {"200": {"description": "HTML", "content": {"text/html": {}}}}}},
             "/ws": {"get": {
                 "summary": f"WebSocket ({protocol}): one table per connection",
                 "description": "Upgrade to a WebSocket. Client messages (JSON text): "
-                               "{type: start, variant, options?, seats: ['human', BOT, ...], seed?, id?}, "
+                               "{type: start, variant, options?, seats: ['human', BOT, ...], seed?, id?} (seed: "
+                               "an integer or its digits as a string; a client's seed makes a practice table), "
                                "{type: act, action: 'play:KC' (or its id), id?}, {type: ping, id?}. Server "
-                               "messages: {type: state, seed, table, moves}, {type: over, seed, table, moves, "
-                               "outcome, summary, record, annulled}, {type: error, error, fatal?}, {type: pong}; "
-                               "id is echoed. An idle table is closed (code 4000).",
+                               "messages: {type: state, table, moves} (no seed before the end), {type: over, "
+                               "seed (a string), practice, table, moves, outcome, summary, record, annulled}, "
+                               "{type: error, error, fatal?}, {type: pong}; id is echoed. An idle table is closed "
+                               "(code 4000); a handshake whose Origin is another site's is refused (code 1008).",
                 "responses": {"101": {"description": "switching protocols"}}}},
             "/v1/variants": {"get": {
                 "summary": "Variants: long names, players, options (type, default, choices), the action table",
@@ -124,7 +127,7 @@ def openapi_schema(protocol: str) -> dict[str, Any]:
                                                 "cards, options, actions, bidding_actions}]}")}}},
             "/v1/bots": {"get": {
                 "summary": "The bots this server offers, by name and index (the only names /ws and /v1/act accept)",
-                "responses": {"200": _json(obj, "{bots: [{index, name, spec, fast, capabilities}], default, "
+                "responses": {"200": _json(obj, "{bots: [{index, name, fast, capabilities}], default, "
                                                 "seats, idle_timeout}")}}},
             "/v1/health": {"get": {"summary": "Liveness and the number of open tables",
                                    "responses": {"200": _json(obj, "{status: 'ok', tables}")}}},
@@ -138,7 +141,7 @@ def openapi_schema(protocol: str) -> dict[str, Any]:
                 "responses": {"200": _json({"$ref": "#/components/schemas/ActAnswer"}, "the bot's answer"),
                               "400": _json({"$ref": "#/components/schemas/ActAnswer"},
                                            "the bot's error answer {type: error, error}, or a bad agent / body"),
-                              "413": too_big}}},
+                              "413": too_big, "415": not_json}}},
             "/v1/replay": {"post": {
                 "summary": "Validate and score a game record",
                 "parameters": [{"name": "steps", "in": "query", "required": False,
@@ -150,7 +153,7 @@ def openapi_schema(protocol: str) -> dict[str, Any]:
                               "400": _json({"allOf": [{"$ref": "#/components/schemas/Error"}, {
                                   "properties": {"action_index": {"type": ["integer", "null"]}}}]},
                                   "not JSON, or an invalid record: the reason and the action at fault"),
-                              "413": too_big}}},
+                              "413": too_big, "415": not_json}}},
             "/openapi.json": {"get": {"summary": "This document",
                                       "responses": {"200": _json(obj, "OpenAPI 3.1")}}},
         },

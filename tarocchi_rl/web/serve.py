@@ -1,27 +1,54 @@
 """Run the app under uvicorn (``tarocchi-rl serve``): one process, or ``workers`` processes sharing the port (each
 builds the app from :data:`tarocchi_rl.web.app.CONFIG_ENV`; a table lives in the process of its connection)."""
 
+import dataclasses
 import os
+import sys
 from typing import Any
 
-from .app import CONFIG_ENV, MAX_WS_MESSAGE, ServerConfig, config_env, create_app
+from starlette.applications import Starlette
+
+from .app import CONFIG_ENV, MAX_WS_MESSAGE, ServerConfig, config_env, create_app, hosts_for
+from .limits import CONNECTIONS_ENV, GIL_SWITCH_SECONDS, ClientCappedH11Protocol, check_exposure, describe
 
 
 def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
-               log_level: str = "info", access_log: bool = False) -> None:
-    """Serve until interrupted; a bad configuration is a ValueError before anything listens."""
+               log_level: str = "info", access_log: bool = False, public: bool = False) -> None:
+    """Serve until interrupted; a bad configuration is a ValueError before anything listens. A host other than
+    loopback needs ``public`` (``--public``), and then what is exposed (routes, bots, limits) is printed."""
     import uvicorn
 
+    check_exposure(host, public)
     if workers < 1:
         raise ValueError("--workers must be >= 1")
     if not 0 <= port < 65536:
         raise ValueError(f"--port must be 0..65535, got {port}")
+    config = dataclasses.replace(config, allowed_hosts=hosts_for(host, config.allowed_hosts))  # DNS rebinding
     # no access log by default: a line per request costs about as much as answering a cached bot request
     kw: dict[str, Any] = {"host": host, "port": port, "log_level": log_level, "ws_max_size": 4 * MAX_WS_MESSAGE,
-                          "access_log": access_log}
+                          "access_log": access_log, "limit_concurrency": config.max_connections,
+                          "timeout_keep_alive": config.keep_alive_timeout, "http": ClientCappedH11Protocol}
+    os.environ[CONNECTIONS_ENV] = str(config.max_connections_per_client)  # read by every worker's protocol
+    sys.setswitchinterval(GIL_SWITCH_SECONDS)  # the event loop gets the GIL back soon from a queue's thread
     if workers == 1:
-        uvicorn.run(create_app(config), **kw)
+        app = create_app(config)
+        if public:
+            print_exposure(app, host, port, workers)
+        uvicorn.run(app, **kw)
         return
-    create_app(ServerConfig(**{**config.__dict__, "warmup": False}))  # check the configuration here, once
+    app = create_app(ServerConfig(**{**config.__dict__, "warmup": False}))  # check the configuration here, once
+    if public:
+        print_exposure(app, host, port, workers)
     os.environ[CONFIG_ENV] = config_env(config)
     uvicorn.run("tarocchi_rl.web.app:app_from_env", factory=True, workers=workers, **kw)
+
+
+def print_exposure(app: Starlette, host: str, port: int, workers: int) -> None:
+    """What a ``--public`` server exposes, before it listens: where, its routes, its bots, its limits."""
+    server = app.state.server
+    routes = [str(getattr(r, "path", r)) for r in app.routes]
+    print(f"serving publicly on {host}:{port} ({workers} process{'es' if workers > 1 else ''}, the limits per "
+          f"process; clients by address):", flush=True)
+    for line in describe(server.config, routes, server.catalogue.names, {k: q.limit for k, q in
+                                                                          server.queues.items()}):
+        print("  " + line, flush=True)

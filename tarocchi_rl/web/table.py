@@ -11,9 +11,24 @@ from the seat's own view (:meth:`Views.view`: its hand, the cards that joined it
 its own discard); the partnership of a Mineo call is shown once the seat knows it
 (:func:`tarocchi_rl.variants.mineo.partner_known`). ``viewer=None`` is the open view of a finished record
 (every hand, the stock, every discard): the replay.
+
+What a table never gives away before the deal ends: its seed (from it every hand and the bots' random streams
+follow; it comes with the result, :meth:`Table.result`), another seat's hidden card, a bot's legal moves. A
+deal from a seed the client chose is a practice table (``practice``: the client may know every hand), marked in
+its result and its record (``"practice": true``) so that nothing counts it as an evaluation.
+
+Timing: a slow bot (a search, an external program: ``SeatBot.clock`` set) answers a forced move (one legal
+action) at once, which would tell the table that it had a single legal card. So the table paces it: a forced
+move of such a bot is delivered no sooner than the median of that bot's recent searched decisions at this
+server (:class:`DecisionClock`, shared by every table that seats the bot): the table adds the difference to
+the delay it owes (:meth:`Table.take_pace`) and the server waits that long, asynchronously, before it
+answers. The fast bots (random, heuristic, networks: about a millisecond either way) are not paced.
 """
 
+import statistics
 import threading
+import time
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,8 +63,8 @@ from ..records import describe_outcome
 from ..variants import VARIANTS, french, get_variant, mineo
 from ..views import Views, core_game
 
-__all__ = ["INT_OPTION_RANGE", "STRING_CHOICES", "SeatBot", "Table", "check_options", "replay_steps",
-           "variants_info"]
+__all__ = ["DecisionClock", "INT_OPTION_RANGE", "STRING_CHOICES", "SeatBot", "Table", "check_options",
+           "replay_steps", "variants_info"]
 
 # The values a client may give a string option (the rules check them too: a test keeps both in step).
 STRING_CHOICES: dict[str, tuple[str, ...]] = {"honour_5": ("mondo", "angelo"),
@@ -57,6 +72,9 @@ STRING_CHOICES: dict[str, tuple[str, ...]] = {"honour_5": ("mondo", "angelo"),
 INT_OPTION_RANGE = (0, 99)  # integer options from a client (accuso_points): each value is a cached game
 MAX_ACTION_TEXT = 64
 DECLARATION_PHASES = (SCOMMESSA, RIVANTO, CHELEM, POIGNEE, ACCUSO)
+PACE_SAMPLES = 31  # a slow bot's typical decision time: the median of its last PACE_SAMPLES searched decisions
+FIRST_PACE = 0.2  # seconds a forced move waits before the bot has searched once (the built-in search's budget)
+MAX_PACE = 30.0  # seconds: the longest wait of a forced move (a table's thread is never held longer)
 
 
 def check_options(variant: Any, options: Any) -> dict[str, Any]:
@@ -124,16 +142,38 @@ def variants_info() -> list[dict[str, Any]]:
     return out
 
 
+class DecisionClock:
+    """How long one slow bot's searched decisions take at this server: the median of the last
+    :data:`PACE_SAMPLES` (:data:`FIRST_PACE` before the first). Thread-safe: tables run in the thread pool."""
+
+    def __init__(self, first: float = FIRST_PACE) -> None:
+        self.first = first
+        self.samples: deque[float] = deque(maxlen=PACE_SAMPLES)
+        self.lock = threading.Lock()
+
+    def note(self, seconds: float) -> None:
+        with self.lock:
+            self.samples.append(seconds)
+
+    def typical(self) -> float:
+        """Seconds a searched decision takes, at most :data:`MAX_PACE`."""
+        with self.lock:
+            seconds = statistics.median(self.samples) if self.samples else self.first
+        return min(seconds, MAX_PACE)
+
+
 @dataclass
 class SeatBot:
-    """The bot of a seat: ``name`` (the server's name for it), the agent, and for an agent shared between
-    tables the lock held while it thinks (its random generator is then reseeded from the table's seed and the
-    move number, so that a seeded deal plays the same). ``fast``: cheap enough to run on the event loop."""
+    """The bot of a seat: ``name`` (the server's display name for it: never a spec or a path), the agent, and
+    for an agent shared between tables the lock held while it thinks (its random generator is then reseeded
+    from the table's seed and the move number, so that a seeded deal plays the same). ``fast``: cheap enough to
+    run on the event loop. ``clock``: set for a slow bot, whose forced moves are paced (module docstring)."""
 
     name: str
     agent: Any
     lock: "threading.Lock | None" = None
     fast: bool = True
+    clock: DecisionClock | None = None
 
 
 def _parse_entry(text: str) -> dict[str, Any]:
@@ -157,10 +197,11 @@ def _parse_entry(text: str) -> dict[str, Any]:
 class Table:
     """One deal on :class:`Views`: ``seats[k]`` is a :class:`SeatBot` or None (the human; exactly one for a
     game, none for a replay). ``advance`` plays the bots and the human's forced moves; ``act`` the human's move;
-    ``snapshot`` what a seat may see; ``take_moves`` the moves since the last call, as the human saw them."""
+    ``snapshot`` what a seat may see; ``take_moves`` the moves since the last call, as the human saw them.
+    ``seed`` stays on the server until :meth:`result`; ``practice``: the client chose it (module docstring)."""
 
     def __init__(self, game: Game, deck_ids: Sequence[int], seats: Sequence[SeatBot | None], seed: int = 0,
-                 replay: bool = False) -> None:
+                 replay: bool = False, practice: bool = False) -> None:
         if len(seats) != game.num_players:
             raise ValueError(f"seats: {game.variant} has {game.num_players} seats, got {len(seats)}")
         humans = [k for k, s in enumerate(seats) if s is None]
@@ -171,6 +212,8 @@ class Table:
         self.seats = list(seats)
         self.human: int | None = None if replay else humans[0]
         self.seed = int(seed)
+        self.practice = practice
+        self.pace_owed = 0.0  # seconds of pacing owed to the client (take_pace)
         self.names = game.deck.names
         self.steps: list[dict[str, Any]] = []  # per action: seat, phase, action (its true string), by, ...
         self.tricks: list[dict[str, Any]] = []  # completed tricks: number, leader, cards [{seat, card}], winner
@@ -183,11 +226,11 @@ class Table:
 
     @classmethod
     def deal(cls, variant: str, options: Mapping[str, Any] | None, seats: Sequence[SeatBot | None],
-             seed: int) -> "Table":
+             seed: int, practice: bool = False) -> "Table":
         """A new deal from ``seed``: the deal ``tarocchi-rl play --seed SEED`` deals with the same options."""
         game = core_game(variant, check_options(variant, dict(options or {})))
         env = game.new_state(seed)._env
-        return cls(game, env.state.deck[0, : game.deck.n_cards].tolist(), seats, seed)
+        return cls(game, env.state.deck[0, : game.deck.n_cards].tolist(), seats, seed, practice=practice)
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> "Table":
@@ -226,6 +269,26 @@ class Table:
             self.apply(self._bot_move(bot, p), "bot")
 
     def _bot_move(self, bot: SeatBot, seat: int) -> int:
+        """The bot's move; a slow bot's forced move waits its typical decision time (module docstring)."""
+        if bot.clock is None:
+            return self._ask_bot(bot, seat)
+        forced = len(self.views.legal_actions()) == 1
+        start = time.perf_counter()
+        a = self._ask_bot(bot, seat)
+        took = time.perf_counter() - start
+        if forced:
+            self.pace_owed += max(0.0, bot.clock.typical() - took)
+        else:
+            bot.clock.note(took)
+        return a
+
+    def take_pace(self) -> float:
+        """Seconds the answer to the client must still wait for the forced moves played since the last call
+        (module docstring); the server awaits them off every thread, so a paced table holds no worker."""
+        owed, self.pace_owed = self.pace_owed, 0.0
+        return min(owed, MAX_PACE)
+
+    def _ask_bot(self, bot: SeatBot, seat: int) -> int:
         who = f"seat {seat} ({bot.name})"
         if bot.lock is None:
             return bot_action(bot.agent, self.views.state, who)
@@ -410,11 +473,16 @@ class Table:
 
     # -- the end --------------------------------------------------------------------------------------------
     def result(self) -> dict[str, Any]:
-        """The finished deal: outcome (payoffs, sides, card points, itemised bonuses), its lines, the record."""
+        """The finished deal: outcome (payoffs, sides, card points, itemised bonuses), its lines, the record
+        (``"practice": true`` in it for a practice table), the seed (a string: it may exceed 2**53) and whether
+        it was a practice table."""
         s = self.views.state
         out = s.outcome()
-        return {"outcome": out, "summary": describe_outcome(out, self.game.variant), "record": s.to_record(),
-                "annulled": not self.steps}
+        record = s.to_record()
+        if self.practice:
+            record["practice"] = True
+        return {"outcome": out, "summary": describe_outcome(out, self.game.variant), "record": record,
+                "annulled": not self.steps, "seed": str(self.seed), "practice": self.practice}
 
 
 def replay_steps(record: dict[str, Any]) -> list[dict[str, Any]]:

@@ -7,8 +7,8 @@ import json
 import time
 
 import pytest
-from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
+from web_client import LocalClient
 
 from tarocchi_rl import cli
 from tarocchi_rl.agents.specs import make_agent
@@ -19,11 +19,12 @@ from tarocchi_rl.web.app import IDLE_CLOSE, WS_MESSAGES, ServerConfig, create_ap
 from .test_web_table import check_message
 
 EXTRA = "ismcts:iterations=20,c=0.7"  # a spec with a comma: --agents and --seats split it whole
+EXTRA_NAME = "bot1"  # the neutral name of a bare --agents spec (clients never see the spec)
 
 
 @pytest.fixture(scope="module")
 def client():
-    with TestClient(create_app(ServerConfig(agents=[EXTRA], warmup=False))) as c:
+    with LocalClient(create_app(ServerConfig(agents=[EXTRA], warmup=False))) as c:
         yield c
 
 
@@ -59,7 +60,9 @@ def test_a_whole_deal_over_the_websocket(client, variant, tmp_path, capsys):
     replayed = json.loads(capsys.readouterr().out)
     assert replayed["payoffs"] == over["outcome"]["payoffs"] == record["result"]["payoffs"]
     assert replayed["bonuses"] == over["outcome"]["bonuses"] and over["summary"][1].startswith("payoffs:")
-    assert over["seed"] == 11 and over["table"]["over"] and over["table"]["legal"] == []
+    assert over["seed"] == "11" and over["practice"] and record["practice"] is True
+    assert over["table"]["over"] and over["table"]["legal"] == []
+    assert all("seed" not in m for m in msgs[:-1])
     for msg in msgs:
         check_message(msg, record, human)
     assert [m["index"] for msg in msgs for m in msg["moves"]] == list(range(len(record["actions"])))
@@ -94,7 +97,7 @@ def test_illegal_moves_are_errors_and_change_nothing(client):
 
 def test_malformed_messages_get_errors_and_the_table_serves_on(client):
     with client.websocket_connect("/ws") as ws:
-        for text, message in (("not json", "not JSON"), ("[1, 2]", "JSON object"), ('{"type": "dance"}', "type:"),
+        for text, message in (("not json", "not valid JSON"), ("[1, 2]", "JSON object"), ('{"type": "dance"}', "type:"),
                               ('{"type": "act", "action": "play:KC"}', "no deal in progress"),
                               ('{"type": "ping", "colour": 1}', "unknown field 'colour'"),
                               ("x" * 70000, "longer than"), ('{"type": "act"}', "send start first")):
@@ -112,10 +115,13 @@ def test_malformed_messages_get_errors_and_the_table_serves_on(client):
             ({"variant": "mineo", "seats": ["human", "heuristic", "onnx:/etc", "random"]}, "unknown bot"),
             ({"variant": "mineo", "seats": ["human", "heuristic", "ppo:runs/x", "random"]}, "unknown bot"),
             ({"variant": "mineo", "seats": ["human", "heuristic", "ismcts:iterations=9", "random"]}, "unknown bot"),
+            ({"variant": "mineo", "seats": ["human", "heuristic", EXTRA, "random"]}, "unknown bot"),
             ({"variant": "mineo", "seats": ["human", 1, 99, "random"]}, "index 0..3"),
             ({"variant": "mineo", "seats": ["human", "heuristic", {"spec": "x"}, "random"]}, "unknown bot"),
             ({"variant": "mineo", "seed": -1}, "seed"),
-            ({"variant": "mineo", "seed": "7"}, "seed"),
+            ({"variant": "mineo", "seed": "7x"}, "seed"),
+            ({"variant": "mineo", "seed": "9" * 21}, "seed"),
+            ({"variant": "mineo", "seed": str(2**63)}, "seed"),
         ]
         for fields, message in bad_starts:
             msg = {"type": "start", "seats": ["human", "heuristic", "heuristic", "heuristic"], **fields}
@@ -129,16 +135,17 @@ def test_malformed_messages_get_errors_and_the_table_serves_on(client):
 
 def test_bots_by_index_and_the_extra_agent_play(client):
     names = [b["name"] for b in client.get("/v1/bots").json()["bots"]]
-    assert names == ["random", "heuristic", "ismcts", EXTRA]
+    assert names == ["random", "heuristic", "ismcts", EXTRA_NAME]
     with client.websocket_connect("/ws") as ws:
-        ws.send_json({"type": "start", "variant": "french3", "seats": [0, "human", EXTRA], "seed": 4})
+        ws.send_json({"type": "start", "variant": "french3", "seats": [0, "human", EXTRA_NAME], "seed": "4"})
         msgs = play_deal(ws, ws.receive_json())
     assert msgs[0]["table"]["seats"] == [{"seat": 0, "player": "random"}, {"seat": 1, "player": "human"},
-                                         {"seat": 2, "player": EXTRA}]
+                                         {"seat": 2, "player": EXTRA_NAME}]
+    assert msgs[-1]["seed"] == "4"
 
 
 def test_an_idle_table_is_closed_and_a_full_server_refuses():
-    with TestClient(create_app(ServerConfig(idle_timeout=0.3, max_tables=1, warmup=False))) as c:
+    with LocalClient(create_app(ServerConfig(idle_timeout=0.3, max_tables=1, warmup=False))) as c:
         with c.websocket_connect("/ws") as ws:
             assert start(ws, "french3")["type"] == "state"
             with c.websocket_connect("/ws") as other:
@@ -200,13 +207,16 @@ def test_act_errors(client):
     ):
         r = client.post(url, json=body)
         assert r.status_code == status and message in r.json()["error"], (url, r.json())
-    assert client.post("/v1/act", content=b"{not json").status_code == 400
-    assert client.post("/v1/act", content=b"\xff\xfe").json()["error"] == "the body is not UTF-8 text"
-    big = client.post("/v1/act", content=b" " * (1 << 20) + b"{}")
+    json_type = {"content-type": "application/json"}
+    assert client.post("/v1/act", content=b"{not json", headers=json_type).status_code == 400
+    assert client.post("/v1/act", content=b"\xff\xfe", headers=json_type).json()["error"] == \
+        "the body is not UTF-8 text"
+    big = client.post("/v1/act", content=b" " * (1 << 20) + b"{}", headers=json_type)
     assert big.status_code == 413 and "larger than" in big.json()["error"]
     assert client.get("/v1/act").status_code == 405 and "error" in client.get("/v1/act").json()
     assert client.get("/v1/nothing").json() == {"error": "Not Found"}
-    assert client.post(f"/v1/act?agent={EXTRA}", json=req).json()["type"] == "action"
+    assert client.post(f"/v1/act?agent={EXTRA_NAME}", json=req).json()["type"] == "action"
+    assert client.post(f"/v1/act?agent={EXTRA}", json=req).status_code == 400  # a spec is not a name
 
 
 def test_variants_endpoint(client):
@@ -226,11 +236,13 @@ def test_replay_endpoint(client):
     assert ok.status_code == 200
     body = ok.json()
     assert body["valid"] and body["outcome"]["payoffs"] == record["result"]["payoffs"] and "steps" not in body
+    assert record.pop("practice") is True  # a client's seed: a practice deal (the record says so)
     assert body["record"] == record and body["actions"] == len(record["actions"])
     steps = client.post("/v1/replay?steps=true", json=record).json()["steps"]
     assert len(steps) == len(record["actions"]) + 1 and all("hands" in s["table"] for s in steps)
     line = json.dumps(record).encode()  # a games.jsonl line: the same object
-    assert client.post("/v1/replay", content=line).status_code == 200
+    json_type = {"content-type": "application/json; charset=utf-8"}
+    assert client.post("/v1/replay", content=line, headers=json_type).status_code == 200
     bad_action = {**record, "actions": record["actions"][:5] + ["play:ZZ"] + record["actions"][6:]}
     r = client.post("/v1/replay", json=bad_action)
     assert r.status_code == 400 and r.json()["action_index"] == 5 and "action 5" in r.json()["error"]
@@ -242,8 +254,8 @@ def test_replay_endpoint(client):
         r = client.post("/v1/replay", json=bad)
         assert r.status_code == 400 and message in r.json()["error"], (message, r.json())
     assert client.post("/v1/replay?steps=maybe", json=record).status_code == 400
-    assert client.post("/v1/replay", content=b"{").status_code == 400
-    assert client.post("/v1/replay", content=b"[" + b"0," * (1 << 19) + b"0]").status_code == 413
+    assert client.post("/v1/replay", content=b"{", headers=json_type).status_code == 400
+    assert client.post("/v1/replay", content=b"[" + b"0," * (1 << 19) + b"0]", headers=json_type).status_code == 413
 
 
 def test_openapi_lists_every_route(client):
@@ -282,8 +294,12 @@ def test_the_serve_command(monkeypatch, capsys):
     assert cli.main(["serve", "--port", "8123", "--agents", EXTRA, "--seats", f"human,heuristic,{EXTRA},random"]) == 0
     app, kw = calls[-1]
     assert kw["port"] == 8123 and kw["host"] == "127.0.0.1"
-    assert app.state.server.seats == ["human", "heuristic", EXTRA, "random"]
-    assert [b["name"] for b in app.state.server.catalogue.info()] == ["random", "heuristic", "ismcts", EXTRA]
+    assert app.state.server.seats == ["human", "heuristic", EXTRA_NAME, "random"]
+    assert [b["name"] for b in app.state.server.catalogue.info()] == ["random", "heuristic", "ismcts", EXTRA_NAME]
+    assert cli.main(["serve", "--agents", f"strong={EXTRA}", "--agents", "heuristic,random",
+                     "--seats", "human,strong,heuristic,random"]) == 0
+    app, _ = calls[-1]
+    assert app.state.server.catalogue.specs["strong"] == EXTRA and app.state.server.seats[1] == "strong"
     assert cli.main(["serve", "--workers", "2", "--idle-timeout", "60"]) == 0
     app, kw = calls[-1]
     assert app == "tarocchi_rl.web.app:app_from_env" and kw["factory"] and kw["workers"] == 2
@@ -291,6 +307,7 @@ def test_the_serve_command(monkeypatch, capsys):
     for args, message in ((["--agents", "alphazero"], "unknown agent spec"),
                           (["--seats", "human,human,random"], "exactly one seat"),
                           (["--seats", "human,heuristic,onnx:x"], "unknown bot"),
+                          (["--agents", "heuristic=random"], "taken"),
                           (["--ismcts", "ismcts:speed=3"], "ismcts spec"), (["--workers", "0"], "--workers")):
         capsys.readouterr()
         assert cli.main(["serve", *args]) == 2

@@ -1,7 +1,8 @@
 // The page of `tarocchi-rl serve`: play a deal over the /ws WebSocket, replay records with POST /v1/replay.
 // Plain JavaScript, no build step, no external resources. Hooks for automation: data-testid on every control,
 // data-action on every legal move, data-phase / data-to-act / data-your-turn on the status element, the
-// payoffs as data attributes of the result.
+// payoffs as data attributes of the result. Seeds are kept as strings (JavaScript numbers round above 2**53): the
+// server names a deal's seed only with its result; a seed typed here makes a practice deal.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -31,7 +32,8 @@ const app = {
   legal: [],         // the legal moves shown, in order
   selected: -1,
   record: null,
-  seed: null,
+  seed: null,        // a string: typed (a practice deal) or from the result; null while the server keeps it
+  practice: false,
   replay: null,      // {steps, index, result}
   mode: "play",
 };
@@ -160,7 +162,8 @@ function onMessage(msg) {
     return;
   }
   showError("");
-  if (msg.seed !== undefined) app.seed = msg.seed;
+  if (msg.seed !== undefined) app.seed = String(msg.seed);
+  if (msg.practice !== undefined) app.practice = !!msg.practice;
   addMoves(msg.moves || [], msg.table.variant);
   renderGame(msg.table);
   if (msg.type === "over") renderResult($("result"), msg, msg.table.variant, true);
@@ -234,13 +237,19 @@ function readSetup() {
   for (let k = 0; k < v.players; k++) seats.push(k === humanAt ? "human" : $(`seat-bot-${k}`).value);
   const msg = { type: "start", variant: v.name, options, seats };
   const seed = $("seed").value.trim();
-  if (seed !== "") msg.seed = Number(seed);
+  if (seed !== "") msg.seed = seed;  // the digits as a string: never rounded
   return msg;
 }
 
 function startDeal(ev) {
   if (ev) ev.preventDefault();
   const msg = readSetup();
+  if (msg.seed !== undefined && !/^[0-9]{1,20}$/.test(msg.seed)) {
+    showError("seed: digits only (or leave it empty)");
+    return;
+  }
+  app.seed = msg.seed === undefined ? null : msg.seed;
+  app.practice = msg.seed !== undefined;
   app.seats = msg.seats;
   app.table = null;
   app.record = null;
@@ -263,8 +272,10 @@ function renderGame(t) {
   app.table = t;
   const st = $("status");
   Object.assign(st.dataset, { phase: t.phase, toAct: t.to_act, yourTurn: t.your_turn, over: t.over,
-    steps: t.steps, variant: t.variant, seat: t.seat, seed: app.seed, legal: t.legal.length });
-  st.textContent = `${t.variant}, seed ${app.seed} — ${phaseText(t)}`;
+    steps: t.steps, variant: t.variant, seat: t.seat, seed: app.seed ?? "", practice: app.practice,
+    legal: t.legal.length });
+  const seed = app.seed === null ? "" : `, seed ${app.seed}`;
+  st.textContent = `${t.variant}${seed}${app.practice ? " (practice)" : ""} — ${phaseText(t)}`;
   renderBoard($("board"), t, "");
   renderHand(t);
   renderDecisions(t);
@@ -441,8 +452,9 @@ function renderResult(box, msg, variant, live) {
   box.dataset.contract = out.contract ?? "";
   box.dataset.declarer = out.declarer ?? "";
   box.dataset.annulled = String(!!msg.annulled);
+  box.dataset.practice = String(!!msg.practice);
   const unit = app.variants[variant] ? app.variants[variant].bonus_unit : "";
-  box.append(el("h2", { text: msg.annulled ? "Deal annulled" : "Score" }));
+  box.append(el("h2", { text: `${msg.annulled ? "Deal annulled" : "Score"}${msg.practice ? " (practice deal)" : ""}` }));
   const table = el("table", { class: "payoffs", "data-testid": live ? "payoffs" : "replay-payoffs" },
     el("thead", {}, el("tr", {}, el("th", { text: "seat" }), live ? el("th", { text: "player" }) : null,
       el("th", { text: "payoff" }))));

@@ -1,0 +1,594 @@
+"""Limits that hold against one greedy client of ``tarocchi-rl serve`` (README: "Limits of a public server").
+
+A client is known by its address. Behind a reverse proxy on the same machine, uvicorn takes it from the proxy's
+``X-Forwarded-For`` (it trusts 127.0.0.1 and ::1, ``FORWARDED_ALLOW_IPS``); behind a proxy elsewhere that is not
+trusted, every client has the proxy's address: trust it, or raise the per-client limits. Each bound is a
+:class:`~tarocchi_rl.web.app.ServerConfig` field whose default is the constant below:
+
+| bound                           | default                       | beyond it                                    |
+|---------------------------------|-------------------------------|----------------------------------------------|
+| connections (HTTP and /ws)      | :data:`MAX_CONNECTIONS`       | uvicorn answers 503 (``limit_concurrency``)  |
+| /ws and HTTP requests per client| :data:`CONNECTIONS_PER_CLIENT`| HTTP 429, /ws: an error frame, close 1013    |
+| tables (deals held)             | ``max_tables``                | ``start`` refused (error frame)              |
+| tables per client               | :data:`TABLES_PER_CLIENT`     | ``start`` refused (error frame)              |
+| a /ws connection's life         | :data:`TABLE_LIFETIME`        | closed (code :data:`LIFETIME_CLOSE`)         |
+| idle (no move; pings don't count)| ``idle_timeout``             | closed (code 4000)                           |
+| /ws messages per second         | :data:`MESSAGES_PER_SECOND`   | the next message is read later               |
+| seconds to send a request body  | :data:`BODY_SECONDS`          | 408, the connection closed                   |
+| idle keep-alive connection      | :data:`KEEP_ALIVE_SECONDS`    | closed by uvicorn                            |
+| work queued, per kind           | :data:`QUEUES`                | HTTP 503 + Retry-After; /ws: a busy error    |
+| work queued per client and kind | :data:`QUEUES`                | HTTP 429 + Retry-After; /ws: a busy error    |
+
+Work that takes more than a millisecond runs off the event loop, in one :class:`WorkQueue` per kind
+(:data:`QUEUES`): ``act`` (``POST /v1/act`` with a fast bot: the seat's position rebuilt from the request's
+history, then the bot) and ``replay`` (``POST /v1/replay``) in worker processes (Python that would hold the
+event loop's GIL: :mod:`~tarocchi_rl.web.workers`), ``search`` (a search bot, at a table or for ``/v1/act``) and
+``program`` (an external program's bot) in threads. Each kind has its own workers, so a flood of searches never
+delays a cheap request; a queue starts first the waiting client whose jobs have used the least time, so one
+client's backlog of expensive jobs delays another client's request by at most the job running (with two
+workers or more, by none: a client runs jobs on all workers but one). Searches run
+on one thread at a lower OS priority: Numba's ``workqueue`` threading layer (the package's choice) must not
+run two parallel kernels at once (two concurrent searches stop every later search for good: "Concurrent
+access has been detected"). The moves of a table against fast bots stay on the loop (measured: p50 0.5 ms, a
+deal's last move with its record 3.6 ms).
+"""
+
+import asyncio
+import collections
+import concurrent.futures
+import contextlib
+import functools
+import ipaddress
+import json
+import logging
+import math
+import multiprocessing
+import os
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, TypeVar
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+__all__ = ["BODY_SECONDS", "BodyDeadline", "Busy", "ClientCappedH11Protocol", "ClientLimit", "ConnectionClock",
+           "KEEP_ALIVE_SECONDS", "MAX_CONNECTIONS", "MessageRate", "Processes", "QUEUES", "QueueLimit",
+           "TABLE_LIFETIME", "TABLES_PER_CLIENT", "TableCount", "WorkQueue", "check_exposure", "check_limits",
+           "client_of", "is_loopback", "work_kind"]
+
+MAX_CONNECTIONS = 1200  # HTTP connections and WebSockets of one process (uvicorn's limit_concurrency)
+CONNECTIONS_PER_CLIENT = 16  # WebSockets and HTTP requests in progress from one address
+TABLES_PER_CLIENT = 8  # deals one address holds at once
+TABLE_LIFETIME = 4 * 3600.0  # seconds a /ws connection may stay open, however active
+LIFETIME_CLOSE = 4001  # WebSocket close code of a connection past its lifetime
+MESSAGES_PER_SECOND = 20.0  # /ws messages a connection may send per second on average ...
+MESSAGE_BURST = 40  # ... and at once: a faster client is read more slowly (its messages wait in its socket)
+BODY_SECONDS = 10.0  # a request body not complete this long after its headers: 408 and the connection closed
+KEEP_ALIVE_SECONDS = 5.0  # an idle keep-alive HTTP connection is closed after this long (uvicorn)
+RETRY_AFTER = 1  # seconds a refused client is told to wait (the Retry-After header)
+BUSY_STATUS, CLIENT_BUSY_STATUS, BODY_TIMEOUT_STATUS = 503, 429, 408
+
+
+class QueueLimit(NamedTuple):
+    """One kind of work: threads running it, jobs running or waiting at most, and at most per client."""
+
+    workers: int
+    max_jobs: int
+    per_client: int
+
+
+QUEUES: dict[str, QueueLimit] = {
+    "act": QueueLimit(1, 64, 8),  # rebuild + a fast bot: ~1 ms (a crafted history: up to 0.2 s); a process
+    "search": QueueLimit(1, 8, 2),  # searches: one at a time (see the module docstring), 0.2 s each by default
+    "program": QueueLimit(4, 16, 2),  # external programs: they run in their own processes
+    "replay": QueueLimit(1, 16, 2),  # a record checked and scored: ~20 ms, ~1 s with every step
+}
+PREFETCH = 1  # jobs of a queue handed to its threads ahead: a thread that finishes one starts the next at once,
+# without waiting for the event loop (worth 2x /v1/act throughput with a worker process) ...
+CHEAP_JOB_SECONDS = 0.005  # ... but only a job of a client whose jobs take less than this on average: a client
+# of expensive jobs (a crafted history) never makes another wait for two of them
+TRACKED_CLIENTS = 4096  # clients whose mean job cost a queue remembers (the least recent forgotten)
+GIL_SWITCH_SECONDS = 0.001  # sys.setswitchinterval of a serving process: the event loop waits at most about this
+# long for the GIL that a worker's Python holds (Python's default, 5 ms, would add up to 5 ms per wait)
+SEARCH_KINDS = ("search",)  # kinds whose work runs Numba's parallel kernels: one thread each, never more
+#: the OS priority (niceness, Linux) of a kind's threads: a search yields the CPU to the event loop's cheap work.
+#: Numba's worker threads inherit it when the first parallel kernel is launched from the search thread (the
+#: server's startup does so: :meth:`~tarocchi_rl.web.app.Server.warm_search`). Python work (GIL) stays at 0:
+#: a thread holding the GIL at a low priority would make the loop wait for it.
+QUEUE_NICE = {"search": 10}
+PROGRAM_KINDS = ("cmd",)  # agent spec kinds that run an external program
+T = TypeVar("T")
+log = logging.getLogger("tarocchi_rl.web")
+
+
+POSITIVE_LIMITS = ("idle_timeout", "max_tables", "max_connections", "max_connections_per_client",
+                   "max_tables_per_client", "table_lifetime", "body_timeout", "keep_alive_timeout")
+
+
+def check_limits(config: Any) -> None:
+    """A ValueError naming the first limit of a ServerConfig that is not a positive finite number."""
+    for name in POSITIVE_LIMITS:
+        value = getattr(config, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+            raise ValueError(f"{name.replace('_', '-')} must be a positive number, got {value!r}")
+
+
+def client_of(scope: MutableMapping[str, Any]) -> str:
+    """The client's address of an ASGI scope (``"unknown"`` when the server does not say)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+def work_kind(spec: str, fast: bool) -> str:
+    """The queue of a bot's work: ``act`` for a fast bot, ``program`` for an external program, else ``search``."""
+    if fast:
+        return "act"
+    return "program" if spec.partition(":")[0].strip().lower() in PROGRAM_KINDS else "search"
+
+
+# -- queues of work ------------------------------------------------------------------------------------------
+class Busy(Exception):
+    """A queue refused a job: full (``per_client`` False: HTTP 503) or this client's share full (429)."""
+
+    def __init__(self, kind: str, per_client: bool, retry_after: int = RETRY_AFTER) -> None:
+        self.kind, self.per_client, self.retry_after = kind, per_client, retry_after
+        whose = "your requests of this kind are" if per_client else "the server is"
+        super().__init__(f"busy: {whose} at the limit of queued {kind} work; try again in {retry_after} s")
+
+    @property
+    def status(self) -> int:
+        return CLIENT_BUSY_STATUS if self.per_client else BUSY_STATUS
+
+
+@dataclass
+class _Job:
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    client: str
+    done: "asyncio.Future[Any]"
+    started: bool = False
+    executor: concurrent.futures.Executor | None = None  # the one it was handed to
+
+
+@dataclass(frozen=True)
+class Processes:
+    """A queue whose work runs in worker processes (spawned), each started with ``initializer(*initargs)``: CPU-
+    bound Python that would otherwise hold the GIL the event loop needs. Jobs and results are pickled: plain
+    functions of plain data (:mod:`~tarocchi_rl.web.workers`). A process that dies is replaced; its jobs are
+    answered :class:`Busy`."""
+
+    initializer: Callable[..., None] | None = None
+    initargs: tuple[Any, ...] = ()
+
+    def executor(self, workers: int) -> concurrent.futures.Executor:
+        return concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                                      initializer=self.initializer, initargs=self.initargs)
+
+
+class WorkQueue:
+    """One kind of work run in its own threads (or ``processes``): at most ``max_jobs`` jobs running or waiting,
+    ``per_client`` of them from one client, the waiting client that has used the least time first. Used from the
+    event loop only."""
+
+    def __init__(self, kind: str, limit: QueueLimit, processes: Processes | None = None) -> None:
+        workers, max_jobs, per_client = (int(x) for x in limit)
+        if kind in SEARCH_KINDS and workers != 1:
+            raise ValueError(f"queues: {kind} work runs on 1 thread (Numba's workqueue layer), got {workers}")
+        if not 1 <= workers <= max_jobs or per_client < 1:
+            raise ValueError(f"queues: {kind}: expected 1 <= workers <= max_jobs and per_client >= 1, got {limit}")
+        self.kind, self.limit, self.processes = kind, QueueLimit(workers, max_jobs, per_client), processes
+        self.executor = self._new_executor()
+        self.waiting: dict[str, collections.deque[_Job]] = {}
+        self.per_client: collections.Counter[str] = collections.Counter()  # jobs running or waiting
+        self.running = 0
+        self.running_by: collections.Counter[str] = collections.Counter()  # jobs handed to the workers, per client
+        # per client: with two workers or more, one is always left to the others
+        self.most_running = workers - 1 if workers > 1 else workers + PREFETCH
+        self.used: dict[str, float] = {}  # client (with jobs) -> seconds its jobs ran since it had none
+        self.cost: collections.OrderedDict[str, float] = collections.OrderedDict()  # client -> mean job seconds
+
+    def _new_executor(self) -> concurrent.futures.Executor:
+        if self.processes is not None:
+            return self.processes.executor(self.limit.workers)
+        return concurrent.futures.ThreadPoolExecutor(self.limit.workers, thread_name_prefix=f"tarocchi-{self.kind}",
+                                                     initializer=_lower_priority,
+                                                     initargs=(QUEUE_NICE.get(self.kind, 0),))
+
+    @property
+    def jobs(self) -> int:
+        return sum(self.per_client.values())
+
+    def check(self, client: str) -> None:
+        """Raise :class:`Busy` unless a job of ``client`` would be taken now."""
+        if self.jobs >= self.limit.max_jobs:
+            raise Busy(self.kind, per_client=False)
+        if self.per_client[client] >= self.limit.per_client:
+            raise Busy(self.kind, per_client=True)
+
+    async def run(self, client: str, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in this queue's threads, its result or its exception; :class:`Busy` when full."""
+        self.check(client)
+        job = _Job(fn, args, client, asyncio.get_running_loop().create_future())
+        self.per_client[client] += 1
+        self.waiting.setdefault(client, collections.deque()).append(job)
+        self._start_next()
+        try:
+            result: T = await job.done
+            return result
+        finally:
+            if not job.started:  # cancelled while waiting: it never runs
+                self._forget(job)
+
+    def _forget(self, job: _Job) -> None:
+        jobs = self.waiting.get(job.client)
+        if jobs is not None and job in jobs:
+            jobs.remove(job)
+            if not jobs:
+                del self.waiting[job.client]
+        self._release(job.client)
+
+    def _start_next(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.running < self.limit.workers + PREFETCH and self.waiting:
+            # the client whose jobs have used the least time (a new one first): clients share the time in turns
+            ahead = self.running >= self.limit.workers  # every worker busy: a job handed ahead must be cheap
+            free = [c for c in self.waiting if self.running_by[c] < self.most_running
+                    and not (ahead and self.cost.get(c, 0.0) >= CHEAP_JOB_SECONDS)]
+            if not free:
+                return
+            client = min(free, key=lambda c: self.used.get(c, 0.0))
+            self.running_by[client] += 1
+            jobs = self.waiting[client]
+            job = jobs.popleft()
+            if not jobs:
+                del self.waiting[client]
+            job.started, job.executor = True, self.executor
+            self.running += 1
+            future = self.executor.submit(_timed, job.fn, *job.args)
+            future.add_done_callback(functools.partial(self._notify, loop, job))
+
+    def _notify(self, loop: asyncio.AbstractEventLoop, job: _Job, future: "concurrent.futures.Future[Any]") -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the server is stopping
+            loop.call_soon_threadsafe(self._finished, job, future)
+
+    def _finished(self, job: _Job, future: "concurrent.futures.Future[Any]") -> None:
+        self.running -= 1
+        _decrement(self.running_by, job.client)
+        self._release(job.client)
+        if job.done.done():  # its client went away
+            pass
+        elif future.cancelled():  # the queue was closed
+            job.done.cancel()
+        elif isinstance(exc := future.exception(), concurrent.futures.BrokenExecutor):
+            self._replace_broken(job)
+            job.done.set_exception(Busy(self.kind, per_client=False))
+        elif exc is not None:
+            job.done.set_exception(exc)
+        else:
+            result, seconds = future.result()
+            self._note_cost(job.client, seconds)
+            job.done.set_result(result)
+        self._start_next()
+
+    def _note_cost(self, client: str, seconds: float) -> None:
+        if client in self.per_client:
+            self.used[client] = self.used.get(client, 0.0) + seconds
+        mean = self.cost.pop(client, seconds)
+        self.cost[client] = 0.7 * mean + 0.3 * seconds  # a moving mean, the most recent client last
+        if len(self.cost) > TRACKED_CLIENTS:
+            self.cost.popitem(last=False)
+
+    def _replace_broken(self, job: _Job) -> None:
+        """A worker process died (its jobs fail at once): a new executor, once, for the jobs that follow."""
+        if job.executor is self.executor:
+            log.error("a %s worker process stopped; starting another", self.kind)
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = self._new_executor()
+
+    def _release(self, client: str) -> None:
+        self.per_client[client] -= 1
+        if self.per_client[client] <= 0:
+            del self.per_client[client]
+            self.used.pop(client, None)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _timed(fn: Callable[..., T], *args: Any) -> tuple[T, float]:
+    """``fn(*args)`` and the seconds it took (in the worker: a queue weighs its clients by the time they use)."""
+    t0 = time.perf_counter()
+    result = fn(*args)
+    return result, time.perf_counter() - t0
+
+
+def _lower_priority(nice: int) -> None:
+    """The calling thread's niceness (Linux: per thread); elsewhere, or when refused, nothing changes."""
+    if nice and sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+
+
+# -- tables and /ws connections ------------------------------------------------------------------------------
+@dataclass
+class TableCount:
+    """The tables (deals held by /ws connections) in all and per client, against their bounds. A deal being
+    dealt (its bots may wait in a queue) counts from :meth:`opening` on: two connections of one client starting
+    at once cannot both take the last place."""
+
+    max_tables: int
+    per_client: int
+    held: collections.Counter[str] = field(default_factory=collections.Counter)
+    starting: collections.Counter[str] = field(default_factory=collections.Counter)
+
+    @property
+    def total(self) -> int:
+        return sum(self.held.values())
+
+    def refusal(self, client: str) -> str | None:
+        """Why ``client`` may not open one more table now (None: it may)."""
+        if self.total + sum(self.starting.values()) >= self.max_tables:
+            return "the server is full: try again later"
+        if self.held[client] + self.starting[client] >= self.per_client:
+            return f"your address already holds {self.per_client} tables (the most per client): close one first"
+        return None
+
+    @contextlib.contextmanager
+    def opening(self, client: str) -> Iterator[None]:
+        """A place for a deal of ``client`` while it is dealt (ValueError when there is none); the caller then
+        notes the outcome with :meth:`change`, with no await in between."""
+        refusal = self.refusal(client)
+        if refusal is not None:
+            raise ValueError(refusal)
+        self.starting[client] += 1
+        try:
+            yield
+        finally:
+            _decrement(self.starting, client)
+
+    def change(self, client: str, before: bool, after: bool) -> None:
+        """A connection of ``client`` held a table ``before`` a message and holds one ``after`` it."""
+        self.held[client] += int(after) - int(before)
+        if self.held[client] <= 0:
+            del self.held[client]
+
+
+def _decrement(counter: collections.Counter[str], key: str) -> None:
+    counter[key] -= 1
+    if counter[key] <= 0:
+        del counter[key]
+
+
+class ConnectionClock:
+    """The two clocks of a /ws connection: idle since its last move (a ``start`` or ``act`` that changed the
+    game; pings and errors are not activity) and its whole life (never reset)."""
+
+    def __init__(self, idle: float, lifetime: float) -> None:
+        self.idle, self.lifetime = idle, lifetime
+        self.opened = self.active = time.monotonic()
+
+    def moved(self) -> None:
+        self.active = time.monotonic()
+
+    def next_deadline(self) -> tuple[float, str]:
+        """Seconds until the connection must close, and why (``idle`` or ``lifetime``)."""
+        now = time.monotonic()
+        idle_left = self.active + self.idle - now
+        life_left = self.opened + self.lifetime - now
+        return (idle_left, "idle") if idle_left <= life_left else (life_left, "lifetime")
+
+
+class MessageRate:
+    """A token bucket: :meth:`delay` is how long to wait before reading a connection's next message."""
+
+    def __init__(self, per_second: float = MESSAGES_PER_SECOND, burst: int = MESSAGE_BURST) -> None:
+        self.per_second, self.burst = per_second, float(burst)
+        self.tokens, self.at = float(burst), time.monotonic()
+
+    def delay(self) -> float:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_second)
+        self.at = now
+        self.tokens -= 1.0
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.per_second
+
+
+# -- ASGI middleware -----------------------------------------------------------------------------------------
+ASGIApp = Callable[[MutableMapping[str, Any], Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]],
+                   Awaitable[None]]
+
+
+def _json_body(status: int, message: str) -> tuple[bytes, list[tuple[bytes, bytes]]]:
+    body = json.dumps({"error": message}).encode()
+    return body, [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+
+
+async def _send_error(send: Callable[[Any], Awaitable[None]], status: int, message: str, close: bool = False,
+                      retry_after: int | None = None) -> None:
+    body, headers = _json_body(status, message)
+    if retry_after is not None:
+        headers.append((b"retry-after", str(retry_after).encode()))
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class ClientLimit:
+    """At most ``per_client`` HTTP requests in progress and /ws connections from one address; beyond, a request
+    gets 429 with Retry-After and its connection closed (its body unread), a WebSocket an error frame and close
+    code 1013 (try again later)."""
+
+    def __init__(self, app: ASGIApp, per_client: int = CONNECTIONS_PER_CLIENT) -> None:
+        self.app, self.per_client = app, per_client
+        self.open: collections.Counter[str] = collections.Counter()
+
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Callable[[], Awaitable[Any]],
+                       send: Callable[[Any], Awaitable[None]]) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        client = client_of(scope)
+        if self.open[client] >= self.per_client:
+            await self._refuse(scope, receive, send)
+            return
+        self.open[client] += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.open[client] -= 1
+            if self.open[client] <= 0:
+                del self.open[client]
+
+    async def _refuse(self, scope: MutableMapping[str, Any], receive: Callable[[], Awaitable[Any]],
+                      send: Callable[[Any], Awaitable[None]]) -> None:
+        message = (f"too many connections from your address (at most {self.per_client} requests and tables "
+                   f"at once): try again in {RETRY_AFTER} s")
+        if scope["type"] == "http":
+            await _send_error(send, CLIENT_BUSY_STATUS, message, close=True, retry_after=RETRY_AFTER)
+            return
+        if (await receive())["type"] != "websocket.connect":
+            return
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.send", "text": json.dumps({"type": "error", "fatal": True, "error": message,
+                                                                  "retry_after": RETRY_AFTER})})
+        await send({"type": "websocket.close", "code": 1013})
+
+
+class _BodyTimeout(Exception):
+    pass
+
+
+class BodyDeadline:
+    """A request body must be complete ``seconds`` after the request reached the app: a slower one is answered
+    408 and its connection closed (``Connection: close``). Requests whose body is not read are not timed."""
+
+    def __init__(self, app: ASGIApp, seconds: float = BODY_SECONDS) -> None:
+        self.app, self.seconds = app, seconds
+
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Callable[[], Awaitable[Any]],
+                       send: Callable[[Any], Awaitable[None]]) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.seconds
+        state = {"complete": False, "started": False}
+
+        async def receive_in_time() -> Any:
+            if state["complete"]:
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except asyncio.TimeoutError:
+                raise _BodyTimeout from None
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                state["complete"] = True
+            return message
+
+        async def send_noting_start(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                state["started"] = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive_in_time, send_noting_start)
+        except _BodyTimeout:
+            if not state["started"]:
+                await _send_error(send, BODY_TIMEOUT_STATUS, f"the request body did not arrive within "
+                                  f"{self.seconds:g} s", close=True)
+
+
+# -- connections per address, before any HTTP is parsed (uvicorn) -------------------------------------------
+CONNECTIONS_ENV = "TAROCCHI_WEB_CONNECTIONS_PER_CLIENT"  # the cap of ClientCappedH11Protocol (set by serve)
+_REFUSED = json.dumps({"error": f"too many connections from your address: try again in {RETRY_AFTER} s"}).encode()
+REFUSED_RESPONSE = (b"HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\nretry-after: %d\r\n"
+                    b"connection: close\r\ncontent-length: %d\r\n\r\n%s" % (RETRY_AFTER, len(_REFUSED), _REFUSED))
+
+
+class ClientCappedH11Protocol(H11Protocol):
+    """uvicorn's HTTP protocol, refusing a connection from an address that already has ``$CONNECTIONS_ENV``
+    connections open (HTTP or WebSocket, idle ones included) with a fixed 429 and a close, before a byte of
+    it is parsed: a client reconnecting in a loop costs an accept and a close, and one address cannot hold the
+    server's ``limit_concurrency``. Addresses uvicorn trusts as proxies (``forwarded_allow_ips``) are exempt:
+    behind a proxy, :class:`ClientLimit` counts the forwarded addresses."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.per_client = int(os.environ.get(CONNECTIONS_ENV, CONNECTIONS_PER_CLIENT))
+        self.trusted = _trusted_networks(self.config)
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        host = _host_of(self)
+        if host is None or self.trusted is None or _in_networks(host, self.trusted):
+            return
+        if sum(_host_of(c) == host for c in self.connections) > self.per_client:  # this one counted too
+            transport.write(REFUSED_RESPONSE)
+            transport.close()
+
+
+def _host_of(connection: Any) -> str | None:
+    client = getattr(connection, "client", None)
+    return str(client[0]) if client else None
+
+
+def _trusted_networks(config: Any) -> list[Any] | None:
+    """The networks uvicorn takes X-Forwarded-For from ([] when none; None: every address is trusted)."""
+    if not getattr(config, "proxy_headers", False):
+        return []
+    allowed = config.forwarded_allow_ips
+    entries = [e.strip() for e in (allowed.split(",") if isinstance(allowed, str) else allowed)]
+    if "*" in entries:
+        return None
+    networks = []
+    for entry in entries:
+        with contextlib.suppress(ValueError):
+            networks.append(ipaddress.ip_network(entry, strict=False))
+    return networks
+
+
+def _in_networks(host: str, networks: list[Any]) -> bool:
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return any(address in n for n in networks)
+
+
+# -- exposure ------------------------------------------------------------------------------------------------
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a bind address or name) reaches this machine only: ``localhost``, 127.0.0.0/8, ::1."""
+    host = host.strip().strip("[]").lower()
+    if host == "localhost":
+        return True
+    with contextlib.suppress(ValueError):
+        return ipaddress.ip_address(host).is_loopback
+    return False
+
+
+def check_exposure(host: str, public: bool) -> None:
+    """A ValueError (one line) when ``host`` is not loopback and ``--public`` was not given."""
+    if not public and not is_loopback(host):
+        raise ValueError(f"--host {host} serves other machines: add --public to do so on purpose (the limits "
+                         f"it prints apply), or bind 127.0.0.1")
+
+
+def seconds_text(x: float) -> str:
+    return f"{x:g} s" if x < 120 else f"{x / 60:g} min" if x < 7200 else f"{x / 3600:g} h"
+
+
+def describe(config: Any, routes: list[str], bots: list[str], queues: dict[str, QueueLimit]) -> list[str]:
+    """What a ``--public`` server exposes: its routes, bots and limits, a line each (printed at startup)."""
+    lines = [f"routes: {', '.join(routes)}", f"bots: {', '.join(bots)}",
+             f"limits: {config.max_connections} connections, {config.max_tables} tables "
+             f"({config.max_tables_per_client} per client), {config.max_connections_per_client} requests and "
+             f"tables at once per client, {config.max_body:,} bytes a body within {config.body_timeout:g} s, "
+             f"idle tables closed after {seconds_text(config.idle_timeout)}, any after "
+             f"{seconds_text(config.table_lifetime)}"]
+    lines.append("queues (threads, jobs, per client): " + ", ".join(
+        f"{kind} {q.workers}/{q.max_jobs}/{q.per_client}" for kind, q in queues.items()))
+    return lines
+

@@ -1,0 +1,75 @@
+"""The work of ``tarocchi-rl serve`` that runs in worker processes: ``POST /v1/act`` with a fast bot (the seat's
+position rebuilt from the request's history, then the bot) and ``POST /v1/replay``.
+
+Both are Python that holds the GIL for milliseconds (a crafted impossible history: up to 0.2 s); in a thread of
+the server they would take the GIL from the event loop that serves every table. In their own processes
+(:class:`tarocchi_rl.web.limits.Processes`, spawned: no fork of a process running Numba's and onnxruntime's
+threads) they take only a CPU. Each act process builds its own :class:`~tarocchi_rl.web.bots.BotPool` per fast
+bot at start (:func:`start`), so a deal's rebuilt position stays cached there between its requests. Everything
+here is a plain function of plain data (pickled to and from the process); nothing raises to the caller.
+"""
+
+import json
+from typing import Any
+
+from ..bot import BotServer, Referee
+from ..play import make_bot
+from ..records import RecordError
+from ..variants import VARIANTS, get_variant
+from .bots import BotPool
+
+__all__ = ["act", "ping", "replay", "start"]
+
+_POOLS: dict[str, BotPool] = {}  # this process's fast bots, by display name
+
+
+def start(specs: dict[str, str], warm: bool) -> None:
+    """A worker process's initializer: a BotPool per fast bot (``specs``: display name -> spec); ``warm``: answer
+    a few real requests first, so that the kernels are loaded before a client waits."""
+    for name, spec in specs.items():
+        _POOLS[name] = BotPool(name, spec, 1)
+    if warm:
+        for line in _warm_requests():
+            for pool in _POOLS.values():
+                pool.handle(line, json.loads(line))
+
+
+def _warm_requests() -> list[str]:
+    """Per variant, the first request of a deal and one in its card play (the heuristic plays every seat)."""
+    heuristic = BotServer("heuristic", lambda spec: make_bot(spec, 0, "bot"))
+    out = []
+    for variant in VARIANTS:
+        referee = Referee()
+        msg = referee.handle(json.dumps({"type": "new", "variant": variant, "seed": 1}))
+        n, k = get_variant(variant).n_players, 0
+        while msg["type"] == "turn":
+            line = json.dumps(msg["request"])
+            if k in (0, 4 * n):
+                out.append(line)
+            msg = referee.handle(json.dumps({"type": "apply", "action": heuristic.handle(line)["action"]}))
+            k += 1
+    return out
+
+
+def ping() -> bool:
+    """Nothing: a job that starts the process (and runs :func:`start`) before the first request."""
+    return True
+
+
+def act(name: str, line: str) -> dict[str, Any]:
+    """The fast bot ``name``'s answer to one request line (parsed here again, within the protocol's bounds: the
+    server checked it already); an ``error`` answer, never an exception."""
+    pool = _POOLS.get(name)
+    if pool is None:
+        return {"type": "error", "error": f"agent: this worker has no fast bot {name!r}"}
+    return pool.handle(line, None)
+
+
+def replay(record: Any, steps: bool) -> dict[str, Any]:
+    """``{"result": ...}``, the checked and scored record, or ``{"error": ..., "action_index": ...}``."""
+    from .app import replay_result
+
+    try:
+        return {"result": replay_result(record, steps)}
+    except RecordError as e:
+        return {"error": str(e), "action_index": e.action_index}
