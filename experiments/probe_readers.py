@@ -5,8 +5,10 @@ one ``error: ...`` line on stderr (no traceback), in bounded memory.
     .venv/bin/python experiments/probe_readers.py [--only NAME,...] [--keep DIR]
 
 Prints a table: the probe, the exit status, the seconds it ran, its peak RSS (MB, ``os.wait4``: that child
-only) and the error line. Two start-up rows come first (a command that fails at once, without and with torch):
-a probe's own cost is its figures minus those of its start-up row. The inputs are made in a temporary directory
+only) and the error line; a row over the figures of issue 30 (:data:`FIGURE_S` seconds, :data:`FIGURE_MB` MB) is
+marked FAIL. A start-up row comes first (a command that fails at once): a probe's own cost is its figures minus
+those. No probe imports torch: a checkpoint is scanned before it (``tarocchi_rl/rl/checkpoint_file.py``), a
+config read before it. The inputs are made in a temporary directory
 (``--keep DIR``: there, kept): sparse files take no disk, the FIFOs are fed from a thread of this script.
 ``tests/security/test_readers.py`` imports :data:`PROBES` and :func:`run_probe` and checks every row.
 """
@@ -32,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CLI = str(Path(sys.executable).parent / "tarocchi-rl")
 DEEP = 100_000  # nesting of the deep JSON probes
 LIMIT_S = 60.0  # a probe still running after this is killed (and reported as such): far beyond any bound
+FIGURE_S, FIGURE_MB = 2.0, 200.0  # issue 30: every probe ends within 2 s with one line and exit 2, under 200 MB
 
 
 @dataclass
@@ -43,7 +46,6 @@ class Probe:
     feed: Callable[[Path, threading.Event], None] | None = None
     stdin: Callable[[], bytes] | None = None
     expect_code: int = 2
-    torch: bool = False  # the command imports torch (compare with the "start-up, torch" row)
     note: str = field(default="")
 
 
@@ -239,12 +241,12 @@ def long_bot_line() -> bytes:
     return b"x" * (3 << 20) + b'\n{"type": "hello", "id": 1}\n{"type": "quit"}\n'
 
 
-STARTUP = {  # a command that fails at once: what start-up costs, without and with torch
+STARTUP = {  # a command that fails at once: what start-up costs
     "start-up (replay, missing file)": Probe(lambda d: ["replay", str(d / "missing.json")]),
-    "start-up, torch (eval ppo:, missing)": Probe(
-        lambda d: ["eval", "--agents", f"ppo:{d / 'missing.pt'},random", "--deals", "1"], torch=True),
 }
 PROBES = {
+    "checkpoint missing (eval ppo:)": Probe(
+        lambda d: ["eval", "--agents", f"ppo:{d / 'missing.pt'},random", "--deals", "1"]),
     "replay /dev/zero": Probe(lambda d: ["replay", "/dev/zero"]),
     "replay FIFO, no writer": Probe(lambda d: ["replay", str(_fifo(d))]),
     "replay FIFO, 1 byte / 50 ms forever": Probe(lambda d: ["replay", str(_fifo(d))],
@@ -253,17 +255,17 @@ PROBES = {
     "replay record nested 100,000 deep": Probe(lambda d: ["replay", str(deep_record(d))]),
     "replay record, 5,000-digit integer": Probe(lambda d: ["replay", str(long_integer_record(d))]),
     "checkpoint config hidden=[4096]*3": Probe(
-        lambda d: eval_against_random(f"ppo:{wide_checkpoint(d, [4096] * 3)}"), torch=True),
+        lambda d: eval_against_random(f"ppo:{wide_checkpoint(d, [4096] * 3)}")),
     "checkpoint config 64 x 65,536": Probe(
-        lambda d: eval_against_random(f"ppo:{wide_checkpoint(d, [65536] * 64)}"), torch=True),
+        lambda d: eval_against_random(f"ppo:{wide_checkpoint(d, [65536] * 64)}")),
     "checkpoint config [512, 512], tensors [32]": Probe(
-        lambda d: eval_against_random(f"ppo:{wide_checkpoint(d, [512, 512])}"), torch=True),
+        lambda d: eval_against_random(f"ppo:{wide_checkpoint(d, [512, 512])}")),
     "checkpoint zip bomb (256 MB inflated)": Probe(
-        lambda d: eval_against_random(f"ppo:{zip_bomb_checkpoint(d)}"), torch=True),
+        lambda d: eval_against_random(f"ppo:{zip_bomb_checkpoint(d)}")),
     "compose.json 2 GB sparse": Probe(lambda d: eval_against_random(f"onnx:{huge_compose(d)}")),
     "manifest.json nested 100,000 deep": Probe(lambda d: eval_against_random(f"onnx:{nested_manifest(d)}")),
     "config YAML billion laughs": Probe(lambda d: ["train", "--config", str(laughs_config(d)), "--out",
-                                                   str(d / "runs")], torch=True),
+                                                   str(d / "runs")]),
     "deals file /dev/zero": Probe(lambda d: ["eval", "--agents", "random,heuristic", "--deals-file", "/dev/zero"]),
     "deals file gzip bomb (256 MB of newlines)": Probe(
         lambda d: ["eval", "--agents", "random,heuristic", "--deals-file", str(gzip_bomb_deals(d))]),
@@ -314,7 +316,8 @@ def main() -> int:
             r = run_named(name, probe, d)
             line = error_line(r)
             ok = name in STARTUP or (r.code == probe.expect_code and "Traceback" not in r.stderr
-                                     and (probe.expect_code != 2 or r.stderr.count("\n") == 1))
+                                     and (probe.expect_code != 2 or r.stderr.count("\n") == 1)
+                                     and r.seconds < FIGURE_S and r.peak_mb < FIGURE_MB)
             failed += not ok
             print(f"{name:45} {r.code:>4} {r.seconds:7.2f} {r.peak_mb:7.0f}  {'' if ok else 'FAIL '}{line[:150]}",
                   flush=True)

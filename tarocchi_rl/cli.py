@@ -101,46 +101,64 @@ def _cmd_deals(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_train(args: argparse.Namespace) -> int:
+def _train_job(args: argparse.Namespace) -> Any:
+    """What ``train`` will run, checked without torch (a hostile config is refused before the seconds and hundreds of
+    MB that importing torch costs): a function of no arguments that runs it."""
     import datetime
 
     from .agents.specs import make_agent
     from .arena import check_out_dir
-    from .rl.checkpoint import CheckpointError
     from .rl.config import ConfigError, check_run_dir, load_config
-    from .rl.workers import WorkerError
 
-    try:
-        if args.resume:
+    if args.resume:
+        if args.config:
+            raise ConfigError("--resume continues a run with its own config: drop --config")
+        check_run_dir(args.resume)
+        overrides: dict[str, str] = {}
+        for ov in args.set or []:
+            k, eq, v = ov.partition("=")
+            if not eq:
+                raise ConfigError(f"--set {ov!r}: expected key=value")
+            overrides[k.strip()] = v.strip()
+
+        def run_resume() -> Any:
             from .rl.trainer import resume
 
-            if args.config:
-                raise ConfigError("--resume continues a run with its own config: drop --config")
-            check_run_dir(args.resume)
-            overrides: dict[str, str] = {}
-            for ov in args.set or []:
-                k, eq, v = ov.partition("=")
-                if not eq:
-                    raise ConfigError(f"--set {ov!r}: expected key=value")
-                overrides[k.strip()] = v.strip()
-            result = resume(args.resume, overrides, ray_address=args.ray_address, progress=not args.no_progress,
-                            agent_factory=make_agent)
-        else:
-            from .rl.trainer import train
+            return resume(args.resume, overrides, ray_address=args.ray_address, progress=not args.no_progress,
+                          agent_factory=make_agent)
+        return run_resume
+    config = args.config
+    if args.variant is not None:
+        from .shipped import shipped_config
 
-            config = args.config
-            if args.variant is not None:
-                from .shipped import shipped_config
+        if config is not None:
+            raise ConfigError("give --config FILE or --variant V (its shipped config), not both")
+        config = shipped_config(args.variant)
+    cfg = load_config(config, args.set or [])
+    out = args.out or f"runs/{cfg.variant}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
+    check_out_dir(out)  # a file there, or an unwritable parent: one line before any work
 
-                if config is not None:
-                    raise ConfigError("give --config FILE or --variant V (its shipped config), not both")
-                config = shipped_config(args.variant)
-            cfg = load_config(config, args.set or [])
-            out = args.out or f"runs/{cfg.variant}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
-            check_out_dir(out)  # a file there, or an unwritable parent: one line before any work
-            print(f"training {cfg.variant} in {out}", file=sys.stderr)
-            result = train(cfg, out, ray_address=args.ray_address, progress=not args.no_progress,
-                           agent_factory=make_agent)
+    def run_train() -> Any:
+        from .rl.trainer import train
+
+        print(f"training {cfg.variant} in {out}", file=sys.stderr)
+        return train(cfg, out, ray_address=args.ray_address, progress=not args.no_progress, agent_factory=make_agent)
+    return run_train
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from .rl.checkpoint_file import CheckpointError
+    from .rl.config import ConfigError
+
+    try:
+        job = _train_job(args)
+    except (ConfigError, CheckpointError) as e:
+        print("error: " + " ".join(str(e).split()), file=sys.stderr)
+        return 2
+    from .rl.workers import WorkerError  # torch
+
+    try:
+        result = job()
     except (ConfigError, CheckpointError) as e:
         print("error: " + " ".join(str(e).split()), file=sys.stderr)
         return 2

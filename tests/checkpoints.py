@@ -1,7 +1,8 @@
 """Small training checkpoints for the tests that need a saved network (export, guided search, expert iteration).
 
 ``make_checkpoint`` saves a freshly initialised network in the trainer's checkpoint format (with a numpy RNG state
-in its worker states, as the trainer's have) and returns its config and network.
+in its worker states, as the trainer's have) and returns its config and network. ``TINY_RUN``: the ``--set``
+overrides of a training run of a few seconds (one in-process worker, no evaluation), for the tests that train.
 """
 
 from pathlib import Path
@@ -13,6 +14,13 @@ from tarocchi_rl.rl.checkpoint import save_checkpoint
 from tarocchi_rl.rl.config import TrainConfig, load_config
 from tarocchi_rl.rl.network import PolicyValueNet, build_network
 from tarocchi_rl.variants import get_variant
+
+TINY_RUN = [
+    "num_envs=8", "rollout_steps=6", "num_workers=0", "async_rollouts=false", "torch_threads=1",
+    "network.hidden=[32]", "ppo.minibatch_size=64", "ppo.epochs=2", "league.snapshot_every=1",
+    "league.pool_size=2", "eval.every=0", "eval.final_deals=0", "checkpoint_every=1", "keep_checkpoints=1",
+    "max_minutes=0",
+]
 
 
 def make_checkpoint(path: str | Path, variant: str = "mineo", hidden: tuple[int, ...] = (32,), seed: int = 0,

@@ -40,21 +40,23 @@ import os
 import pickle
 import re
 import warnings
-import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from .. import bounded
-
-CHECKPOINT_FORMAT = "tarocchi-rl-ppo/1"
-CHECKSUM_PREFIX = b"\n#tarocchi-rl sha256 "  # the trailer: prefix, 64 hex digits, newline
-_TRAILER_LEN = len(CHECKSUM_PREFIX) + 64 + 1
-# bytes of one checkpoint file: a network at the parameter bound (rl.config.MAX_NETWORK_PARAMETERS, 64 MB of
-# float32) with its Adam moments and a league of a dozen snapshots; the default network's are a few MB
-MAX_CHECKPOINT_BYTES = 1 << 30
+from .checkpoint_file import (  # noqa: F401 (the torch-free part, re-exported: one place for each fact)
+    CHECKPOINT_FORMAT,
+    CHECKSUM_PREFIX,
+    MAX_CHECKPOINT_BYTES,
+    TRAILER_LEN,
+    CheckpointError,
+    check_zip_sizes,
+    read_verified,
+    refusal,
+    resolve_checkpoint,
+)
 
 log = logging.getLogger(__name__)
 
@@ -71,10 +73,6 @@ def _numpy_array_globals() -> list[Any]:
 
 # everything a tarocchi-rl checkpoint holds beyond what weights_only allows by default: numpy arrays
 SAFE_GLOBALS = _numpy_array_globals()
-
-
-class CheckpointError(ValueError):
-    """A missing, unreadable or foreign checkpoint."""
 
 
 def save_checkpoint(path: str | Path, data: dict) -> None:
@@ -115,36 +113,6 @@ def fsync_dir(d: Path) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def _read_verified(p: Path) -> bytes:
-    """The file's ``torch.save`` bytes, its checksum trailer checked (a file without one is returned whole); a
-    file over :data:`MAX_CHECKPOINT_BYTES` is refused from its size, before it is read."""
-    try:
-        raw = bounded.read_bytes(p, MAX_CHECKPOINT_BYTES, what=f"checkpoint {p}")
-    except bounded.BoundedInputError as e:
-        raise CheckpointError(str(e)) from None
-    trailer = raw[-_TRAILER_LEN:]
-    if len(raw) >= _TRAILER_LEN and trailer.startswith(CHECKSUM_PREFIX) and trailer.endswith(b"\n"):
-        body, want = raw[:-_TRAILER_LEN], trailer[len(CHECKSUM_PREFIX):-1].decode("ascii", "replace")
-        if hashlib.sha256(body).hexdigest() != want:
-            raise CheckpointError(f"checkpoint {p} is corrupt (checksum mismatch: the file was damaged after it "
-                                  "was written)")
-        return body
-    return raw  # no trailer: an older checkpoint (or a truncated one: torch.load tells)
-
-
-def resolve_checkpoint(path: str | Path) -> Path:
-    """A checkpoint file from a file or run-directory path (``final.pt``, else ``latest.pt``)."""
-    p = Path(path)
-    if p.is_dir():
-        for name in ("checkpoints/final.pt", "checkpoints/latest.pt", "final.pt", "latest.pt"):
-            if (p / name).is_file():
-                return p / name
-        raise CheckpointError(f"no checkpoint in {p} (looked for checkpoints/final.pt and checkpoints/latest.pt)")
-    if not p.is_file():
-        raise CheckpointError(f"checkpoint {p} not found")
-    return p
 
 
 def load_checkpoint(path: str | Path, latest: bool = False) -> dict:
@@ -199,8 +167,8 @@ def load_resume_checkpoint(run_dir: str | Path) -> dict:
 def _safe_load(p: Path) -> Any:
     """``torch.load`` with ``weights_only=True`` and :data:`SAFE_GLOBALS`, after the checksum check;
     CheckpointError (one line) otherwise."""
-    body = _read_verified(p)
-    _check_zip_sizes(body, p)
+    body = read_verified(p)
+    check_zip_sizes(body, p)
     try:
         with warnings.catch_warnings(), torch.serialization.safe_globals(SAFE_GLOBALS):
             warnings.simplefilter("ignore")  # e.g. "Detected pickle protocol 4": the refusal below says enough
@@ -209,31 +177,13 @@ def _safe_load(p: Path) -> Any:
         text = str(e)
         m = re.search(r"(?:Unsupported global: |unsupported )GLOBAL (\S+)", text)
         if m:  # a class or function outside the allow-list: what a pickle that runs code needs
-            raise CheckpointError(f"checkpoint {p} refused: it asks for {m.group(1)}, which is not on the allow-list "
-                                  "(checkpoints are loaded with weights_only=True: tensors, containers, numbers and "
-                                  "numpy arrays only)") from None
+            raise CheckpointError(refusal(p, m.group(1))) from None
         m = re.search(r"Unsupported operand (\S+)", text)
         why = f"the safe loader cannot read pickle opcode {m.group(1)}" if m else _one_line(text)
         raise CheckpointError(f"checkpoint {p} is corrupt or not a PyTorch file ({why})") from None
     except Exception as e:  # torch raises many types for a damaged file
         raise CheckpointError(f"checkpoint {p} is corrupt or not a PyTorch file: {type(e).__name__}: "
                               f"{_one_line(str(e))}") from None
-
-
-def _check_zip_sizes(body: bytes, p: Path) -> None:
-    """A zip-format checkpoint whose entries would expand beyond the file's own size (``torch.save`` stores them
-    uncompressed; ``torch.load`` inflates a compressed one whole, before any check: a zip bomb) is a
-    :class:`CheckpointError`. Anything else that is wrong with the zip is left to ``torch.load`` to say."""
-    if not body.startswith(b"PK\x03\x04"):  # the legacy format (a pickle): torch.load reads it as it is
-        return
-    try:
-        with zipfile.ZipFile(io.BytesIO(body)) as z:
-            expanded = sum(info.file_size for info in z.infolist())
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError):
-        return
-    if expanded > len(body):
-        raise CheckpointError(f"checkpoint {p} is corrupt or not a PyTorch file (its zip entries expand to "
-                              f"{expanded:,} bytes, more than the file's {len(body):,})")
 
 
 def _one_line(text: str, limit: int = 300) -> str:

@@ -156,6 +156,9 @@ class PPOConfig:
     max_grad_norm: float = 0.5  # global gradient-norm clip
     normalize_advantages: bool = True  # per minibatch
     target_kl: float = 0.0  # stop the epochs of an update early when approx-KL exceeds this (0 = never)
+    # updates at the start of a run without the policy loss: only the value head, the critic and the belief head
+    # learn (the shared trunk moves with them): a network started from ``init`` gets a critic that knows its play
+    policy_warmup: int = 0
 
     def validate(self) -> None:
         _need(self.lr > 0, "ppo.lr", "must be > 0")
@@ -170,6 +173,7 @@ class PPOConfig:
         _need(self.minibatch_size >= 1, "ppo.minibatch_size", "must be >= 1")
         _need(self.max_grad_norm > 0, "ppo.max_grad_norm", "must be > 0")
         _need(self.target_kl >= 0, "ppo.target_kl", "must be >= 0")
+        _need(self.policy_warmup >= 0, "ppo.policy_warmup", "must be >= 0")
         _at_most(self.epochs, 10_000, "ppo.epochs")
         _at_most(self.minibatch_size, 2**24, "ppo.minibatch_size")
 
@@ -272,7 +276,8 @@ class TrainConfig:
     learn: list[str] = field(default_factory=lambda: list(DECISION_KINDS))
     others: str = "heuristic"
     # a checkpoint (file or run directory) whose weights start the network instead of the imitation warm start,
-    # e.g. the output of `tarocchi-rl expert` (expert iteration); same variant and network shape
+    # e.g. the output of `tarocchi-rl expert` (expert iteration), or an exported bot, onnx:DIR (onnx:models/mineo:
+    # its policy and value weights, read from policy.onnx); same variant and network shape
     init: str | None = None
     checkpoint_every: int = 100  # updates between checkpoints (latest.pt; the last one is always written)
     keep_checkpoints: int = 3  # periodic update_*.pt files kept (older ones deleted; 0 = keep none)

@@ -38,11 +38,12 @@ def gae(reward: np.ndarray, done: np.ndarray, value: np.ndarray, next_idx: np.nd
 
 def ppo_loss(logits: torch.Tensor, values: torch.Tensor, actions: torch.Tensor, old_logp: torch.Tensor,
              advantages: torch.Tensor, returns: torch.Tensor, clip: float, value_coef: float, entropy_coef: float,
-             normalize_advantages: bool = True) -> tuple[torch.Tensor, dict]:
+             normalize_advantages: bool = True, policy_weight: float = 1.0) -> tuple[torch.Tensor, dict]:
     """The clipped PPO objective on one minibatch (CleanRL's ppo.py, without value clipping).
 
     logits float[M, A] (already masked), values float[M], actions int64[M], old_logp float[M],
-    advantages float[M], returns float[M]. Returns (loss, stats dict of floats: policy_loss, value_loss,
+    advantages float[M], returns float[M]; ``policy_weight`` scales the policy and entropy terms (0: only the value
+    head learns, as in ``ppo.policy_warmup``). Returns (loss, stats dict of floats: policy_loss, value_loss,
     entropy, approx_kl, clip_fraction).
     """
     logp_all = torch.log_softmax(logits, dim=-1)
@@ -58,7 +59,7 @@ def ppo_loss(logits: torch.Tensor, values: torch.Tensor, actions: torch.Tensor, 
     value_loss = 0.5 * (values - returns).pow(2).mean()
     probs = logp_all.exp()
     entropy = -(probs * logp_all).sum(-1).mean()  # masked actions: p = 0 exactly, finite log p: no NaN
-    loss = policy_loss + value_coef * value_loss - entropy_coef * entropy
+    loss = policy_weight * (policy_loss - entropy_coef * entropy) + value_coef * value_loss
     with torch.no_grad():
         approx_kl = ((ratio - 1) - log_ratio).mean()  # the low-variance k3 estimator
         clip_fraction = ((ratio - 1).abs() > clip).float().mean()

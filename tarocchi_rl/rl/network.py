@@ -29,11 +29,18 @@ from typing import Any, NamedTuple
 import torch
 from torch import nn
 
-from ..core.obs_layout import build_privileged_layout
-from ..policies.belief import belief_shape
-from ..variants import VariantSpec, get_variant
+from .. import bounded
+from ..variants import get_variant
 from .checkpoint import CheckpointError, load_checkpoint
 from .config import ConfigError, TrainConfig, config_from_dict
+from .shapes import (  # noqa: F401 (state_shapes, critic_state_shapes: re-exported for the tests and experiments)
+    ShapeError,
+    check_shapes,
+    critic_state_shapes,
+    network_beliefs,
+    privileged_dim,
+    state_shapes,
+)
 
 MASKED_LOGIT = -1e9
 
@@ -103,55 +110,18 @@ class PolicyValueNet(nn.Module):
         return torch.softmax(self.belief_logits(obs), dim=-1)
 
 
-def state_shapes(obs_dim: int, n_actions: int, hidden: Sequence[int],
-                 beliefs: tuple[int, int] | None = None) -> dict[str, tuple[int, ...]]:
-    """The shape of every tensor of the ``state_dict`` of ``PolicyValueNet(obs_dim, n_actions, hidden, beliefs=...)``,
-    found without building it."""
-    shapes: dict[str, tuple[int, ...]] = {}
-    width = obs_dim
-    for k, h in enumerate(hidden):  # the trunk: Linear, activation, Linear, activation, ...
-        shapes[f"trunk.{2 * k}.weight"], shapes[f"trunk.{2 * k}.bias"] = (h, width), (h,)
-        width = h
-    shapes.update({"policy.weight": (n_actions, width), "policy.bias": (n_actions,), "value.weight": (1, width),
-                   "value.bias": (1,)})
-    if beliefs is not None:
-        outputs = beliefs[0] * beliefs[1]
-        shapes.update({"belief.weight": (outputs, width), "belief.bias": (outputs,)})
-    return shapes
-
-
-def critic_state_shapes(obs_dim: int, privileged_dim: int, hidden: Sequence[int]) -> dict[str, tuple[int, ...]]:
-    """The shape of every tensor of the ``state_dict`` of :class:`CriticNet`: a trunk on the joint input and a value
-    head, named as the policy network's."""
-    shapes = state_shapes(obs_dim + privileged_dim, 0, hidden)
-    return {k: v for k, v in shapes.items() if not k.startswith("policy.")}
-
-
 def check_state_shapes(state: Any, cfg: TrainConfig, where: str, critic: bool = False) -> None:
     """``state`` (a checkpoint's ``model``, or a league snapshot; ``critic``: a checkpoint's ``critic``) holds exactly
     the tensors of the network (the critic) ``cfg`` describes, in their shapes: a :class:`CheckpointError` naming
     ``where`` and the first key that differs otherwise. Checked before a network is built from ``cfg`` (whose size
     :class:`TrainConfig` bounds: a small file cannot make a large network be allocated)."""
-    spec = get_variant(cfg.variant)
-    shapes = (critic_state_shapes(spec.obs_dim, privileged_dim(spec), cfg.network.hidden) if critic
-              else state_shapes(spec.obs_dim, spec.n_actions, cfg.network.hidden, network_beliefs(cfg)))
     if not isinstance(state, dict):
         raise CheckpointError(f"{where}: the weights must be a mapping of names to tensors, got {type(state).__name__}")
-    unfit = f"{where}: the weights do not fit its network {cfg.network.hidden}"
-    for key, shape in shapes.items():
-        tensor = state.get(key)
-        if not isinstance(tensor, torch.Tensor):
-            raise CheckpointError(f"{unfit}: {key} is missing")
-        if tuple(tensor.shape) != shape:
-            raise CheckpointError(f"{unfit}: {key} has the shape {list(tensor.shape)}, the network needs {list(shape)}")
-    extra = next((k for k in state if k not in shapes), None)
-    if extra is not None:
-        raise CheckpointError(f"{unfit}: {str(extra)[:80]!r} is not one of its tensors")
-
-
-def network_beliefs(cfg: TrainConfig) -> tuple[int, int] | None:
-    """The belief head's (C, L) of the network a TrainConfig describes (``belief_loss > 0``), else None."""
-    return belief_shape(get_variant(cfg.variant)) if cfg.belief_loss > 0 else None
+    found = {str(k): tuple(v.shape) if isinstance(v, torch.Tensor) else None for k, v in state.items()}
+    try:
+        check_shapes(found, cfg, where, critic)
+    except ShapeError as e:
+        raise CheckpointError(str(e)) from None
 
 
 def build_network(cfg: TrainConfig, obs_dim: int, n_actions: int) -> PolicyValueNet:
@@ -191,11 +161,6 @@ class CriticNet(nn.Module):
         return self.value(self.trunk(torch.cat([obs, hidden], dim=1))).squeeze(-1)
 
 
-def privileged_dim(spec: VariantSpec) -> int:
-    """The size of a variant's privileged observation (the critic's extra input)."""
-    return int(build_privileged_layout(spec.n_players, spec.deck.n_cards)[1])
-
-
 def build_critic(cfg: TrainConfig) -> CriticNet | None:
     """The perfect-information critic a TrainConfig describes (``critic: perfect``; None for ``critic: seat``):
     the widths and activation of ``network``."""
@@ -223,6 +188,67 @@ class LoadedNetwork(NamedTuple):
     net: PolicyValueNet
     cfg: TrainConfig
     data: dict[str, Any]
+
+
+ONNX_PREFIX = "net."  # export.py's wrapper names the policy network ``net``: its initializers are net.<parameter>
+
+
+def onnx_initial_weights(spec: str, cfg: TrainConfig, net: nn.Module) -> dict[str, torch.Tensor]:
+    """The weights of an exported bot (``spec`` = ``onnx:DIR``, e.g. ``onnx:models/mineo``) as a state dict of
+    ``net``'s trunk, policy and value head: its manifest is checked against the engine of ``cfg.variant`` and its
+    network against ``cfg.network`` before policy.onnx (at most ``MAX_MODEL_BYTES``) is parsed; every initializer's
+    shape is checked against ``net``'s. No pickle: ONNX initializers are raw tensors. A :class:`CheckpointError`
+    (one line) for any mismatch. The belief head (not in policy.onnx) is left as ``net`` has it."""
+    import onnx
+    from onnx import numpy_helper
+
+    from ..policies.onnx_policy import (
+        MAX_MODEL_BYTES,
+        MODEL_FILE,
+        OnnxPolicyError,
+        check_manifest,
+        engine_facts,
+        read_manifest,
+    )
+
+    directory = Path(spec.removeprefix("onnx:"))
+    try:
+        manifest = read_manifest(directory)
+        check_manifest(manifest, str(directory / "manifest.json"))
+        facts = engine_facts(cfg.variant, cfg.options)
+    except (OnnxPolicyError, ValueError) as e:
+        raise CheckpointError(f"init: {e}") from None
+    for key in ("variant", "options", "obs_dim", "num_actions"):
+        if manifest.get(key) != facts.get(key):
+            raise CheckpointError(f"init: {directory}: {key} is {manifest.get(key)!r}, the config's engine has "
+                                  f"{facts.get(key)!r}")
+    network = manifest.get("network") or {}
+    mine = {"hidden": list(cfg.network.hidden), "activation": cfg.network.activation}
+    if {"hidden": network.get("hidden"), "activation": network.get("activation")} != mine:
+        raise CheckpointError(f"init: {directory} has the network hidden={network.get('hidden')} "
+                              f"activation={network.get('activation')}, the config {mine}: set network.* to match")
+    path = directory / MODEL_FILE
+    if not path.is_file() or path.stat().st_size > MAX_MODEL_BYTES:
+        raise CheckpointError(f"init: {path} is missing or over {MAX_MODEL_BYTES:,} bytes")
+    try:
+        model = onnx.load_model_from_string(bounded.read_bytes(path, MAX_MODEL_BYTES))
+    except Exception as e:  # a damaged protobuf: one line
+        raise CheckpointError(f"init: {path} is not a readable ONNX model ({' '.join(str(e).split())[:120]})") from None
+    state = net.state_dict()
+    weights: dict[str, torch.Tensor] = {}
+    for init in model.graph.initializer:
+        if not init.name.startswith(ONNX_PREFIX) or init.name[len(ONNX_PREFIX):] not in state:
+            continue
+        name = init.name[len(ONNX_PREFIX):]
+        if tuple(init.dims) != tuple(state[name].shape):
+            raise CheckpointError(f"init: {path}: {name} has shape {list(init.dims)}, the network "
+                                  f"{list(state[name].shape)}")
+        weights[name] = torch.from_numpy(numpy_helper.to_array(init).astype("float32", copy=True))
+    wanted = [k for k in state if not k.startswith("belief.")]
+    missing = [k for k in wanted if k not in weights]
+    if missing:
+        raise CheckpointError(f"init: {path} lacks the weights {', '.join(missing[:4])}")
+    return weights
 
 
 def load_network(checkpoint: str | Path | dict[str, Any], variant: str | None = None) -> LoadedNetwork:

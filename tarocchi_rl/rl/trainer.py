@@ -121,7 +121,14 @@ from .checkpoint import (
 from .config import RESUMABLE_KEYS, TrainConfig, config_from_dict, dump_config
 from .imitation import imitate
 from .losses import belief_loss, explained_variance, gae, ppo_loss
-from .network import build_critic, build_network, check_state_shapes, load_network, resolve_device
+from .network import (
+    build_critic,
+    build_network,
+    check_state_shapes,
+    load_network,
+    onnx_initial_weights,
+    resolve_device,
+)
 from .policy import PPOAgent
 from .rollout import AgentFactory, merge_stats
 from .workers import LocalPool, make_worker_pool
@@ -190,6 +197,9 @@ def load_initial_weights(net: torch.nn.Module, cfg: TrainConfig) -> None:
     variant or of another network shape than ``cfg``'s). The belief head is the one part that may differ: a
     checkpoint without one starts ``net``'s fresh, one with a head that ``net`` lacks has it left out."""
     assert cfg.init is not None
+    if cfg.init.startswith("onnx:"):  # an exported bot: its policy and value weights, a fresh belief head
+        net.load_state_dict(onnx_initial_weights(cfg.init, cfg, net), strict=False)
+        return
     try:
         theirs = load_network(cfg.init, variant=cfg.variant)
     except CheckpointError as e:
@@ -563,7 +573,8 @@ class Trainer:
             logits, values, beliefs = self.net.forward_all(mb["obs"], mb["mask"])
             critic_values = None if self.critic is None else self.critic(mb["obs"], mb["hidden"])
         loss, st = ppo_loss(logits.float(), values.float(), mb["action"], mb["logp"], mb["advantage"], mb["ret"],
-                            p.clip, p.value_coef, p.entropy_coef, p.normalize_advantages)
+                            p.clip, p.value_coef, p.entropy_coef, p.normalize_advantages,
+                            policy_weight=0.0 if self.update < p.policy_warmup else 1.0)
         if beliefs is not None:  # the belief head's auxiliary cross-entropy on the unseen cards
             b_loss = belief_loss(beliefs, mb[BELIEF_TARGET])
             loss = loss + self.cfg.belief_loss * b_loss

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tarocchi_rl.agents.cmd import START_SECONDS
 from tarocchi_rl.agents.specs import make_agent, split_agent_specs
 from tarocchi_rl.arena import run_arena
 
@@ -69,7 +70,7 @@ def test_the_heuristic_through_the_protocol_plays_exactly_as_in_process(variant)
 
 @pytest.mark.parametrize("mode,fragment", [
     ("hang", "no answer within 1 s to request 1"),
-    ("silent_hello", "no answer within 1 s to hello"),
+    ("silent_hello", f"no answer within {START_SECONDS:g} s to hello"),
     ("garbage", "(not JSON)"),
     ("error", "I give up"),
     ("illegal", "illegal action"),

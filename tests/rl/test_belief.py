@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from checkpoints import TINY_RUN
 
 from tarocchi_rl import engine
 from tarocchi_rl.batch import BatchEnv
@@ -30,12 +31,7 @@ from tarocchi_rl.rl.policy import PPOAgent
 from tarocchi_rl.rl.rollout import RolloutWorker
 from tarocchi_rl.variants import get_variant
 
-TINY = [
-    "num_envs=8", "rollout_steps=6", "num_workers=0", "async_rollouts=false", "torch_threads=1",
-    "network.hidden=[32]", "ppo.minibatch_size=64", "ppo.epochs=2", "league.snapshot_every=1",
-    "league.pool_size=2", "eval.every=0", "eval.final_deals=0", "checkpoint_every=1", "keep_checkpoints=1",
-    "max_minutes=0", "belief_loss=1.0",
-]
+TINY = [*TINY_RUN, "belief_loss=1.0"]
 
 
 def _cfg(*extra):

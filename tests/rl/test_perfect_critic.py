@@ -4,6 +4,7 @@ is logged, its weights are checkpointed (and checked) and a resumed run continue
 import numpy as np
 import pytest
 import torch
+from checkpoints import TINY_RUN
 
 from tarocchi_rl.rl.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from tarocchi_rl.rl.config import ConfigError, load_config
@@ -12,12 +13,7 @@ from tarocchi_rl.rl.network import CriticNet, build_critic, privileged_dim
 from tarocchi_rl.rl.rollout import RolloutWorker
 from tarocchi_rl.variants import get_variant
 
-TINY = [
-    "num_envs=8", "rollout_steps=6", "num_workers=0", "async_rollouts=false", "torch_threads=1",
-    "network.hidden=[32]", "ppo.minibatch_size=64", "ppo.epochs=2", "league.snapshot_every=1",
-    "league.pool_size=2", "eval.every=0", "eval.final_deals=0", "checkpoint_every=1", "keep_checkpoints=1",
-    "max_minutes=0", "critic=perfect",
-]
+TINY = [*TINY_RUN, "critic=perfect"]
 
 
 def _cfg(*extra):

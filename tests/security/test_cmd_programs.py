@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tarocchi_rl.agents.cmd import MAX_FAILURES, MAX_LINE_BYTES, CmdAgent, Program, ProgramFailure
+from tarocchi_rl.agents.cmd import MAX_FAILURES, MAX_LINE_BYTES, START_SECONDS, CmdAgent, Program, ProgramFailure
 from tarocchi_rl.agents.specs import make_agent
 from tarocchi_rl.arena import run_arena
 from tarocchi_rl.batch import BatchEnv
@@ -123,7 +123,7 @@ def is_gone(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("mode,fragments", [
-    ("silent", [f"no answer within {TIMEOUT:g} s to hello"]),
+    ("silent", [f"no answer within {START_SECONDS:g} s to hello"]),
     ("hello_then_hang", [f"no answer within {TIMEOUT:g} s to request 1 (french4, seat 0, bid decision"]),
     ("long_line", [f"a line longer than the {MAX_LINE_BYTES:,} bytes allowed to request 1"]),
     ("endless_lines", ['answered {"type": "noise"} (not the id 1) to request 1']),
@@ -211,7 +211,7 @@ def test_close_kills_the_programs_process_group(program, tmp_path):
     pid_file = tmp_path / "child.pid"
     agent = agent_of(program, "orphan", str(pid_file))
     out, seconds = act_once(agent)
-    assert_one_line_error(out, f"no answer within {TIMEOUT:g} s to hello")
+    assert_one_line_error(out, f"no answer within {START_SECONDS:g} s to hello")
     assert seconds < BOUND
     child = int(pid_file.read_text())
     deadline = time.monotonic() + BOUND

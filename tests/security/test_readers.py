@@ -6,8 +6,9 @@ JSON nested 100,000 deep, a 5,000-digit integer, a checkpoint whose config asks 
 a billion-laughs YAML, a gzip bomb) is refused with the module's own error class and one line that names the
 input, within 2 s of the reader's own time and with well under 200 MB of Python allocations (tracemalloc).
 Then the same inputs through the command line (``experiments/probe_readers.py``, one subprocess each): exit
-status 2, one ``error:`` line on stderr, no traceback, and no more than a few seconds or 200 MB beyond what the
-same command's start-up costs. The time bounds are generous: they prove "does not hang", not speed."""
+status 2, one ``error:`` line on stderr, no traceback, a peak under 200 MB (the figure of issue 30: no probe imports
+torch), and no more than a few seconds beyond what a command's start-up costs. The time bounds are generous: they
+prove "does not hang", not speed (``experiments/probe_readers.py`` measures the 2 s figure on a quiet machine)."""
 
 import gzip
 import sys
@@ -35,7 +36,6 @@ import probe_readers  # noqa: E402  (experiments/probe_readers.py: the probes as
 SECONDS = 2.0  # a reader's own time on any probe
 PYTHON_MB = 200  # a reader's Python allocations on any probe (tracemalloc peak)
 STARTUP_MARGIN_S = 10.0  # a command's probe may take this much longer than the same command's start-up
-STARTUP_MARGIN_MB = 200  # ... and peak this much higher
 
 
 def one_line(e: pytest.ExceptionInfo) -> str:
@@ -257,20 +257,18 @@ def test_iter_lines_keeps_lines_whole_across_chunks_and_cuts_long_ones():
 # -- the command line: one subprocess per probe -------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def startup(tmp_path_factory):
-    """The start-up cost of each kind of command (without and with torch): (seconds, peak MB)."""
-    costs = {}
-    for name, probe in probe_readers.STARTUP.items():
-        r = probe_readers.run_named(name, probe, tmp_path_factory.mktemp("startup"))
-        assert r.code == 2
-        costs[probe.torch] = (r.seconds, r.peak_mb)
-    return costs
+    """The start-up cost of a command that fails at once: seconds."""
+    (name, probe), = probe_readers.STARTUP.items()
+    r = probe_readers.run_named(name, probe, tmp_path_factory.mktemp("startup"))
+    assert r.code == 2
+    return r.seconds
 
 
 @pytest.mark.parametrize("name", list(probe_readers.PROBES))
 def test_every_probe_through_the_command_line(name, startup, tmp_path):
     probe = probe_readers.PROBES[name]
     r = probe_readers.run_named(name, probe, tmp_path)
-    seconds, peak_mb = startup[probe.torch]
+    seconds = startup
     assert r.code == probe.expect_code, (r.code, r.stderr[-500:])
     assert "Traceback" not in r.stderr
     if probe.expect_code == 2:
@@ -279,4 +277,4 @@ def test_every_probe_through_the_command_line(name, startup, tmp_path):
         answers = r.stdout.splitlines()
         assert [a.split('"type":"')[1].split('"')[0] for a in answers] == ["error", "hello", "bye"], answers
     assert r.seconds < seconds + STARTUP_MARGIN_S, (r.seconds, seconds)
-    assert r.peak_mb < peak_mb + STARTUP_MARGIN_MB, (r.peak_mb, peak_mb)
+    assert r.peak_mb < probe_readers.FIGURE_MB, r.peak_mb
