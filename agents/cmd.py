@@ -7,8 +7,9 @@ protocol's name), then gets one ``act`` request per decision of its seats: exact
 
 The program is a stranger: nothing it does can hang the caller or grow its memory without bound.
 
-- Every wait has a deadline: ``timeout`` covers writing a request and reading its answer (the hello too,
-  with the start); :meth:`CmdAgent.close` waits :data:`QUIT_SECONDS` for the program to exit after ``quit``,
+- Every wait has a deadline: ``timeout`` covers writing a request and reading its answer; the hello, which
+  waits for the program's start too (an interpreter's imports), has at least :data:`START_SECONDS`;
+  :meth:`CmdAgent.close` waits :data:`QUIT_SECONDS` for the program to exit after ``quit``,
   then kills it. The pipes are non-blocking and waited on with ``poll`` in the caller's thread: no reader
   thread, no queue, so there is nothing to outlive a program and a restarted one never sees its
   predecessor's output (each run has its own :class:`Program` with its own buffer).
@@ -56,6 +57,7 @@ from tarocchi_rl.views import Views, core_game, seat_request
 PROTOCOL = "tarocchi-bot/1"
 DEFAULT_TIMEOUT = 10.0
 MAX_TIMEOUT = 3600.0  # seconds per request: the longest a spec may ask for
+START_SECONDS = 5.0  # seconds the hello may take at least, the program's start included (a busy machine, imports)
 MAX_LINE_BYTES = 1 << 20  # one answer line of the program (1 MiB); a longer one is an error
 MAX_FAILURES = 3  # failed requests in a row before the agent gives up on its program
 QUIT_SECONDS = 1.0  # how long close() lets the program exit after ``quit`` before killing it
@@ -215,20 +217,23 @@ class CmdAgent(Agent):
             self.program = Program(self.argv)
         except OSError as e:
             raise ProgramFailure(f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
-        hello = self._exchange({"type": "hello", "id": 0, "protocol": PROTOCOL}, "hello")
+        hello = self._exchange({"type": "hello", "id": 0, "protocol": PROTOCOL}, "hello",
+                               max(self.timeout, START_SECONDS))
         if hello.get("type") != "hello" or hello.get("protocol") != PROTOCOL:
             raise ProgramFailure(f"the program does not speak {PROTOCOL}: it answered {_clip(json.dumps(hello))} "
                                  "to hello")
         self.hello = hello
         return self.program
 
-    def _exchange(self, message: dict[str, Any], what: str) -> dict[str, Any]:
-        """Send one request and read its answer, a JSON object, within the timeout (ProgramFailure otherwise)."""
+    def _exchange(self, message: dict[str, Any], what: str, timeout: float | None = None) -> dict[str, Any]:
+        """Send one request and read its answer, a JSON object, within ``timeout`` (the spec's by default;
+        ProgramFailure otherwise)."""
         program = self.program
         assert program is not None
-        deadline = time.monotonic() + self.timeout
+        timeout = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
         program.send(json.dumps(message, separators=(",", ":")).encode() + b"\n", deadline, what)
-        line = program.read_line(deadline, self.timeout, what)
+        line = program.read_line(deadline, timeout, what)
         try:
             answer = loads(line)
         except BoundedInputError as e:

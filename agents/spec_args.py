@@ -43,3 +43,25 @@ def parse_int(kind: str, key: str, val: str, lo: int, hi: int) -> int:
     if not lo <= x <= hi:
         raise ValueError(f"{kind} spec: {key} must be >= {lo} and <= {hi}, got {x}")
     return x
+
+
+def parse_ppo_args(args: str, seed: int = 0) -> tuple[str, bool, int]:
+    """A ``ppo:`` spec's ``PATH[,greedy=false][,seed=N]`` (also ``path=PATH``) -> (path, greedy, seed), without
+    torch; a ValueError naming a bad argument."""
+    path, greedy = None, True
+    for part in [a for a in args.split(",") if a.strip()]:
+        key, eq, val = part.partition("=")
+        key = key.strip()
+        if not eq:
+            path = part.strip()
+        elif key == "path":
+            path = val.strip()
+        elif key == "greedy":
+            greedy = parse_greedy("ppo", val)
+        elif key == "seed":
+            seed = parse_seed_arg("ppo", val)
+        else:
+            raise ValueError(f"ppo spec: unknown argument {key!r} (known: PATH, greedy, seed)")
+    if not path:
+        raise ValueError("ppo spec needs a checkpoint: ppo:PATH (a .pt file or a run directory)")
+    return check_spec_path("ppo", path), greedy, seed

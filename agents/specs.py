@@ -25,9 +25,11 @@ from pathlib import Path
 from tarocchi_rl.core.phases import DECISION_KINDS
 from tarocchi_rl.policies import BASELINES, AgentLike, agent_label, make_baseline
 from tarocchi_rl.policies.compose import ComposeAgent
+from tarocchi_rl.rl.checkpoint_file import precheck_checkpoint
 from tarocchi_rl.shipped import shipped_bot
 
 from .onnx import parse_onnx_spec
+from .spec_args import parse_ppo_args
 
 KNOWN = ('random, heuristic, ppo:PATH, onnx:DIR, bot:VARIANT, ismcts:iterations=N, cmd:"PROGRAM ARGS", '
          'compose:bid=SPEC,play=SPEC')
@@ -43,6 +45,8 @@ def make_agent(spec: str | AgentLike, seed: int = 0) -> AgentLike:
     if name in BASELINES and not args:
         return make_baseline(name, seed)
     if name == "ppo":
+        # a hostile checkpoint is refused before torch is imported (rl/checkpoint_file.py: seconds, 200+ MB)
+        precheck_checkpoint(parse_ppo_args(args, seed)[0])
         from .ppo import parse_ppo_spec  # torch: imported only for this spec (module docstring)
 
         return parse_ppo_spec(args, seed)
