@@ -1,15 +1,17 @@
 """Abuse test of ``tarocchi-rl serve`` on loopback: one greedy client against honest tables, bounded in time.
 
-    python experiments/abuse_web.py [--honest 50] [--think 0.2] [--phase-seconds 28] [--slow-uploads 50]
+    python experiments/abuse_web.py [--honest 50] [--deals 3] [--think 0.2] [--phase-seconds 40] [--slow-uploads 50]
 
 The server is ``tarocchi-rl serve`` with its default limits, started as a subprocess on 127.0.0.1 (a free port, as
 ``load_web.py`` does) and stopped at the end whatever happens. Two phases of at most ``--phase-seconds`` each
-(about a minute in all with the defaults, then the script stops by itself):
+(about a minute and a half in all with the defaults, then the script stops by itself):
 
 1. *quiet*: ``--honest`` tables (each a scripted human from its own loopback address playing the first legal move
-   after ``--think`` seconds on average, against heuristic bots, one whole deal, the variants in turn) and three
+   after ``--think`` seconds on average, against heuristic bots, ``--deals`` whole deals one after the other, the
+   variants in turn) and three
    probes: ``POST /v1/replay`` of a finished record, ``GET /v1/health`` and ``POST /v1/act`` (heuristic, a real
-   request), each every 0.1 s from its own address;
+   request), each every :data:`PROBE_EVERY` seconds from its own address (a few hundred each: a p99 of the
+   few dozen that one deal's time allows would be the slowest one or two, noise);
 2. *abuse*: the same, while one client (one address, 127.0.0.2) does everything a greedy client can: it opens
    as many tables as it may with search bots in every other seat and plays and pings them as fast as the server
    answers, floods ``POST /v1/act?agent=ismcts``, sends crafted impossible histories (two other seats' card plays
@@ -42,7 +44,7 @@ from load_web import VARIANTS, client_address, deal_requests, free_port, one_tab
 
 ABUSER = "127.0.0.2"  # the greedy client's one address
 PROBE_ADDRESSES = {"replay": "127.0.3.1", "health": "127.0.3.2", "act": "127.0.3.3"}
-PROBE_EVERY = 0.1  # seconds between two requests of a probe
+PROBE_EVERY = 0.05  # seconds between two requests of a probe
 ABUSER_WARMUP = 3.0  # seconds the abuser runs before the honest clients start
 STAGGER = 2.0  # seconds over which the honest tables start
 ABUSER_NICE = 19  # the abuser's process runs at this niceness: it stands for another machine, whose CPU is not ours
@@ -148,7 +150,8 @@ async def probe(port: int, name: str, stop: float, body: bytes, out: dict[str, A
         out[name] = {**percentiles(lat), "failed": bad}
 
 
-async def honest(port: int, n: int, think: float, bound: float, probes: dict[str, bytes]) -> dict[str, Any]:
+async def honest(port: int, n: int, think: float, bound: float, probes: dict[str, bytes],
+                 deals: int = 1) -> dict[str, Any]:
     variants = VARIANTS.split(",")
     lat: list[float] = []
     errors: list[str] = []
@@ -159,7 +162,11 @@ async def honest(port: int, n: int, think: float, bound: float, probes: dict[str
 
     async def table(k: int) -> bool:  # people arrive over STAGGER seconds, not all in the same millisecond
         await asyncio.sleep(rng.uniform(0, STAGGER))
-        return await one_table(port, variants[k % len(variants)], 1000 + k, lat, errors, think)
+        finished = True
+        for d in range(deals):  # one deal after the other (each a new table)
+            finished &= await one_table(port, variants[(k + d) % len(variants)], 1000 + k + 100 * d, lat,
+                                        errors, think)
+        return finished
 
     tables = asyncio.gather(*(asyncio.wait_for(table(k), bound) for k in range(n)), return_exceptions=True)
     probe_tasks = [asyncio.create_task(probe(port, name, stop, body, probe_out)) for name, body in probes.items()]
@@ -331,7 +338,7 @@ async def abuse_phase(port: int, a: argparse.Namespace, probes: dict[str, bytes]
         if ready.strip() != "ready":
             raise SystemExit(f"error: the abuser did not start: {ready!r}")
         await asyncio.sleep(ABUSER_WARMUP)
-        out = await honest(port, a.honest, a.think, a.phase_seconds - ABUSER_WARMUP, probes)
+        out = await honest(port, a.honest, a.think, a.phase_seconds - ABUSER_WARMUP, probes, a.deals)
     finally:
         proc.terminate()
         try:
@@ -359,15 +366,18 @@ def verdict(quiet: dict[str, Any], abuse: dict[str, Any]) -> dict[str, Any]:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--honest", type=int, default=50, help="honest tables (each one deal)")
+    p.add_argument("--honest", type=int, default=50, help="honest tables (each --deals deals; at most 100)")
+    p.add_argument("--deals", type=int, default=3, help="deals each honest table plays, one after the other")
     p.add_argument("--think", type=float, default=0.2, help="mean seconds an honest human takes per move")
-    p.add_argument("--phase-seconds", type=float, default=28.0, help="the most each phase may last")
+    p.add_argument("--phase-seconds", type=float, default=40.0, help="the most each phase may last")
     p.add_argument("--slow-uploads", type=int, default=50, help="the abuser's slow uploads at once")
     p.add_argument("--serve-args", default="", help="extra `tarocchi-rl serve` options (e.g. limits)")
     p.add_argument("--abuse", default=",".join(BEHAVIOURS), help="what the abuser does (default: all of "
                    f"{','.join(BEHAVIOURS)})")
     p.add_argument("--abuser-port", type=int, default=None, help=argparse.SUPPRESS)  # the abuser's own process
     a = p.parse_args()
+    if not 1 <= a.honest <= 100 or a.deals < 1:
+        p.error("--honest must be 1..100 and --deals at least 1")
     behaviours = tuple(b for b in a.abuse.split(",") if b)
     if set(behaviours) - set(BEHAVIOURS):
         p.error(f"--abuse: unknown {sorted(set(behaviours) - set(BEHAVIOURS))} (known: {', '.join(BEHAVIOURS)})")
@@ -382,7 +392,7 @@ def main() -> int:
     try:
         asyncio.run(wait_ready(port, proc))
         asyncio.run(warm(port, probes))
-        quiet = asyncio.run(honest(port, a.honest, a.think, a.phase_seconds, probes))
+        quiet = asyncio.run(honest(port, a.honest, a.think, a.phase_seconds, probes, a.deals))
         abuse = asyncio.run(abuse_phase(port, a, probes))
         alive = proc.poll() is None
     finally:
@@ -391,7 +401,7 @@ def main() -> int:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
-    out = {"server": {"honest": a.honest, "think_s": a.think, "alive_at_the_end": alive,
+    out = {"server": {"honest": a.honest, "deals": a.deals, "think_s": a.think, "alive_at_the_end": alive,
                       "honest_addresses": f"{client_address(1000)}..."},
            "quiet": quiet, "abuse": abuse, "targets": verdict(quiet, abuse)}
     print(json.dumps(out, indent=1))

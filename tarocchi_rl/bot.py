@@ -20,7 +20,7 @@ import numpy as np
 from . import __version__, bounded
 from .game import Game, make
 from .policies.belief import absolute_location_names, belief_shape, unseen_cards
-from .search.seat_view import ViewCache, ViewError, rebuild
+from .search.seat_view import Budget, OverBudget, ViewCache, ViewError, rebuild
 from .variants import get_variant
 from .views import Views
 
@@ -105,9 +105,11 @@ class BotServer:
                 "version": __version__, "variants": list(VARIANTS), "capabilities": self.capabilities()}
 
     # -- requests --------------------------------------------------------------------------------------
-    def handle(self, line: str, parsed: Any = None) -> dict[str, Any]:
+    def handle(self, line: str, parsed: Any = None, budget: Budget | None = None) -> dict[str, Any]:
         """One request line -> one response (``action``, ``hello``, ``bye`` or ``error``); ``parsed``: the line
-        already decoded by the caller (the HTTP API), not decoded again."""
+        already decoded by the caller (the HTTP API), not decoded again. With a ``budget`` (the position's rebuild:
+        :class:`~tarocchi_rl.search.seat_view.Budget`), :class:`~tarocchi_rl.search.seat_view.OverBudget` when the
+        rebuild needs more: the one exception this raises."""
         rid: Any = None
         try:
             req = parse_request(line) if parsed is None else parsed
@@ -122,7 +124,9 @@ class BotServer:
             elif kind == "quit":
                 out = {"type": "bye"}
             else:
-                out = self.act(req)
+                out = self.act(req, budget)
+        except OverBudget:
+            raise
         except (RequestError, ViewError) as e:
             out = {"type": "error", "error": str(e)}
         except ValueError as e:  # the agent or the game refused the request
@@ -144,7 +148,7 @@ class BotServer:
                 raise RequestError(f"options: {e}") from None
         return self.games[key]
 
-    def act(self, req: dict[str, Any]) -> dict[str, Any]:
+    def act(self, req: dict[str, Any], budget: Budget | None = None) -> dict[str, Any]:
         game = self.game(req["variant"], req.get("options", {}))
         want = req.get("want", [])
         for w in want:
@@ -160,7 +164,7 @@ class BotServer:
         self.caches[key] = cache  # the most recent last
         if len(self.caches) > MAX_CACHES:
             self.caches.pop(next(iter(self.caches)))
-        views = rebuild(game, seat, req["hand"], req["history"], cache=cache)
+        views = rebuild(game, seat, req["hand"], req["history"], cache=cache, budget=budget)
         if views.is_terminal():
             raise RequestError("history: the deal is over, there is no decision to make")
         state = views.state

@@ -19,10 +19,14 @@ How:
    (:mod:`tarocchi_rl.search.determinize`: uniform over what the seat knew before the step), with the step's
    own implications added as constraints (the played card is the actor's; the exclusions the core draws from
    the step) and the cards each other seat plays later kept in his hand; a bounded number of draws.
-3. *Errors.* A malformed entry, an unknown card, a turn out of order, an action illegal for the seat itself, or
+3. *Budget.* ``rebuild(..., budget=Budget(deadline))`` (a caller that must not wait, such as the web server's event
+   loop) stops with :class:`OverBudget` (not a ViewError: the view may be fine) when the deadline passes, checked
+   before each step and each batch of redraws; the caller then rebuilds elsewhere without one.
+4. *Errors.* A malformed entry, an unknown card, a turn out of order, an action illegal for the seat itself, or
    a step that no draw explains raise :class:`ViewError` naming ``history[k]`` (or ``hand``).
 """
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +47,22 @@ REVEAL_KINDS = ("stock", "called", "show", "+")  # the parts of an entry after i
 
 class ViewError(ValueError):
     """A view that no legal game explains (malformed, inconsistent or impossible); the message names where."""
+
+
+class OverBudget(Exception):  # noqa: N818 (not an error of the view: the rebuild needs more than it was allowed)
+    """The rebuild would take more than its :class:`Budget`: the caller rebuilds elsewhere, without one."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A bound on one rebuild: ``deadline`` (``time.monotonic()`` seconds), checked before each step and each
+    batch of the determinizer's redraws."""
+
+    deadline: float
+
+    def check(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise OverBudget
 
 
 @dataclass
@@ -241,8 +261,10 @@ def _move(cards: np.ndarray, tb: Any, c: int, src: int, dst: int) -> None:
 
 
 class _Rebuilder:
-    def __init__(self, game: Game, seat: int, entries: list[Entry], v: Views, seed: int) -> None:
+    def __init__(self, game: Game, seat: int, entries: list[Entry], v: Views, seed: int,
+                 budget: Budget | None = None) -> None:
         self.game, self.seat, self.entries, self.v, self.seed = game, seat, entries, v, seed
+        self.budget = budget
         self.tb = v.state._env.tables
         self.n = game.num_players
         self.deck = game.deck
@@ -354,6 +376,8 @@ class _Rebuilder:
                     src.cards[0, EXCLUDED + r, w] |= b
         saved = v.__deepcopy__({})
         for attempt in range(DRAWS // DRAW_BATCH):
+            if self.budget is not None:
+                self.budget.check()
             try:
                 dst = determinize(src, 0, self.seat, tb, n=DRAW_BATCH, seed=self.seed + 7919 * k + attempt,
                                  parallel=False)
@@ -419,10 +443,11 @@ class ViewCache:
 
 
 def rebuild(game: Game, seat: int, hand: list[str], history: list[str], seed: int = 0,
-            cache: ViewCache | None = None) -> Views:
+            cache: ViewCache | None = None, budget: Budget | None = None) -> Views:
     """Views of a legal game that shows ``seat`` the view (``hand`` as dealt, then ``history``); ViewError if
-    none is found. Deterministic for the same arguments (and the same cache contents). With a ``cache``, the
-    Views returned is the cache's own: read it, do not step it."""
+    none is found; :class:`OverBudget` when ``budget`` runs out first (the cache is then left to start afresh).
+    Deterministic for the same arguments (and the same cache contents). With a ``cache``, the Views returned is
+    the cache's own: read it, do not step it."""
     n = game.num_players
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
         raise ViewError(f"seat must be 0..{n - 1}, got {seat!r}")
@@ -453,15 +478,15 @@ def rebuild(game: Game, seat: int, hand: list[str], history: list[str], seed: in
         if sorted(expect_hand) != sorted(own):
             raise ViewError(f"hand: seat {seat} is dealt {len(expect_hand)} cards in {game.variant}, "
                             f"got {len(own)}")
-    rb = _Rebuilder(game, seat, entries, v, seed)
+    rb = _Rebuilder(game, seat, entries, v, seed, budget)
     try:
-        _replay(rb, entries, start, history)
+        _replay(rb, entries, start, history, budget)
     except ViewError:
         if not start:
             raise
         # the new entries tell something the cached deal did not place (the seat's second-round cards, a
         # shown stock): rebuild from the deal
-        return rebuild(game, seat, hand, history, seed, None if cache is None else _reset(cache))
+        return rebuild(game, seat, hand, history, seed, None if cache is None else _reset(cache), budget)
     if cache is not None:
         cache.key, cache.history, cache.views = key, list(history), rb.v
         cache.entries = entries
@@ -473,10 +498,14 @@ def _reset(cache: ViewCache) -> ViewCache:
     return cache
 
 
-def _replay(rb: _Rebuilder, entries: list[Entry], start: int, history: list[Any]) -> None:
-    """Steps start.. of the view on rb's game (module docstring, 2.); ViewError naming the failing entry."""
+def _replay(rb: _Rebuilder, entries: list[Entry], start: int, history: list[Any],
+            budget: Budget | None = None) -> None:
+    """Steps start.. of the view on rb's game (module docstring, 2.); ViewError naming the failing entry,
+    OverBudget when ``budget`` runs out (3.)."""
     game, seat = rb.game, rb.seat
     for k in range(start, len(entries)):
+        if budget is not None:
+            budget.check()
         e = entries[k]
         if rb.v.is_terminal():
             raise ViewError(f"{e.where}: the deal is already over")

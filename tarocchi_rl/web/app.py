@@ -68,6 +68,7 @@ from ..variants import VARIANTS, get_variant
 from ..views import seat_request
 from . import limits, workers
 from .bots import DEFAULT_BOT, DEFAULT_ISMCTS, Catalogue
+from .inline import InlineAct
 from .openapi import openapi_schema
 from .table import SeatBot, Table, check_options, replay_steps, variants_info
 
@@ -154,6 +155,7 @@ class Server:
         self.variants = {"protocol": PROTOCOL, "variants": variants_info()}
         self.seats = self._check_seats(config.seats)
         self.table_count = limits.TableCount(config.max_tables, config.max_tables_per_client)
+        self.inline = InlineAct()  # cheap /v1/act requests on the loop, within a budget and a share per client
         self.queues = {kind: limits.WorkQueue(kind, limits.QueueLimit(*q), self._processes(kind))
                        for kind, q in config.queues.items()}
 
@@ -165,7 +167,7 @@ class Server:
         if kind != "act":
             return None
         fast = {name: spec for name, spec in self.catalogue.specs.items() if self.catalogue.is_fast(name)}
-        return limits.Processes(workers.start, (fast, self.config.warmup))
+        return limits.Processes(workers.start, (fast, self.config.warmup), nice=limits.QUEUE_NICE.get(kind, 0))
 
     @property
     def tables(self) -> int:
@@ -396,8 +398,11 @@ async def act(request: Request) -> Response:
             except ValueError as e:
                 return error(400, str(e), type="error", **({"id": req["id"]} if "id" in req else {}))
     pool = srv.catalogue.pools[name]
-    if queue.kind == "act":  # a fast bot: the position rebuilt and the bot in a worker process
-        out = await queue.run(client, workers.act, name, text)  # the text: cheaper to send than the parsed
+    out = None
+    if queue.kind == "act":  # a fast bot: here when it is cheap (web/inline.py), else in a worker process
+        out = srv.inline.answer(client, pool, text, req)
+        if out is None:
+            out = await queue.run(client, workers.act, name, text)  # the text: cheaper to send than the parsed
     else:  # a search or a program: in the queue's thread (Numba and programs let go of the GIL)
         out = await queue.run(client, pool.handle, text, req)
     return json_response(out, 400 if out.get("type") == "error" else 200)

@@ -29,6 +29,7 @@ from ..agents.specs import split_agent_specs
 from ..bot import BotServer
 from ..play import make_bot
 from ..policies import BASELINES
+from ..search.seat_view import Budget
 from .table import DecisionClock, SeatBot
 
 DEFAULT_ISMCTS = "ismcts:time=0.2"
@@ -96,11 +97,12 @@ class BotPool:
             return 0
         return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=4).digest(), "little") % len(self.servers)
 
-    def handle(self, line: str, req: Any) -> dict[str, Any]:
-        """Answer one request line (``req``: the same, parsed, for the routing); never raises."""
+    def handle(self, line: str, req: Any, budget: Budget | None = None) -> dict[str, Any]:
+        """Answer one request line (``req``: the same, parsed, for the routing); never raises, but
+        :class:`~tarocchi_rl.search.seat_view.OverBudget` with a ``budget`` (:meth:`BotServer.handle`)."""
         k = self.route(req)
         with self.locks[k]:
-            out = self.servers[k].handle(line, req if isinstance(req, dict) else None)
+            out = self.servers[k].handle(line, req if isinstance(req, dict) else None, budget)
         if isinstance(out.get("error"), str):
             out["error"] = redact(out["error"], self.secrets, self.name)
         return out

@@ -21,8 +21,9 @@ trusted, every client has the proxy's address: trust it, or raise the per-client
 
 Work that takes more than a millisecond runs off the event loop, in one :class:`WorkQueue` per kind
 (:data:`QUEUES`): ``act`` (``POST /v1/act`` with a fast bot: the seat's position rebuilt from the request's
-history, then the bot) and ``replay`` (``POST /v1/replay``) in worker processes (Python that would hold the
-event loop's GIL: :mod:`~tarocchi_rl.web.workers`), ``search`` (a search bot, at a table or for ``/v1/act``) and
+history, then the bot; a cheap one, within a budget and a share per client, is answered on the loop first:
+:mod:`~tarocchi_rl.web.inline`) and ``replay`` (``POST /v1/replay``) in worker processes (Python that would hold
+the event loop's GIL: :mod:`~tarocchi_rl.web.workers`), ``search`` (a search bot, at a table or for ``/v1/act``) and
 ``program`` (an external program's bot) in threads. Each kind has its own workers, so a flood of searches never
 delays a cheap request; a queue starts first the waiting client whose jobs have used the least time, so one
 client's backlog of expensive jobs delays another client's request by at most the job running (with two
@@ -93,11 +94,15 @@ TRACKED_CLIENTS = 4096  # clients whose mean job cost a queue remembers (the lea
 GIL_SWITCH_SECONDS = 0.001  # sys.setswitchinterval of a serving process: the event loop waits at most about this
 # long for the GIL that a worker's Python holds (Python's default, 5 ms, would add up to 5 ms per wait)
 SEARCH_KINDS = ("search",)  # kinds whose work runs Numba's parallel kernels: one thread each, never more
-#: the OS priority (niceness, Linux) of a kind's threads: a search yields the CPU to the event loop's cheap work.
-#: Numba's worker threads inherit it when the first parallel kernel is launched from the search thread (the
-#: server's startup does so: :meth:`~tarocchi_rl.web.app.Server.warm_search`). Python work (GIL) stays at 0:
-#: a thread holding the GIL at a low priority would make the loop wait for it.
-QUEUE_NICE = {"search": 10}
+#: the OS priority (niceness, Linux) of a kind's threads or processes: a search yields the CPU to the event loop's
+#: cheap work, and so does the ``act`` processes' work (what the loop passed on: a crafted history, a client over
+#: its share: :mod:`~tarocchi_rl.web.inline`). Numba's worker threads inherit it when the first parallel kernel
+#: is launched from the search thread (the server's startup does so:
+#: :meth:`~tarocchi_rl.web.app.Server.warm_search`). Python work in the server's process (GIL) stays at 0: a
+#: thread holding the GIL at a low priority would make the loop wait for it.
+QUEUE_NICE = {"search": 10, "act": 10}
+#: (Not SCHED_IDLE for the search thread: measured, it is descheduled while it holds the GIL between kernels, and
+#: the loop waits for it: the abuse run's honest p50 went from 2.5 to 15 ms.)
 PROGRAM_KINDS = ("cmd",)  # agent spec kinds that run an external program
 T = TypeVar("T")
 log = logging.getLogger("tarocchi_rl.web")
@@ -161,10 +166,21 @@ class Processes:
 
     initializer: Callable[..., None] | None = None
     initargs: tuple[Any, ...] = ()
+    nice: int = 0  # the processes' niceness (Linux)
 
     def executor(self, workers: int) -> concurrent.futures.Executor:
         return concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                                      initializer=self.initializer, initargs=self.initargs)
+                                                      initializer=_start_process,
+                                                      initargs=(self.nice, self.initializer, self.initargs))
+
+
+def _start_process(nice: int, initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
+    """A worker process's start: its niceness, then the queue's own initializer."""
+    if nice and sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
+    if initializer is not None:
+        initializer(*initargs)
 
 
 class WorkQueue:
