@@ -17,6 +17,12 @@ def _error(description: str) -> dict[str, Any]:
     return _json({"$ref": "#/components/schemas/Error"}, description)
 
 
+def _busy(description: str) -> dict[str, Any]:
+    """A refusal that says when to come back: the error body and the ``Retry-After`` header (seconds)."""
+    return {**_error(description), "headers": {"Retry-After": {
+        "schema": {"type": "integer"}, "description": "seconds to wait before trying again"}}}
+
+
 def openapi_schema(protocol: str) -> dict[str, Any]:
     """The OpenAPI 3.1 document (``protocol``: the WebSocket protocol's name)."""
     obj = {"type": "object"}
@@ -101,11 +107,17 @@ def openapi_schema(protocol: str) -> dict[str, Any]:
     }
     too_big = _error("the body is larger than the limit (1 MB by default)")
     not_json = _error("the body is not declared Content-Type: application/json")
+    limits = {  # the limits against one greedy client (tarocchi_rl/web/limits.py)
+        "408": _error("the body did not arrive within the limit (10 s by default); the connection is closed"),
+        "429": _busy("this client address has its share of the work queued, or of its connections, already"),
+        "503": _busy("the server's queue for this kind of work is full"),
+    }
     return {
         "openapi": "3.1.0",
         "info": {"title": "tarocchi-rl", "version": __version__,
-                 "description": "The browser game and the HTTP API of `tarocchi-rl serve`. Every error is a 4xx "
-                                "with {\"error\": \"...\"}; a Host name the server does not serve is a 400."},
+                 "description": "The browser game and the HTTP API of `tarocchi-rl serve`. Every error has a "
+                                "body {\"error\": \"...\"}; a Host name the server does not serve is a 400; a "
+                                "busy server answers 503 or 429 with Retry-After."},
         "paths": {
             "/": {"get": {"summary": "The page: play a deal against the server's bots, replay records",
                           "responses": {"200": {"description": "HTML", "content": {"text/html": {}}}}}},
@@ -141,7 +153,7 @@ def openapi_schema(protocol: str) -> dict[str, Any]:
                 "responses": {"200": _json({"$ref": "#/components/schemas/ActAnswer"}, "the bot's answer"),
                               "400": _json({"$ref": "#/components/schemas/ActAnswer"},
                                            "the bot's error answer {type: error, error}, or a bad agent / body"),
-                              "413": too_big, "415": not_json}}},
+                              "413": too_big, "415": not_json, **limits}}},
             "/v1/replay": {"post": {
                 "summary": "Validate and score a game record",
                 "parameters": [{"name": "steps", "in": "query", "required": False,
@@ -153,7 +165,7 @@ def openapi_schema(protocol: str) -> dict[str, Any]:
                               "400": _json({"allOf": [{"$ref": "#/components/schemas/Error"}, {
                                   "properties": {"action_index": {"type": ["integer", "null"]}}}]},
                                   "not JSON, or an invalid record: the reason and the action at fault"),
-                              "413": too_big, "415": not_json}}},
+                              "413": too_big, "415": not_json, **limits}}},
             "/openapi.json": {"get": {"summary": "This document",
                                       "responses": {"200": _json(obj, "OpenAPI 3.1")}}},
         },

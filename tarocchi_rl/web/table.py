@@ -144,7 +144,8 @@ def variants_info() -> list[dict[str, Any]]:
 
 class DecisionClock:
     """How long one slow bot's searched decisions take at this server: the median of the last
-    :data:`PACE_SAMPLES` (:data:`FIRST_PACE` before the first). Thread-safe: tables run in the thread pool."""
+    :data:`PACE_SAMPLES` (:data:`FIRST_PACE` before the first). Thread-safe: a slow bot's moves are played in its
+    queue's thread (:mod:`tarocchi_rl.web.limits`), read by the event loop that paces forced moves."""
 
     def __init__(self, first: float = FIRST_PACE) -> None:
         self.first = first
