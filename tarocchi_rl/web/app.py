@@ -222,11 +222,13 @@ class Server:
 
     @staticmethod
     def warm_search() -> None:
-        """A short search, run in the search queue's thread at startup: the search kernel is loaded, and Numba's
-        worker threads start from that thread, with its lower priority (:data:`limits.QUEUE_NICE`)."""
+        """A short search, run from the search queue's thread at startup (no other search runs then): the search
+        kernel is loaded, and Numba's worker threads start, from a thread of lower priority that they inherit
+        (:data:`limits.SEARCH_KERNEL_NICE`); the queue's own thread stays at the loop's priority."""
         t = Table.deal("mineo", {}, [None] + [SeatBot("heuristic", make_bot("heuristic", 0, "bot"))] * 3, 1)
         req = {"type": "act", **seat_request(t.views, t.views.current_player())}
-        BotServer(WARM_SEARCH, lambda s: make_bot(s, 0, "bot")).handle(dumps(req))
+        limits.run_at_priority(limits.SEARCH_KERNEL_NICE,
+                               lambda: BotServer(WARM_SEARCH, lambda s: make_bot(s, 0, "bot")).handle(dumps(req)))
 
     # -- the tables ---------------------------------------------------------------------------------------------
     def new_table(self, msg: dict[str, Any]) -> Table:

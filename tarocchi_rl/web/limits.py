@@ -27,11 +27,11 @@ the event loop's GIL: :mod:`~tarocchi_rl.web.workers`), ``search`` (a search bot
 ``program`` (an external program's bot) in threads. Each kind has its own workers, so a flood of searches never
 delays a cheap request; a queue starts first the waiting client whose jobs have used the least time, so one
 client's backlog of expensive jobs delays another client's request by at most the job running (with two
-workers or more, by none: a client runs jobs on all workers but one). Searches run
-on one thread at a lower OS priority: Numba's ``workqueue`` threading layer (the package's choice) must not
-run two parallel kernels at once (two concurrent searches stop every later search for good: "Concurrent
-access has been detected"). The moves of a table against fast bots stay on the loop (measured: p50 0.5 ms, a
-deal's last move with its record 3.6 ms).
+workers or more, by none: a client runs jobs on all workers but one). Searches run on one thread (their
+kernels in Numba's worker threads, at a lower OS priority: :data:`SEARCH_KERNEL_NICE`): Numba's ``workqueue``
+threading layer (the package's choice) must not run two parallel kernels at once (two concurrent searches stop
+every later search for good: "Concurrent access has been detected"). The moves of a table against fast bots
+stay on the loop (measured: p50 0.5 ms, a deal's last move with its record 3.6 ms).
 """
 
 import asyncio
@@ -94,13 +94,14 @@ TRACKED_CLIENTS = 4096  # clients whose mean job cost a queue remembers (the lea
 GIL_SWITCH_SECONDS = 0.001  # sys.setswitchinterval of a serving process: the event loop waits at most about this
 # long for the GIL that a worker's Python holds (Python's default, 5 ms, would add up to 5 ms per wait)
 SEARCH_KINDS = ("search",)  # kinds whose work runs Numba's parallel kernels: one thread each, never more
-#: the OS priority (niceness, Linux) of a kind's threads or processes: a search yields the CPU to the event loop's
-#: cheap work, and so does the ``act`` processes' work (what the loop passed on: a crafted history, a client over
-#: its share: :mod:`~tarocchi_rl.web.inline`). Numba's worker threads inherit it when the first parallel kernel
-#: is launched from the search thread (the server's startup does so:
-#: :meth:`~tarocchi_rl.web.app.Server.warm_search`). Python work in the server's process (GIL) stays at 0: a
-#: thread holding the GIL at a low priority would make the loop wait for it.
-QUEUE_NICE = {"search": 10, "act": 10}
+#: the OS priority (niceness, Linux) of a kind's threads or processes: the ``act`` processes' work (what the loop
+#: passed on: a crafted history, a client over its share: :mod:`~tarocchi_rl.web.inline`) yields the CPU to the
+#: event loop. A thread of the server's own process stays at 0 whatever it runs: it holds the GIL between its
+#: kernels (a slow bot's table: its moves, its report), and at a lower priority it is descheduled holding it while
+#: the loop waits (measured: SCHED_IDLE took the honest p50 from 2.5 to 15 ms under the abuse run). The search's
+#: compute runs in Numba's worker threads, which get :data:`SEARCH_KERNEL_NICE`: they hold no GIL.
+QUEUE_NICE = {"act": 10}
+SEARCH_KERNEL_NICE = 10  # Numba's worker threads (started by :meth:`~tarocchi_rl.web.app.Server.warm_search`)
 #: (Not SCHED_IDLE for the search thread: measured, it is descheduled while it holds the GIL between kernels, and
 #: the loop waits for it: the abuse run's honest p50 went from 2.5 to 15 ms.)
 PROGRAM_KINDS = ("cmd",)  # agent spec kinds that run an external program
@@ -318,6 +319,26 @@ def _timed(fn: Callable[..., T], *args: Any) -> tuple[T, float]:
     t0 = time.perf_counter()
     result = fn(*args)
     return result, time.perf_counter() - t0
+
+
+def run_at_priority(nice: int, fn: Callable[[], T]) -> T:
+    """``fn()`` in a new thread of niceness ``nice`` (joined): threads it starts inherit it (Linux)."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        _lower_priority(nice)
+        try:
+            box["result"] = fn()
+        except BaseException as e:  # noqa: BLE001 (handed to the caller)
+            box["error"] = e
+
+    thread = threading.Thread(target=target, name="tarocchi-warm-search")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    result: T = box["result"]
+    return result
 
 
 def _lower_priority(nice: int) -> None:

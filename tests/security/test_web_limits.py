@@ -383,3 +383,27 @@ def test_serve_needs_public_beyond_loopback(monkeypatch, capsys):
     assert kw["ws_max_size"] == 4 * MAX_WS_MESSAGE and kw["http"] is limits.ClientCappedH11Protocol
     assert cli.main(["serve", "--max-connections-per-client", "0"]) == 2
     assert "max-connections-per-client must be a positive number" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="niceness: POSIX")
+def test_work_run_at_a_lower_priority_leaves_the_callers_priority_alone():
+    """What starts Numba's worker threads for the searches (limits.run_at_priority): a thread of lower priority,
+    whose threads inherit it; the calling thread (the search queue's, which holds the GIL between kernels) keeps
+    the loop's priority."""
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    def inner() -> tuple[int, int]:
+        box = {}
+        child = threading.Thread(target=lambda: box.setdefault(
+            "nice", os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
+        child.start()
+        child.join()
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id()), box["nice"]
+
+    there, child = limits.run_at_priority(limits.SEARCH_KERNEL_NICE, inner)
+    assert there == child  # inherited
+    if mine <= limits.SEARCH_KERNEL_NICE:  # (an already nicer test runner may not go back up)
+        assert there == limits.SEARCH_KERNEL_NICE
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine
+    with pytest.raises(ZeroDivisionError):
+        limits.run_at_priority(1, lambda: 1 / 0)
