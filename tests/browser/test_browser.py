@@ -426,3 +426,46 @@ def test_the_replay_view(web: Page, tmp_path: Path) -> None:
     web.testid("replay-load").click()
     expect(web.testid("replay-error")).to_have_attribute("data-error", "true")
     expect(web.testid("replay-error")).to_contain_text(f"line {len(lines) + 5}")
+
+
+def test_a_move_refused_as_busy_is_sent_again(web: Page) -> None:
+    """The page against a busy server (the WebSocket routed through Playwright): the first move is answered with
+    the server's busy frame instead of reaching it; the page says so, sends it again after ``retry_after`` and the
+    deal goes on."""
+    refused: list[str] = []
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def from_page(message: Any) -> None:
+            if not refused and json.loads(message).get("type") == "act":
+                refused.append(message)
+                ws.send(json.dumps({"type": "error", "error": "the server is busy: try again", "busy": True,
+                                    "retry_after": 1}))
+            else:
+                server.send(message)
+
+        ws.on_message(from_page)
+        server.on_message(lambda message: ws.send(message))
+
+    web.page.route_web_socket(re.compile(r".*/ws$"), route)
+    seed = CLICK_SEEDS["french3"]
+    set_up(web, "french3", seed)
+    web.testid("start").click()
+    st = wait_turn(web, seed, None)
+    web.page.locator(ENABLED).first.click()
+    expect(web.testid("error")).to_contain_text("trying again in 1 s")
+    expect(web.testid("error")).to_have_text("")  # sent again, answered
+    after = web.page.wait_for_function(WAIT_TURN, arg=[st["steps"], str(seed)]).json_value()
+    assert len(refused) == 1 and int(after["steps"]) > int(st["steps"])
+
+
+def test_a_table_closed_for_its_lifetime_says_why(web: Page) -> None:
+    def route(ws: Any) -> None:
+        ws.connect_to_server()
+        ws.close(code=4001, reason="open too long")
+
+    web.page.route_web_socket(re.compile(r".*/ws$"), route)
+    set_up(web, "french3", CLICK_SEEDS["french3"])
+    web.testid("start").click()
+    expect(web.page.locator("#connection")).to_have_text("table closed (open too long): deal again")

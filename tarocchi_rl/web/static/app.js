@@ -27,6 +27,7 @@ const app = {
   ws: null,
   queue: [],         // messages waiting for the socket to open
   busy: false,
+  lastSent: null,    // the last message sent and how often it was sent again (a busy server: retried)
   table: null,       // the last snapshot
   seats: [],         // names per seat
   legal: [],         // the legal moves shown, in order
@@ -118,7 +119,9 @@ function connect() {
   });
   ws.addEventListener("message", (ev) => onMessage(JSON.parse(ev.data)));
   ws.addEventListener("close", (ev) => {
-    setConnection("closed", ev.code === 4000 ? "table closed (idle): deal again" : "not connected");
+    const why = { 4000: "table closed (idle): deal again", 4001: "table closed (open too long): deal again",
+      1013: "the server is full: try again later" }[ev.code];
+    setConnection("closed", why || "not connected");
     if (app.busy) setBusy(false);
     if (app.ws === ws) app.ws = null;
   });
@@ -126,8 +129,11 @@ function connect() {
   return ws;
 }
 
-function send(msg) {
+const MAX_RETRIES = 3;  // a move refused as busy (the deal unchanged) is sent again after Retry-After, this often
+
+function send(msg, retry = 0) {
   const text = JSON.stringify(msg);
+  app.lastSent = { msg, retry };
   const ws = connect();
   if (ws.readyState === WebSocket.OPEN) ws.send(text);
   else app.queue.push(text);
@@ -151,6 +157,14 @@ function showError(text) {
 
 function onMessage(msg) {
   setBusy(false, false);
+  if (msg.type === "error" && msg.busy && app.lastSent && app.lastSent.retry < MAX_RETRIES) {
+    const again = app.lastSent;
+    const seconds = Math.min(Number(msg.retry_after) || 1, 30);
+    showError(`the server is busy: trying again in ${seconds} s`);
+    setBusy(true);
+    setTimeout(() => send(again.msg, again.retry + 1), seconds * 1000);
+    return;
+  }
   if (msg.type === "error") {
     showError(msg.error);
     if (msg.fatal) { app.table = null; $("status").dataset.over = "true"; }
