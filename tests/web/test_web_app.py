@@ -265,6 +265,14 @@ def test_openapi_lists_every_route(client):
     assert routes == set(doc["paths"])
     assert set(doc["paths"]["/v1/act"]) == {"post"} and set(doc["paths"]["/v1/replay"]) == {"post"}
     assert "seats" in doc["paths"]["/ws"]["get"]["description"]
+    from tarocchi_rl.web import limits
+
+    for path in ("/v1/act", "/v1/replay"):  # the limits' answers, as the server sends them (tests/security)
+        responses = doc["paths"][path]["post"]["responses"]
+        for status in (limits.BUSY_STATUS, limits.CLIENT_BUSY_STATUS, limits.BODY_TIMEOUT_STATUS):
+            assert str(status) in responses
+        for status in (limits.BUSY_STATUS, limits.CLIENT_BUSY_STATUS):
+            assert "Retry-After" in responses[str(status)]["headers"]
     for kind, fields in WS_MESSAGES.items():
         assert kind in doc["paths"]["/ws"]["get"]["description"]
         assert all(f in doc["paths"]["/ws"]["get"]["description"] for f in fields if f != "type")
