@@ -276,8 +276,8 @@ class TrainConfig:
     learn: list[str] = field(default_factory=lambda: list(DECISION_KINDS))
     others: str = "heuristic"
     # a checkpoint (file or run directory) whose weights start the network instead of the imitation warm start,
-    # e.g. the output of `tarocchi-rl expert` (expert iteration), or an exported bot, onnx:DIR (onnx:models/mineo:
-    # its policy and value weights, read from policy.onnx); same variant and network shape
+    # e.g. the output of `tarocchi-rl expert` (expert iteration), or an exported bot, onnx:DIR or bot:VARIANT (its
+    # policy and value weights, read from policy.onnx); same variant and network shape
     init: str | None = None
     checkpoint_every: int = 100  # updates between checkpoints (latest.pt; the last one is always written)
     keep_checkpoints: int = 3  # periodic update_*.pt files kept (older ones deleted; 0 = keep none)

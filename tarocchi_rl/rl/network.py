@@ -194,7 +194,7 @@ ONNX_PREFIX = "net."  # export.py's wrapper names the policy network ``net``: it
 
 
 def onnx_initial_weights(spec: str, cfg: TrainConfig, net: nn.Module) -> dict[str, torch.Tensor]:
-    """The weights of an exported bot (``spec`` = ``onnx:DIR``, e.g. ``onnx:models/mineo``) as a state dict of
+    """The weights of an exported bot (``spec`` = ``onnx:DIR`` or ``bot:VARIANT``, a shipped one) as a state dict of
     ``net``'s trunk, policy and value head: its manifest is checked against the engine of ``cfg.variant`` and its
     network against ``cfg.network`` before policy.onnx (at most ``MAX_MODEL_BYTES``) is parsed; every initializer's
     shape is checked against ``net``'s. No pickle: ONNX initializers are raw tensors. A :class:`CheckpointError`
@@ -211,7 +211,15 @@ def onnx_initial_weights(spec: str, cfg: TrainConfig, net: nn.Module) -> dict[st
         read_manifest,
     )
 
-    directory = Path(spec.removeprefix("onnx:"))
+    if spec.startswith("bot:"):  # a shipped bot by variant name (models/ in a checkout, package data in a wheel)
+        from ..shipped import shipped_bot
+
+        try:
+            directory = Path(shipped_bot(spec[len("bot:"):].strip()))
+        except ValueError as e:
+            raise CheckpointError(f"init: {e}") from None
+    else:
+        directory = Path(spec.removeprefix("onnx:"))
     try:
         manifest = read_manifest(directory)
         check_manifest(manifest, str(directory / "manifest.json"))

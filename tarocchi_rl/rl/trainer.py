@@ -197,7 +197,7 @@ def load_initial_weights(net: torch.nn.Module, cfg: TrainConfig) -> None:
     variant or of another network shape than ``cfg``'s). The belief head is the one part that may differ: a
     checkpoint without one starts ``net``'s fresh, one with a head that ``net`` lacks has it left out."""
     assert cfg.init is not None
-    if cfg.init.startswith("onnx:"):  # an exported bot: its policy and value weights, a fresh belief head
+    if cfg.init.startswith(("onnx:", "bot:")):  # an exported bot: its policy and value weights, a fresh belief head
         net.load_state_dict(onnx_initial_weights(cfg.init, cfg, net), strict=False)
         return
     try:
