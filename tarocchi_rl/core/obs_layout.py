@@ -105,3 +105,20 @@ def build_privileged_layout(n_players: int, n_cards: int):
         rows.append((k, sizes[name], name))
         k += sizes[name]
     return offsets, k, rows
+
+
+#: the sections that are card planes (C floats each, ``played``, ``trick`` and ``shown_by``: one per relative seat),
+#: which the ``cards`` network (:mod:`tarocchi_rl.rl.network`) reads card by card
+CARD_SECTIONS = ("hand", "played", "trick", "stock", "discard", "shown", "shown_by")
+
+
+def card_planes(rows, n_cards: int) -> tuple[np.ndarray, np.ndarray]:
+    """A layout's card planes and the rest, from its rows (offset, size, name): (plane_index int64[P * C], the
+    observation index of card c of plane p at p * C + c; rest_index int64[R], every other entry, in order)."""
+    planes, rest = [], []
+    for offset, size, name in rows:
+        index = np.arange(offset, offset + size, dtype=np.int64)
+        (planes if name in CARD_SECTIONS else rest).append(index)
+    plane_index = np.concatenate(planes) if planes else np.zeros(0, np.int64)
+    assert plane_index.size % n_cards == 0, "a card section is not a whole number of planes"
+    return plane_index, np.concatenate(rest) if rest else np.zeros(0, np.int64)

@@ -36,7 +36,7 @@ import yaml
 from .. import bounded
 from ..arena import MAX_DEALS
 from ..bits import SEED_MAX
-from ..core.obs_layout import build_privileged_layout
+from ..core.obs_layout import build_privileged_layout, card_planes
 from ..core.phases import DECISION_KINDS
 from ..policies.belief import belief_shape
 from ..variants import VARIANTS, get_variant
@@ -119,19 +119,44 @@ def _yaml(text: str, key: str) -> Any:
 MAX_NETWORK_PARAMETERS = 16_000_000  # parameters of the network (64 MB of float32; the default one has 0.3 to 0.5 M)
 
 
-def network_parameters(obs_dim: int, n_actions: int, hidden: list[int], belief_outputs: int = 0) -> int:
+def network_parameters(obs_dim: int, n_actions: int, hidden: list[int], belief_outputs: int = 0,
+                       cards: tuple[int, int, int] | None = None) -> int:
     """The number of parameters of the policy/value network (:class:`tarocchi_rl.rl.network.PolicyValueNet`) with
     these trunk widths: every layer's weights and biases, the policy head, the value head and the belief head
-    (``belief_outputs`` = cards x locations; 0: no belief head)."""
-    widths = [obs_dim, *hidden]
+    (``belief_outputs`` = cards x locations; 0: no belief head); ``cards`` = (C, P, E): the card encoder of
+    ``network.kind: cards`` (C cards, P card planes, width E), whose output (2E and the R = obs_dim - P * C other
+    entries) the trunk reads."""
+    extra, width = 0, obs_dim
+    if cards is not None:
+        c, p, e = cards
+        extra = c * e + (p + 1) * e + (e + 1) * e  # the cards' embeddings, the two layers shared by the cards
+        width = 2 * e + obs_dim - p * c
+    widths = [width, *hidden]
     trunk = sum((a + 1) * b for a, b in zip(widths, widths[1:], strict=False))
-    return trunk + (widths[-1] + 1) * (n_actions + 1 + belief_outputs)
+    return extra + trunk + (widths[-1] + 1) * (n_actions + 1 + belief_outputs)
+
+
+NETWORK_KINDS = ("mlp", "cards")
+
+
+def card_encoder(spec: Any, network: NetworkConfig) -> tuple[int, int, int] | None:
+    """(C cards, P card planes, width E) of the card encoder of ``network`` (``kind: cards``) on a variant (a
+    VariantSpec), else None."""
+    if network.kind != "cards":
+        return None
+    n_cards = spec.deck.n_cards
+    return n_cards, card_planes(spec.obs_rows, n_cards)[0].size // n_cards, network.card_width
 
 
 @dataclass
 class NetworkConfig:
     hidden: list[int] = field(default_factory=lambda: [256, 256])  # MLP trunk widths (shared by policy and value)
     activation: str = "relu"  # relu | tanh
+    # mlp: the trunk reads the flat observation | cards: a card encoder first (rl/network.py CardEncoder): each card's
+    # planes (in hand, played by seat r, in the trick, ...) and a learned embedding of the card go through a small MLP
+    # shared by the cards, pooled (mean and max); the trunk reads that and the observation's other entries
+    kind: str = "mlp"
+    card_width: int = 32  # the card encoder's width E (kind: cards)
 
     def validate(self) -> None:
         _need(len(self.hidden) >= 1 and all(h >= 1 for h in self.hidden), "network.hidden",
@@ -139,6 +164,8 @@ class NetworkConfig:
         _need(len(self.hidden) <= 64 and all(h <= 65536 for h in self.hidden), "network.hidden",
               "must have at most 64 layers of at most 65536 units")
         _need(self.activation in ("relu", "tanh"), "network.activation", "must be relu or tanh")
+        _need(self.kind in NETWORK_KINDS, "network.kind", f"must be one of {', '.join(NETWORK_KINDS)}")
+        _need(1 <= self.card_width <= 4096, "network.card_width", "must be 1..4096")
 
 
 @dataclass
@@ -326,7 +353,8 @@ class TrainConfig:
         for section in (self.network, self.ppo, self.league, self.imitation, self.eval):
             section.validate()
         belief_outputs = math.prod(belief_shape(spec)) if self.belief_loss > 0 else 0  # cards x locations
-        n = network_parameters(spec.obs_dim, spec.n_actions, self.network.hidden, belief_outputs)
+        n = network_parameters(spec.obs_dim, spec.n_actions, self.network.hidden, belief_outputs,
+                               card_encoder(spec, self.network))
         _need(n <= MAX_NETWORK_PARAMETERS, "network.hidden", f"a network of {n:,} parameters for {self.variant}, more "
               f"than the {MAX_NETWORK_PARAMETERS:,} allowed")
         if self.critic == "perfect":  # the critic: the same widths on the observation and the hidden cards, no policy

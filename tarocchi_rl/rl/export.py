@@ -449,6 +449,13 @@ def _verify_beliefs(model: Path, golden: Path) -> dict[str, Any]:
     return {"positions": len(recs), "max_abs_belief_diff": diff, "tolerance": TOLERANCE}
 
 
+def _network_words(net: dict[str, Any]) -> str:
+    """How a model card names a manifest's network: "MLP", or the card encoder and the MLP after it."""
+    if net.get("type") == "cards":
+        return f"card encoder (width {net.get('card_width')}, mean and max over the cards), then MLP"
+    return "MLP"
+
+
 def _belief_entry(net: PolicyValueNet, spec: Any, n: int) -> dict[str, Any] | None:
     """The manifest's ``belief``: the belief model's file, input, output and location order (None without one)."""
     if net.belief_shape is None:
@@ -489,7 +496,8 @@ def _manifest(net: PolicyValueNet, cfg: TrainConfig, data: dict[str, Any], facts
         ],
         "payoff_scale": cfg.payoff_scale,
         "network": {
-            "type": "mlp", "hidden": list(cfg.network.hidden), "activation": cfg.network.activation,
+            "type": cfg.network.kind, "hidden": list(cfg.network.hidden), "activation": cfg.network.activation,
+            **({"card_width": cfg.network.card_width} if cfg.network.kind == "cards" else {}),
             "parameters": int(sum(p.numel() for p in net.parameters())),
             "heads": "linear policy head (illegal logits set to -1e9, then softmax), linear value head",
             "onnx_opset": OPSET,
@@ -568,7 +576,7 @@ def model_card(m: dict[str, Any]) -> str:
         f"{p.get('update')} updates on {p.get('samples') or 0:,} learner samples "
         f"({p.get('decisions') or 0:,} decisions in all, {p.get('minutes') or 0:.1f} minutes), a league of "
         f"self-play ({cfg['league']['self_play_share']}), heuristic ({cfg['league']['heuristic_share']}) and past "
-        f"snapshots, seed {cfg['seed']}. Network: MLP {'x'.join(str(h) for h in net['hidden'])}, "
+        f"snapshots, seed {cfg['seed']}. Network: {_network_words(net)} {'x'.join(str(h) for h in net['hidden'])}, "
         f"{net['activation']}, {net['parameters']:,} parameters; shared by every seat. The full config is in "
         f"`manifest.json` (`provenance.config`); the checkpoint's sha256 is `{p['checkpoint_sha256'][:16]}...`.",
         "",

@@ -11,6 +11,9 @@ discard: :mod:`tarocchi_rl.core.obs_layout`) whose values drive GAE and the valu
 trainer and its checkpoints; the policy network, which the workers, the agents, guided search and the exported
 bot use, never reads the hidden cards (its own value head is still trained, on the critic's returns).
 
+``network.kind: cards`` puts a :class:`CardEncoder` before the trunk (issue 31's network shaped for cards): each
+card read by the same small layers, pooled; ``mlp`` (the default) feeds the flat observation to the trunk.
+
 The learner's device (:func:`resolve_device`): ``device: auto`` is CUDA when torch sees a GPU, else the CPU.
 
 ``belief_loss > 0`` adds a **belief head**: a linear layer on the trunk's features giving logits float32[B, C, L] of
@@ -30,6 +33,7 @@ import torch
 from torch import nn
 
 from .. import bounded
+from ..core.obs_layout import card_planes
 from ..variants import get_variant
 from .checkpoint import CheckpointError, load_checkpoint
 from .config import ConfigError, TrainConfig, config_from_dict
@@ -45,16 +49,51 @@ from .shapes import (  # noqa: F401 (state_shapes, critic_state_shapes: re-expor
 MASKED_LOGIT = -1e9
 
 
+class CardEncoder(nn.Module):
+    """``network.kind: cards``: obs float32[B, obs_dim] -> float32[B, 2E + R]. Each of the C cards is read as its
+    P card planes (:func:`tarocchi_rl.core.obs_layout.card_planes`: in the hand, played by relative seat r, in the
+    trick, ...) by two layers of width E shared by the cards; the first adds the card's own learned embedding
+    ``embed`` float32[C, E] (the same as the card's one-hot through a linear layer). The cards are pooled by mean
+    and by max (2E), then the R other observation entries follow. The same weights see every card: what a flat MLP
+    learns card by card (a card in the trick that beats mine) is learned once here, and the embedding says which
+    card it is. The layers run on [B * C, .] (an ONNX Gemm each: export keeps their weights by name)."""
+
+    def __init__(self, plane_index: Any, rest_index: Any, n_cards: int, width: int, activation: str) -> None:
+        super().__init__()
+        plane_index, rest_index = torch.as_tensor(plane_index), torch.as_tensor(rest_index)
+        self.n_cards, self.n_planes, self.width = n_cards, plane_index.numel() // n_cards, width
+        self.register_buffer("plane_index", plane_index.long(), persistent=False)  # not weights: from the layout
+        self.register_buffer("rest_index", rest_index.long(), persistent=False)
+        self.embed = nn.Parameter(torch.randn(n_cards, width) * 0.1)
+        self.first, self.second = nn.Linear(self.n_planes, width), nn.Linear(width, width)
+        self.act = {"relu": nn.ReLU, "tanh": nn.Tanh}[activation]()
+        for m in (self.first, self.second):
+            nn.init.orthogonal_(m.weight, 2**0.5)
+            nn.init.zeros_(m.bias)
+        self.out_dim = 2 * width + rest_index.numel()
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        b, c, p, e = obs.shape[0], self.n_cards, self.n_planes, self.width
+        planes = obs.index_select(1, self.plane_index).view(b, p, c).transpose(1, 2).reshape(b * c, p)
+        h = self.act(self.first(planes).view(b, c, e) + self.embed)  # [B, C, E]
+        h = self.act(self.second(h.reshape(b * c, e))).view(b, c, e)
+        pooled = torch.cat([h.mean(dim=1), h.amax(dim=1)], dim=1)  # [B, 2E]
+        return torch.cat([pooled, obs.index_select(1, self.rest_index)], dim=1)
+
+
 class PolicyValueNet(nn.Module):
     """obs float32[B, obs_dim] -> (logits float32[B, n_actions], value float32[B]); with ``beliefs`` = (C, L), also a
-    belief head (:meth:`belief_logits`, :meth:`beliefs`: module docstring)."""
+    belief head (:meth:`belief_logits`, :meth:`beliefs`: module docstring); with ``cards`` (a :class:`CardEncoder`),
+    the trunk reads the encoder's output instead of the flat observation."""
 
     def __init__(self, obs_dim: int, n_actions: int, hidden: Sequence[int] = (256, 256),
-                 activation: str = "relu", beliefs: tuple[int, int] | None = None) -> None:
+                 activation: str = "relu", beliefs: tuple[int, int] | None = None,
+                 cards: CardEncoder | None = None) -> None:
         super().__init__()
         act = {"relu": nn.ReLU, "tanh": nn.Tanh}[activation]
         layers: list[Any] = []
-        width = obs_dim
+        self.cards = cards
+        width = obs_dim if cards is None else cards.out_dim
         for h in hidden:
             layers += [nn.Linear(width, h), act()]
             width = h
@@ -90,10 +129,14 @@ class PolicyValueNet(nn.Module):
                     with_beliefs: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """One trunk pass: masked logits [B, n_actions], value [B] and the belief logits [B, C, L] (None without a
         belief head or with ``with_beliefs`` false)."""
-        z = self.trunk(obs)
+        z = self.features(obs)
         logits = torch.where(mask, self.policy(z), torch.tensor(MASKED_LOGIT, dtype=obs.dtype))
         belief = self._belief_logits(z) if with_beliefs and self.belief_shape is not None else None
         return logits, self.value(z).squeeze(-1), belief
+
+    def features(self, obs: torch.Tensor) -> torch.Tensor:
+        """obs float32[B, obs_dim] -> the trunk's output float32[B, hidden[-1]] (through the card encoder if any)."""
+        return self.trunk(obs if self.cards is None else self.cards(obs))
 
     def _belief_logits(self, z: torch.Tensor) -> torch.Tensor:
         assert self.belief_shape is not None
@@ -103,7 +146,7 @@ class PolicyValueNet(nn.Module):
         """obs float32[B, obs_dim] -> belief logits float32[B, C, L] (a ValueError without a belief head)."""
         if self.belief_shape is None:
             raise ValueError("this network has no belief head (trained with belief_loss: 0)")
-        return self._belief_logits(self.trunk(obs))
+        return self._belief_logits(self.features(obs))
 
     def beliefs(self, obs: torch.Tensor) -> torch.Tensor:
         """obs float32[B, obs_dim] -> float32[B, C, L]: each card's probability of lying in each location."""
@@ -126,8 +169,13 @@ def check_state_shapes(state: Any, cfg: TrainConfig, where: str, critic: bool = 
 
 def build_network(cfg: TrainConfig, obs_dim: int, n_actions: int) -> PolicyValueNet:
     """The network a TrainConfig describes (with a belief head when ``belief_loss > 0``)."""
+    cards = None
+    if cfg.network.kind == "cards":
+        spec = get_variant(cfg.variant)
+        plane_index, rest_index = card_planes(spec.obs_rows, spec.deck.n_cards)
+        cards = CardEncoder(plane_index, rest_index, spec.deck.n_cards, cfg.network.card_width, cfg.network.activation)
     return PolicyValueNet(obs_dim, n_actions, tuple(cfg.network.hidden), cfg.network.activation,
-                          beliefs=network_beliefs(cfg))
+                          beliefs=network_beliefs(cfg), cards=cards)
 
 
 def _mlp(width: int, hidden: Sequence[int], activation: str) -> tuple[nn.Sequential, int]:
@@ -231,10 +279,12 @@ def onnx_initial_weights(spec: str, cfg: TrainConfig, net: nn.Module) -> dict[st
             raise CheckpointError(f"init: {directory}: {key} is {manifest.get(key)!r}, the config's engine has "
                                   f"{facts.get(key)!r}")
     network = manifest.get("network") or {}
-    mine = {"hidden": list(cfg.network.hidden), "activation": cfg.network.activation}
-    if {"hidden": network.get("hidden"), "activation": network.get("activation")} != mine:
-        raise CheckpointError(f"init: {directory} has the network hidden={network.get('hidden')} "
-                              f"activation={network.get('activation')}, the config {mine}: set network.* to match")
+    mine = {"type": cfg.network.kind, "hidden": list(cfg.network.hidden), "activation": cfg.network.activation,
+            **({"card_width": cfg.network.card_width} if cfg.network.kind == "cards" else {})}
+    theirs = {k: network.get(k) for k in mine}
+    if theirs != mine:
+        raise CheckpointError(f"init: {directory} has the network {theirs}, the config {mine}: set network.* to "
+                              f"match")
     path = directory / MODEL_FILE
     if not path.is_file() or path.stat().st_size > MAX_MODEL_BYTES:
         raise CheckpointError(f"init: {path} is missing or over {MAX_MODEL_BYTES:,} bytes")

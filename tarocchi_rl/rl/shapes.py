@@ -12,19 +12,24 @@ from collections.abc import Mapping, Sequence
 from ..core.obs_layout import build_privileged_layout
 from ..policies.belief import belief_shape
 from ..variants import VariantSpec, get_variant
-from .config import TrainConfig
+from .config import TrainConfig, card_encoder
 
 
 class ShapeError(ValueError):
     """Tensors that do not fit the network of a config (the loaders re-raise it as their own error)."""
 
 
-def state_shapes(obs_dim: int, n_actions: int, hidden: Sequence[int],
-                 beliefs: tuple[int, int] | None = None) -> dict[str, tuple[int, ...]]:
-    """The shape of every tensor of the ``state_dict`` of ``PolicyValueNet(obs_dim, n_actions, hidden, beliefs=...)``,
-    found without building it."""
+def state_shapes(obs_dim: int, n_actions: int, hidden: Sequence[int], beliefs: tuple[int, int] | None = None,
+                 cards: tuple[int, int, int] | None = None) -> dict[str, tuple[int, ...]]:
+    """The shape of every tensor of the ``state_dict`` of ``PolicyValueNet(obs_dim, n_actions, hidden, beliefs=...)``
+    (``cards`` = (C, P, E): with the card encoder of ``network.kind: cards``), found without building it."""
     shapes: dict[str, tuple[int, ...]] = {}
     width = obs_dim
+    if cards is not None:  # CardEncoder: the cards' embeddings, two layers shared by the cards
+        c, p, e = cards
+        shapes.update({"cards.embed": (c, e), "cards.first.weight": (e, p), "cards.first.bias": (e,),
+                       "cards.second.weight": (e, e), "cards.second.bias": (e,)})
+        width = 2 * e + obs_dim - p * c
     for k, h in enumerate(hidden):  # the trunk: Linear, activation, Linear, activation, ...
         shapes[f"trunk.{2 * k}.weight"], shapes[f"trunk.{2 * k}.bias"] = (h, width), (h,)
         width = h
@@ -58,7 +63,8 @@ def expected_shapes(cfg: TrainConfig, critic: bool = False) -> dict[str, tuple[i
     spec = get_variant(cfg.variant)
     if critic:
         return critic_state_shapes(spec.obs_dim, privileged_dim(spec), cfg.network.hidden)
-    return state_shapes(spec.obs_dim, spec.n_actions, cfg.network.hidden, network_beliefs(cfg))
+    return state_shapes(spec.obs_dim, spec.n_actions, cfg.network.hidden, network_beliefs(cfg),
+                        card_encoder(spec, cfg.network))
 
 
 def check_shapes(found: Mapping[str, tuple[int, ...] | None], cfg: TrainConfig, where: str,
@@ -66,7 +72,8 @@ def check_shapes(found: Mapping[str, tuple[int, ...] | None], cfg: TrainConfig, 
     """``found`` ({name: shape}, None for an entry that is not a tensor) is exactly the tensors of
     :func:`expected_shapes`: a :class:`ShapeError` naming ``where`` and the first key that differs otherwise."""
     shapes = expected_shapes(cfg, critic)
-    unfit = f"{where}: the weights do not fit its network {cfg.network.hidden}"
+    kind = "" if cfg.network.kind == "mlp" else f"{cfg.network.kind} "
+    unfit = f"{where}: the weights do not fit its {kind}network {cfg.network.hidden}"
     for key, shape in shapes.items():
         have = found.get(key)
         if have is None:

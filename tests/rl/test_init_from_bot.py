@@ -39,7 +39,7 @@ def test_the_network_plays_as_the_bot_it_starts_from():
 
 @pytest.mark.parametrize("changes, message", [
     (["variant=french3"], "variant is 'mineo'"),
-    (["network.hidden=[128]"], "has the network hidden=\\[256, 256\\]"),
+    (["network.hidden=[128]"], "'hidden': \\[256, 256\\]"),
 ])
 def test_a_bot_that_does_not_fit_the_config_is_refused(changes, message):
     cfg = load_config(None, [*SHIPPED, f"init=onnx:{shipped_bot('mineo')}", *changes])
