@@ -183,8 +183,9 @@ class PPOConfig:
     max_grad_norm: float = 0.5  # global gradient-norm clip
     normalize_advantages: bool = True  # per minibatch
     target_kl: float = 0.0  # stop the epochs of an update early when approx-KL exceeds this (0 = never)
-    # updates at the start of a run without the policy loss: only the value head, the critic and the belief head
-    # learn (the shared trunk moves with them): a network started from ``init`` gets a critic that knows its play
+    # updates at the start of a run where only the value head, the belief head and the critic learn, the trunk and
+    # the policy fixed: a network started from ``init`` gets a critic that knows its play before the policy moves
+    # (letting the value and belief losses move the shared trunk alone wrecked the policy: measured on french3)
     policy_warmup: int = 0
 
     def validate(self) -> None:

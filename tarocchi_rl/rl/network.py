@@ -125,11 +125,14 @@ class PolicyValueNet(nn.Module):
         logits, value, _ = self.forward_all(obs, mask, with_beliefs=False)
         return logits, value
 
-    def forward_all(self, obs: torch.Tensor, mask: torch.Tensor,
-                    with_beliefs: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    def forward_all(self, obs: torch.Tensor, mask: torch.Tensor, with_beliefs: bool = True,
+                    heads_only: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """One trunk pass: masked logits [B, n_actions], value [B] and the belief logits [B, C, L] (None without a
-        belief head or with ``with_beliefs`` false)."""
+        belief head or with ``with_beliefs`` false); ``heads_only``: no gradient reaches the trunk (or the card
+        encoder) through them."""
         z = self.features(obs)
+        if heads_only:
+            z = z.detach()
         logits = torch.where(mask, self.policy(z), torch.tensor(MASKED_LOGIT, dtype=obs.dtype))
         belief = self._belief_logits(z) if with_beliefs and self.belief_shape is not None else None
         return logits, self.value(z).squeeze(-1), belief

@@ -569,12 +569,13 @@ class Trainer:
         """One Adam step on a minibatch (tensors of :data:`TRAIN_KEYS`, M rows); returns its loss statistics.
         A non-finite loss raises :class:`NonFiniteError` before the step."""
         p = self.cfg.ppo
+        warmup = self.update < p.policy_warmup  # the trunk and the policy fixed: only the heads and the critic learn
         with self._autocast():
-            logits, values, beliefs = self.net.forward_all(mb["obs"], mb["mask"])
+            logits, values, beliefs = self.net.forward_all(mb["obs"], mb["mask"], heads_only=warmup)
             critic_values = None if self.critic is None else self.critic(mb["obs"], mb["hidden"])
         loss, st = ppo_loss(logits.float(), values.float(), mb["action"], mb["logp"], mb["advantage"], mb["ret"],
                             p.clip, p.value_coef, p.entropy_coef, p.normalize_advantages,
-                            policy_weight=0.0 if self.update < p.policy_warmup else 1.0)
+                            policy_weight=0.0 if warmup else 1.0)
         if beliefs is not None:  # the belief head's auxiliary cross-entropy on the unseen cards
             b_loss = belief_loss(beliefs, mb[BELIEF_TARGET])
             loss = loss + self.cfg.belief_loss * b_loss
