@@ -54,7 +54,14 @@ from typing import Any, NamedTuple, TypeVar
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["BODY_SECONDS", "BodyDeadline", "Busy", "ClientCappedH11Protocol", "ClientLimit", "ConnectionClock",
+HttpToolsProtocol: Any
+try:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:  # pragma: no cover - httptools is a dependency; a platform without its wheel serves with h11
+    HttpToolsProtocol = None
+
+__all__ = ["BODY_SECONDS", "BodyDeadline", "Busy", "CAPPED_PROTOCOL", "ClientCappedH11Protocol", "ClientLimit",
+           "ConnectionClock",
            "KEEP_ALIVE_SECONDS", "MAX_CONNECTIONS", "MessageRate", "Processes", "QUEUES", "QueueLimit",
            "TABLE_LIFETIME", "TABLES_PER_CLIENT", "TableCount", "WorkQueue", "check_exposure", "check_limits",
            "client_of", "is_loopback", "work_kind"]
@@ -539,32 +546,48 @@ class BodyDeadline:
 
 
 # -- connections per address, before any HTTP is parsed (uvicorn) -------------------------------------------
-CONNECTIONS_ENV = "TAROCCHI_WEB_CONNECTIONS_PER_CLIENT"  # the cap of ClientCappedH11Protocol (set by serve)
+CONNECTIONS_ENV = "TAROCCHI_WEB_CONNECTIONS_PER_CLIENT"  # the cap of _ClientCap (set by serve)
 _REFUSED = json.dumps({"error": f"too many connections from your address: try again in {RETRY_AFTER} s"}).encode()
 REFUSED_RESPONSE = (b"HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\nretry-after: %d\r\n"
                     b"connection: close\r\ncontent-length: %d\r\n\r\n%s" % (RETRY_AFTER, len(_REFUSED), _REFUSED))
 
 
-class ClientCappedH11Protocol(H11Protocol):
-    """uvicorn's HTTP protocol, refusing a connection from an address that already has ``$CONNECTIONS_ENV``
-    connections open (HTTP or WebSocket, idle ones included) with a fixed 429 and a close, before a byte of
-    it is parsed: a client reconnecting in a loop costs an accept and a close, and one address cannot hold the
-    server's ``limit_concurrency``. Addresses uvicorn trusts as proxies (``forwarded_allow_ips``) are exempt:
-    behind a proxy, :class:`ClientLimit` counts the forwarded addresses."""
+class _ClientCap:
+    """uvicorn's HTTP protocol (a base class after this one), refusing a connection from an address that already
+    has ``$CONNECTIONS_ENV`` connections open (HTTP or WebSocket, idle ones included) with a fixed 429 and a
+    close, before a byte of it is parsed: a client reconnecting in a loop costs an accept and a close, and one
+    address cannot hold the server's ``limit_concurrency``. Addresses uvicorn trusts as proxies
+    (``forwarded_allow_ips``) are exempt: behind a proxy, :class:`ClientLimit` counts the forwarded addresses."""
+
+    connections: set[Any]
+    config: Any
 
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.per_client = int(os.environ.get(CONNECTIONS_ENV, CONNECTIONS_PER_CLIENT))
         self.trusted = _trusted_networks(self.config)
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)  # type: ignore[misc]
         host = _host_of(self)
         if host is None or self.trusted is None or _in_networks(host, self.trusted):
             return
         if sum(_host_of(c) == host for c in self.connections) > self.per_client:  # this one counted too
             transport.write(REFUSED_RESPONSE)
             transport.close()
+
+
+class ClientCappedH11Protocol(_ClientCap, H11Protocol):
+    """:class:`_ClientCap` on uvicorn's pure-Python HTTP/1.1 protocol (h11)."""
+
+
+if HttpToolsProtocol is not None:
+    class ClientCappedHttpToolsProtocol(_ClientCap, HttpToolsProtocol):
+        """:class:`_ClientCap` on uvicorn's httptools protocol (a C parser)."""
+
+#: the protocol ``serve`` runs: httptools (a dependency; parsing in C: measured, it and uvloop halved the event
+#: loop's time per refused connection under the abuse run) or, where its wheel is missing, h11
+CAPPED_PROTOCOL: type = ClientCappedH11Protocol if HttpToolsProtocol is None else ClientCappedHttpToolsProtocol
 
 
 def _host_of(connection: Any) -> str | None:

@@ -9,7 +9,7 @@ from typing import Any
 from starlette.applications import Starlette
 
 from .app import CONFIG_ENV, MAX_WS_MESSAGE, ServerConfig, config_env, create_app, hosts_for
-from .limits import CONNECTIONS_ENV, GIL_SWITCH_SECONDS, ClientCappedH11Protocol, check_exposure, describe
+from .limits import CAPPED_PROTOCOL, CONNECTIONS_ENV, GIL_SWITCH_SECONDS, check_exposure, describe
 
 
 def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
@@ -27,7 +27,7 @@ def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, 
     # no access log by default: a line per request costs about as much as answering a cached bot request
     kw: dict[str, Any] = {"host": host, "port": port, "log_level": log_level, "ws_max_size": 4 * MAX_WS_MESSAGE,
                           "access_log": access_log, "limit_concurrency": config.max_connections,
-                          "timeout_keep_alive": config.keep_alive_timeout, "http": ClientCappedH11Protocol}
+                          "timeout_keep_alive": config.keep_alive_timeout, "http": CAPPED_PROTOCOL}
     os.environ[CONNECTIONS_ENV] = str(config.max_connections_per_client)  # read by every worker's protocol
     sys.setswitchinterval(GIL_SWITCH_SECONDS)  # the event loop gets the GIL back soon from a queue's thread
     if workers == 1:

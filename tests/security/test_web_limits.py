@@ -297,12 +297,14 @@ def test_the_search_queue_runs_on_one_thread():
 
 
 # -- slow bodies, on a real server -----------------------------------------------------------------------------
-@pytest.fixture
-def live_server():
+@pytest.fixture(params=["httptools", "h11"])
+def live_server(request):
+    """A real server with the protocol ``serve`` runs (httptools) and with the h11 fallback."""
     import uvicorn
 
+    protocol = limits.CAPPED_PROTOCOL if request.param == "httptools" else limits.ClientCappedH11Protocol
     config = uvicorn.Config(app_with(body_timeout=0.5), host="127.0.0.1", port=0, log_level="warning",
-                            lifespan="on", http=limits.ClientCappedH11Protocol, proxy_headers=False)
+                            lifespan="on", http=protocol, proxy_headers=False)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -380,7 +382,8 @@ def test_serve_needs_public_beyond_loopback(monkeypatch, capsys):
     assert "ismcts" in out and "3 per client" in out and "search 1/" in out
     _, kw = calls[-1]
     assert kw["limit_concurrency"] == limits.MAX_CONNECTIONS and kw["timeout_keep_alive"] == limits.KEEP_ALIVE_SECONDS
-    assert kw["ws_max_size"] == 4 * MAX_WS_MESSAGE and kw["http"] is limits.ClientCappedH11Protocol
+    assert kw["ws_max_size"] == 4 * MAX_WS_MESSAGE and kw["http"] is limits.CAPPED_PROTOCOL
+    assert limits.CAPPED_PROTOCOL.__name__ == "ClientCappedHttpToolsProtocol"  # httptools: a dependency
     assert cli.main(["serve", "--max-connections-per-client", "0"]) == 2
     assert "max-connections-per-client must be a positive number" in capsys.readouterr().err
 
