@@ -206,7 +206,7 @@ def _cmd_expert(args: argparse.Namespace) -> int:
 
     r = expert_iteration(args.init, args.out, rounds=args.rounds, deals=args.deals, iterations=args.iterations,
                          minutes=args.minutes, epochs=args.epochs, lr=args.lr, c_puct=args.c_puct, mix=args.mix,
-                         seed=args.seed, progress=not args.no_progress)
+                         seed=args.seed, buffer=args.buffer, progress=not args.no_progress)
     print(json.dumps(r))
     return 0
 
@@ -400,6 +400,8 @@ def build_parser() -> argparse.ArgumentParser:
     ei.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (default 3e-4)")
     ei.add_argument("--c-puct", type=float, default=1.5, help="PUCT constant of the search (default 1.5)")
     ei.add_argument("--mix", type=float, default=0.0, help="rollout weight in the leaves' values (default 0)")
+    ei.add_argument("--buffer", type=int, default=0, metavar="N", help="a replay buffer: train on this round's "
+                    "samples and earlier rounds' while they fit in N samples (default 0: this round's only)")
     ei.add_argument("--seed", type=int, default=0)
     ei.add_argument("--no-progress", action="store_true")
     ei.set_defaults(func=_cmd_expert)

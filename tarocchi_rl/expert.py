@@ -9,7 +9,9 @@
             decision is a sample (obs, mask, the root visit distribution, the deciding seat); the action is
             drawn from the visits (temperature 1: the searches' own policy, and varied deals to learn from)
         targets: the visit distribution (policy) and the deciding seat's payoff / payoff_scale (value)
-        train: --epochs passes of shuffled minibatches of
+        buffer: this round's samples and, with --buffer N, the most recent earlier rounds' while they fit in N
+            samples (the searches of a few nets back are still good targets; a round alone is few samples)
+        train: --epochs passes over the buffer, in shuffled minibatches of
             loss = cross_entropy(visits, softmax(masked logits)) + value_coef * 0.5 * (V(obs) - payoff)^2
         DIR/checkpoints/round_R.pt and DIR/checkpoints/final.pt (the trainer's format), DIR/expert.jsonl
     then:  tarocchi-rl train --config configs/ppo_V.yaml --set init=DIR     (PPO continues from the expert)
@@ -41,7 +43,7 @@ from .search.guided import guided_search
 #: bounds of the options (ValueError naming the option outside them)
 LIMITS = {"rounds": (1, 10**6), "deals": (1, 2**16), "iterations": (1, 10**5), "epochs": (1, 1000),
           "minibatch": (1, 2**20), "lr": (1e-8, 1.0), "value_coef": (0.0, 1e3), "c_puct": (0.0, 100.0),
-          "mix": (0.0, 1.0), "minutes": (0.0, 10**6), "seed": (0, SEED_MAX)}
+          "mix": (0.0, 1.0), "minutes": (0.0, 10**6), "seed": (0, SEED_MAX), "buffer": (0, 10**8)}
 PRIOR_BYTES = 2**27  # node priors held at once by one guided search (games searched in groups that fit)
 
 
@@ -94,6 +96,35 @@ def self_play(net: torch.nn.Module, variant: str, options: dict, deals: int, ite
             "ret": (payoffs[games, seats] / payoff_scale).astype(np.float32)}
 
 
+class ReplayBuffer:
+    """The samples of the most recent rounds (dicts of arrays with equal first dimensions, as :func:`self_play`
+    returns): the newest round always, and earlier ones, newest first, while the total stays within ``capacity``
+    samples (0: the newest round only)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.rounds: list[dict[str, NDArray[Any]]] = []
+
+    def add(self, samples: dict[str, NDArray[Any]]) -> None:
+        self.rounds.append(samples)
+        kept: list[dict[str, NDArray[Any]]] = []
+        total = 0
+        for r in reversed(self.rounds):
+            n = len(r["ret"])
+            if kept and total + n > self.capacity:
+                break
+            kept.append(r)
+            total += n
+        self.rounds = kept[::-1]
+
+    def __len__(self) -> int:
+        return sum(len(r["ret"]) for r in self.rounds)
+
+    def samples(self) -> dict[str, NDArray[Any]]:
+        """Every kept sample, the oldest round first."""
+        return {k: np.concatenate([r[k] for r in self.rounds]) for k in self.rounds[-1]}
+
+
 def train_on(net: torch.nn.Module, opt: torch.optim.Optimizer, samples: dict[str, NDArray[Any]], epochs: int,
              minibatch: int, value_coef: float, gen: torch.Generator) -> dict[str, float]:
     """``epochs`` passes over ``samples`` (module docstring's loss); returns the mean losses of the last pass."""
@@ -127,12 +158,13 @@ def train_on(net: torch.nn.Module, opt: torch.optim.Optimizer, samples: dict[str
 def expert_iteration(init: str, out: str | Path, rounds: int = 10, deals: int = 256, iterations: int = 64,
                      minutes: float = 0.0, epochs: int = 2, minibatch: int = 1024, lr: float = 3e-4,
                      value_coef: float = 1.0, c_puct: float = 1.5, mix: float = 0.0, seed: int = 0,
-                     progress: bool = True) -> dict[str, Any]:
+                     buffer: int = 0, progress: bool = True) -> dict[str, Any]:
     """Run expert iteration from checkpoint ``init`` into directory ``out`` (module docstring); ``minutes`` > 0
-    also stops after that wall time (at the end of a round). Returns the summary (JSON-able)."""
+    also stops after that wall time (at the end of a round); ``buffer``: samples kept across rounds
+    (:class:`ReplayBuffer`). Returns the summary (JSON-able)."""
     for name, value in (("rounds", rounds), ("deals", deals), ("iterations", iterations), ("epochs", epochs),
                         ("minibatch", minibatch), ("lr", lr), ("value_coef", value_coef), ("c_puct", c_puct),
-                        ("mix", mix), ("minutes", minutes), ("seed", seed)):
+                        ("mix", mix), ("minutes", minutes), ("seed", seed), ("buffer", buffer)):
         _check(name, value)
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -150,13 +182,15 @@ def expert_iteration(init: str, out: str | Path, rounds: int = 10, deals: int = 
     log_path = out / "expert.jsonl"
     t0 = time.perf_counter()
     history, n_samples = [], 0
+    replay = ReplayBuffer(buffer)
     for r in range(1, rounds + 1):
         t = time.perf_counter()
         samples = self_play(net, cfg.variant, cfg.options, deals, iterations, c_puct, mix, cfg.payoff_scale, rng)
         t_play = time.perf_counter() - t
-        stats = train_on(net, opt, samples, epochs, minibatch, value_coef, gen)
+        replay.add(samples)
+        stats = train_on(net, opt, replay.samples(), epochs, minibatch, value_coef, gen)
         n_samples += len(samples["ret"])
-        entry = {"round": r, "samples": len(samples["ret"]), "total_samples": n_samples,
+        entry = {"round": r, "samples": len(samples["ret"]), "trained_on": len(replay), "total_samples": n_samples,
                  "self_play_s": round(t_play, 2), "train_s": round(time.perf_counter() - t - t_play, 2),
                  "minutes": round((time.perf_counter() - t0) / 60, 3), **stats}
         history.append(entry)

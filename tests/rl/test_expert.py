@@ -10,7 +10,7 @@ import torch
 from checkpoints import make_checkpoint
 
 from tarocchi_rl.cli import main
-from tarocchi_rl.expert import expert_iteration, self_play, train_on
+from tarocchi_rl.expert import ReplayBuffer, expert_iteration, self_play, train_on
 from tarocchi_rl.rl.checkpoint import CheckpointError, load_checkpoint
 from tarocchi_rl.rl.config import load_config
 from tarocchi_rl.rl.network import build_network
@@ -101,6 +101,7 @@ def test_init_errors_name_the_checkpoint_and_the_mismatch(tmp_path):
     (["--iterations", "1e9"], "invalid int"),
     (["--lr", "nan"], "lr"),
     (["--mix", "2"], "mix"),
+    (["--buffer", "-1"], "buffer"),
 ])
 def test_bad_expert_options_are_one_line_errors(tmp_path, capsys, args, message):
     _checkpoint(tmp_path / "a.pt")
@@ -119,3 +120,31 @@ def test_expert_refuses_a_non_empty_out_and_writes_nothing(tmp_path):
     with pytest.raises(ValueError, match="not an empty directory"):
         expert_iteration(str(tmp_path / "a.pt"), tmp_path / "ex", rounds=1, deals=1, iterations=1, progress=False)
     assert sorted(p.name for p in (tmp_path / "ex").iterdir()) == ["keep.txt"]
+
+
+def _round(n: int, tag: float) -> dict:
+    return {"obs": np.full((n, 2), tag, np.float32), "ret": np.full(n, tag, np.float32)}
+
+
+def test_the_replay_buffer_keeps_the_newest_rounds_that_fit():
+    buf = ReplayBuffer(10)
+    buf.add(_round(4, 1.0))
+    buf.add(_round(4, 2.0))
+    assert len(buf) == 8 and buf.samples()["ret"].tolist() == [1.0] * 4 + [2.0] * 4  # the oldest first
+    buf.add(_round(4, 3.0))  # 12 > 10: round 1 goes
+    assert buf.samples()["ret"].tolist() == [2.0] * 4 + [3.0] * 4
+    buf.add(_round(20, 4.0))  # the newest round is kept whole even over the capacity
+    assert buf.samples()["ret"].tolist() == [4.0] * 20
+    none = ReplayBuffer(0)
+    none.add(_round(3, 1.0))
+    none.add(_round(2, 2.0))
+    assert none.samples()["ret"].tolist() == [2.0, 2.0]  # 0: this round's samples only (as before the buffer)
+
+
+def test_expert_iteration_trains_on_the_buffer(tmp_path, capsys):
+    _checkpoint(tmp_path / "a.pt")
+    out = tmp_path / "ex"
+    assert main(["expert", "--init", str(tmp_path / "a.pt"), "--out", str(out), "--rounds", "3", "--deals", "2",
+                 "--iterations", "4", "--buffer", "100000", "--no-progress"]) == 0
+    log = [json.loads(line) for line in (out / "expert.jsonl").read_text().splitlines()]
+    assert [e["trained_on"] for e in log] == list(np.cumsum([e["samples"] for e in log]))
