@@ -5,7 +5,8 @@
     net = the checkpoint's network (a PPO run, e.g. warm-started by imitation)
     for each round (until --rounds or --minutes):
         self-play: --deals deals on a batched core, every seat played by the guided search
-            (tarocchi_rl.search.guided) with the current net, --iterations per decision; each searched
+            (tarocchi_rl.search.guided) with the current net, --iterations per decision (with --beliefs, its
+            determinizations drawn by the net's own belief head: learned inference); each searched
             decision is a sample (obs, mask, the root visit distribution, the deciding seat); the action is
             drawn from the visits (temperature 1: the searches' own policy, and varied deals to learn from)
         targets: the visit distribution (policy) and the deciding seat's payoff / payoff_scale (value)
@@ -39,6 +40,7 @@ from .rl.checkpoint import save_checkpoint
 from .rl.network import load_network
 from .rl.policy import PPOAgent
 from .search.guided import guided_search
+from .search.inference import log_beliefs
 
 #: bounds of the options (ValueError naming the option outside them)
 LIMITS = {"rounds": (1, 10**6), "deals": (1, 2**16), "iterations": (1, 10**5), "epochs": (1, 1000),
@@ -54,11 +56,15 @@ def _check(name: str, value: float) -> None:
 
 
 def self_play(net: torch.nn.Module, variant: str, options: dict, deals: int, iterations: int, c_puct: float,
-              mix: float, payoff_scale: float, rng: np.random.Generator) -> dict[str, NDArray[Any]]:
+              mix: float, payoff_scale: float, rng: np.random.Generator,
+              beliefs: bool = False) -> dict[str, NDArray[Any]]:
     """``deals`` deals played by the guided search with ``net`` at every seat; returns the samples: obs
     float32[N, D], mask bool[N, A], policy float32[N, A] (root visits / iterations), ret float32[N] (the deciding
-    seat's payoff / payoff_scale)."""
+    seat's payoff / payoff_scale). ``beliefs``: the searches draw their deals weighted by the network's own belief
+    head (learned inference, :mod:`tarocchi_rl.search.inference`; the network must have one)."""
     env = BatchEnv(variant, deals, seed=int(rng.integers(0, 2**62)), **options)
+    if beliefs and not getattr(net, "has_beliefs", False):
+        raise ValueError("expert: --beliefs needs a network with a belief head (trained with belief_loss > 0)")
     evaluate = PPOAgent(net=net.eval()).run  # (obs, mask) -> (probabilities, values), one forward pass
     per_game = (iterations + 1) * env.num_actions * 4
     group = max(1, PRIOR_BYTES // per_game)
@@ -75,9 +81,14 @@ def self_play(net: torch.nn.Module, variant: str, options: dict, deals: int, ite
         for lo in range(0, len(todo), group):
             rows = todo[lo:lo + group]
             seeds = rng.integers(1, 2**63, len(rows), dtype=np.uint64)
+            log_b = None
+            if beliefs:
+                with torch.no_grad():
+                    probs = net.beliefs(torch.from_numpy(obs[rows])).numpy()
+                log_b = log_beliefs(probs, env.num_players, env.spec.deck.n_cards)
             _, visits = guided_search(env.state, live[rows], env.tables, env.num_players, env.num_actions,
                                       obs[rows], mask[rows], evaluate, iterations, c_puct, payoff_scale, seeds,
-                                      mix=mix)
+                                      mix=mix, log_beliefs=log_b)
             policy = (visits / visits.sum(axis=1, keepdims=True)).astype(np.float32)
             c = np.cumsum(policy, axis=1)  # an action drawn from the visits
             u = rng.random(len(rows))[:, None] * c[:, -1:]
@@ -158,10 +169,11 @@ def train_on(net: torch.nn.Module, opt: torch.optim.Optimizer, samples: dict[str
 def expert_iteration(init: str, out: str | Path, rounds: int = 10, deals: int = 256, iterations: int = 64,
                      minutes: float = 0.0, epochs: int = 2, minibatch: int = 1024, lr: float = 3e-4,
                      value_coef: float = 1.0, c_puct: float = 1.5, mix: float = 0.0, seed: int = 0,
-                     buffer: int = 0, progress: bool = True) -> dict[str, Any]:
+                     buffer: int = 0, beliefs: bool = False, progress: bool = True) -> dict[str, Any]:
     """Run expert iteration from checkpoint ``init`` into directory ``out`` (module docstring); ``minutes`` > 0
     also stops after that wall time (at the end of a round); ``buffer``: samples kept across rounds
-    (:class:`ReplayBuffer`). Returns the summary (JSON-able)."""
+    (:class:`ReplayBuffer`); ``beliefs``: learned inference in the searches (:func:`self_play`). Returns the summary
+    (JSON-able)."""
     for name, value in (("rounds", rounds), ("deals", deals), ("iterations", iterations), ("epochs", epochs),
                         ("minibatch", minibatch), ("lr", lr), ("value_coef", value_coef), ("c_puct", c_puct),
                         ("mix", mix), ("minutes", minutes), ("seed", seed), ("buffer", buffer)):
@@ -170,6 +182,9 @@ def expert_iteration(init: str, out: str | Path, rounds: int = 10, deals: int = 
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ValueError(f"expert: --out {out} exists and is not an empty directory")
     net, cfg, data = load_network(init)
+    if beliefs and not net.has_beliefs:
+        raise ValueError(f"expert: --beliefs needs a network with a belief head; {data['path']} was trained with "
+                         "belief_loss: 0")
     torch.manual_seed(seed)
     opt = torch.optim.Adam(net.parameters(), lr=lr, eps=1e-5)
     gen = torch.Generator().manual_seed(seed)
@@ -185,7 +200,8 @@ def expert_iteration(init: str, out: str | Path, rounds: int = 10, deals: int = 
     replay = ReplayBuffer(buffer)
     for r in range(1, rounds + 1):
         t = time.perf_counter()
-        samples = self_play(net, cfg.variant, cfg.options, deals, iterations, c_puct, mix, cfg.payoff_scale, rng)
+        samples = self_play(net, cfg.variant, cfg.options, deals, iterations, c_puct, mix, cfg.payoff_scale, rng,
+                            beliefs)
         t_play = time.perf_counter() - t
         replay.add(samples)
         stats = train_on(net, opt, replay.samples(), epochs, minibatch, value_coef, gen)

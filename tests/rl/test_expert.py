@@ -148,3 +148,21 @@ def test_expert_iteration_trains_on_the_buffer(tmp_path, capsys):
                  "--iterations", "4", "--buffer", "100000", "--no-progress"]) == 0
     log = [json.loads(line) for line in (out / "expert.jsonl").read_text().splitlines()]
     assert [e["trained_on"] for e in log] == list(np.cumsum([e["samples"] for e in log]))
+
+
+def test_learned_inference_in_self_play_uses_the_belief_head(tmp_path, monkeypatch):
+    cfg = load_config(None, ["variant=french3", "network.hidden=[32]", "belief_loss=1.0"])
+    spec = get_variant("french3")
+    net = build_network(cfg, spec.obs_dim, spec.n_actions).eval()
+    calls = []
+    real = net.beliefs
+    monkeypatch.setattr(net, "beliefs", lambda obs: calls.append(len(obs)) or real(obs))
+    s = self_play(net, "french3", {}, deals=2, iterations=6, c_puct=1.5, mix=0.0,
+                  payoff_scale=spec.payoff_scale, rng=np.random.default_rng(0), beliefs=True)
+    assert sum(calls) == len(s["ret"]) > 0  # one belief row per searched decision
+    assert np.allclose(s["policy"].sum(axis=1), 1.0) and (s["policy"][~s["mask"]] == 0).all()
+    plain = build_network(load_config(None, ["variant=french3", "network.hidden=[32]"]), spec.obs_dim,
+                          spec.n_actions)
+    with pytest.raises(ValueError, match="belief head"):
+        self_play(plain, "french3", {}, deals=1, iterations=2, c_puct=1.5, mix=0.0, payoff_scale=spec.payoff_scale,
+                  rng=np.random.default_rng(0), beliefs=True)
