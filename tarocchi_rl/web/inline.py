@@ -25,6 +25,7 @@ from typing import Any
 
 from ..search.seat_view import Budget, OverBudget
 from .bots import BotPool
+from .limits import TokenBucket
 
 __all__ = ["CLIENT_BURST", "CLIENT_SHARE", "HEAVY_DEALS", "INLINE_SECONDS", "InlineAct", "PENALTY_SECONDS",
            "TOTAL_SHARE"]
@@ -38,23 +39,18 @@ PENALTY_SECONDS = 10.0  # a client whose request went over budget is answered by
 TRACKED_CLIENTS = 4096  # clients whose bucket is kept (a forgotten one starts full again)
 
 
-class _Bucket:
-    """A token bucket of seconds: ``rate`` per second, at most ``burst``; spent after the fact (may go negative);
-    none at all before ``banned_until``."""
+class _Bucket(TokenBucket):
+    """A client's (or all clients') share of the loop: a :class:`~tarocchi_rl.web.limits.TokenBucket` of seconds,
+    spent after the fact, and none at all before ``banned_until``."""
 
-    __slots__ = ("banned_until", "burst", "rate", "tokens", "when")
+    __slots__ = ("banned_until",)
 
     def __init__(self, rate: float, burst: float, now: float) -> None:
-        self.rate, self.burst, self.tokens, self.when = rate, burst, burst, now
+        super().__init__(rate, burst, now)
         self.banned_until = 0.0
 
     def available(self, now: float) -> bool:
-        self.tokens = min(self.burst, self.tokens + (now - self.when) * self.rate)
-        self.when = now
-        return self.tokens > 0 and now >= self.banned_until
-
-    def spend(self, seconds: float) -> None:
-        self.tokens -= seconds
+        return self.level(now) > 0 and now >= self.banned_until
 
 
 def deal_key(req: Any) -> str | None:

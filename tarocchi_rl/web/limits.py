@@ -62,7 +62,7 @@ except ImportError:  # pragma: no cover - httptools is a dependency; a platform 
 
 __all__ = ["BODY_SECONDS", "BodyDeadline", "Busy", "CAPPED_PROTOCOL", "ClientCappedH11Protocol", "ClientLimit",
            "ConnectionClock",
-           "KEEP_ALIVE_SECONDS", "MAX_CONNECTIONS", "MessageRate", "Processes", "QUEUES", "QueueLimit",
+           "KEEP_ALIVE_SECONDS", "MAX_CONNECTIONS", "MessageRate", "Processes", "QUEUES", "QueueLimit", "TokenBucket",
            "TABLE_LIFETIME", "TABLES_PER_CLIENT", "TableCount", "WorkQueue", "check_exposure", "check_limits",
            "client_of", "is_loopback", "work_kind"]
 
@@ -183,10 +183,9 @@ class Processes:
 
 
 def _start_process(nice: int, initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
-    """A worker process's start: its niceness, then the queue's own initializer."""
-    if nice and sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, 0, nice)
+    """A worker process's start: its niceness (its main thread's, which the threads it starts inherit), then the
+    queue's own initializer."""
+    _lower_priority(nice)
     if initializer is not None:
         initializer(*initargs)
 
@@ -424,19 +423,38 @@ class ConnectionClock:
         return (idle_left, "idle") if idle_left <= life_left else (life_left, "lifetime")
 
 
-class MessageRate:
-    """A token bucket: :meth:`delay` is how long to wait before reading a connection's next message."""
+class TokenBucket:
+    """``rate`` tokens a second, at most ``burst`` held (full at the start); :meth:`spend` may go below zero, a debt
+    that time pays back. The /ws message rate (:class:`MessageRate`) and the loop's share per client of inline
+    requests (:mod:`~tarocchi_rl.web.inline`, tokens in seconds of loop time) are ones."""
+
+    __slots__ = ("at", "burst", "rate", "tokens")
+
+    def __init__(self, rate: float, burst: float, now: float | None = None) -> None:
+        self.rate, self.burst, self.tokens = float(rate), float(burst), float(burst)
+        self.at = time.monotonic() if now is None else now
+
+    def level(self, now: float | None = None) -> float:
+        """The tokens held at ``now`` (default: the monotonic clock's now), refilled since the last call."""
+        now = time.monotonic() if now is None else now
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        return self.tokens
+
+    def spend(self, amount: float) -> None:
+        self.tokens -= amount
+
+
+class MessageRate(TokenBucket):
+    """The /ws message rate: :meth:`delay` is how long to wait before reading a connection's next message."""
 
     def __init__(self, per_second: float = MESSAGES_PER_SECOND, burst: int = MESSAGE_BURST) -> None:
-        self.per_second, self.burst = per_second, float(burst)
-        self.tokens, self.at = float(burst), time.monotonic()
+        super().__init__(per_second, burst)
 
     def delay(self) -> float:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_second)
-        self.at = now
-        self.tokens -= 1.0
-        return 0.0 if self.tokens >= 0 else -self.tokens / self.per_second
+        self.level()
+        self.spend(1.0)
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
 
 
 # -- ASGI middleware -----------------------------------------------------------------------------------------

@@ -410,3 +410,17 @@ def test_work_run_at_a_lower_priority_leaves_the_callers_priority_alone():
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine
     with pytest.raises(ZeroDivisionError):
         limits.run_at_priority(1, lambda: 1 / 0)
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="niceness: POSIX")
+def test_a_queue_of_processes_runs_them_at_its_niceness():
+    """The act queue's worker processes (limits.QUEUE_NICE) run below the event loop's priority."""
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    nice = limits.QUEUE_NICE["act"]
+    executor = limits.Processes(nice=nice).executor(1)
+    try:
+        there = executor.submit(os.getpriority, os.PRIO_PROCESS, 0).result(timeout=60)
+    finally:
+        executor.shutdown()
+    assert there == max(mine, nice)  # (an already nicer test runner stays as nice)
+    assert os.getpriority(os.PRIO_PROCESS, 0) == mine
