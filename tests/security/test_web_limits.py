@@ -422,5 +422,5 @@ def test_a_queue_of_processes_runs_them_at_its_niceness():
         there = executor.submit(os.getpriority, os.PRIO_PROCESS, 0).result(timeout=60)
     finally:
         executor.shutdown()
-    assert there == max(mine, nice)  # (an already nicer test runner stays as nice)
+    assert there == nice or (there == mine > nice)  # (a nicer runner without the right to go back up stays)
     assert os.getpriority(os.PRIO_PROCESS, 0) == mine
