@@ -268,6 +268,14 @@ class ISMCTSAgent(Agent):
         self._actors: tuple[tuple, list[Any]] | None = None  # (variant key, Ray actor handles)
         self._cost: float | None = None  # time budgets: measured seconds per game-iteration (amortised)
 
+    @property
+    def variants(self) -> list[str] | None:
+        """The variants this search plays: those of the models it uses (prior, net, belief: each trained on one),
+        or None (every variant) without one."""
+        bound = {v for m in (self.prior, self.net, self._belief_model)
+                 if isinstance(v := getattr(m, "variant", None), str)}
+        return sorted(bound) if bound else None
+
     def _init_belief(self, belief: str | None, method: str | None, belief_samples: int | None,
                      net: str | None) -> None:
         """``belief`` (its model: None for ``uniform``), ``belief_method`` and ``belief_samples``."""

@@ -168,6 +168,17 @@ async def tables(port: int, n: int, variants: list[str], think: float) -> dict:
 
 
 # -- 2. the API ----------------------------------------------------------------------------------------------------
+def agent_variants(spec: str) -> list[str]:
+    """The variants the bot ``spec`` plays, as its hello says (the bot protocol)."""
+    from tarocchi_rl.agents.specs import make_agent
+    from tarocchi_rl.bot import BotServer
+
+    try:
+        return list(BotServer(spec, make_agent).hello()["variants"])
+    except ValueError as e:
+        raise SystemExit(f"error: --agent {spec}: {e}") from None
+
+
 def deal_requests(variants: list[str], deals: int, seed: int) -> list[list[bytes]]:
     """Per deal, every act request of every seat in order (heuristic play)."""
     from tarocchi_rl.agents.specs import make_agent
@@ -234,7 +245,13 @@ def main() -> int:
     variants = [v for v in a.variants.split(",") if v]
     with tempfile.TemporaryDirectory() as tmp:
         agent = a.agent or export_fresh(Path(tmp), "mineo")
-        deals = deal_requests(["mineo"] if a.agent is None else variants, a.act_deals, 7)
+        plays = agent_variants(agent)  # the API's requests: the variants the bot plays (a network: its own)
+        api_variants = [v for v in variants if v in plays]
+        if not api_variants and a.skip != "api":
+            print(f"error: --agent {agent} plays {', '.join(plays)}; --variants asks for {', '.join(variants)}",
+                  file=sys.stderr)
+            return 2
+        deals = deal_requests(api_variants, a.act_deals, 7) if a.skip != "api" else []
         port = free_port()
         cli = str(Path(sys.executable).parent / "tarocchi-rl")
         proc = subprocess.Popen([cli, "serve", "--port", str(port), "--agents", agent, "--workers", str(a.workers)],

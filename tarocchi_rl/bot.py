@@ -100,9 +100,18 @@ class BotServer:
             caps.append("beliefs")
         return caps
 
+    def variants(self) -> list[str]:
+        """The variants the agent plays: its ``variants`` (a list, or None for all), else its ``variant`` (one it
+        was trained on), else all."""
+        listed = getattr(self.agent, "variants", None)
+        if isinstance(listed, (list, tuple)) and listed:
+            return [v for v in VARIANTS if v in listed]
+        one = getattr(self.agent, "variant", None)
+        return [one] if isinstance(one, str) and one in VARIANTS else list(VARIANTS)
+
     def hello(self) -> dict[str, Any]:
         return {"type": "hello", "protocol": PROTOCOL, "name": self.name, "agent": self.spec,
-                "version": __version__, "variants": list(VARIANTS), "capabilities": self.capabilities()}
+                "version": __version__, "variants": self.variants(), "capabilities": self.capabilities()}
 
     # -- requests --------------------------------------------------------------------------------------
     def handle(self, line: str, parsed: Any = None, budget: Budget | None = None) -> dict[str, Any]:
@@ -149,6 +158,9 @@ class BotServer:
         return self.games[key]
 
     def act(self, req: dict[str, Any], budget: Budget | None = None) -> dict[str, Any]:
+        plays = self.variants()
+        if req["variant"] in VARIANTS and req["variant"] not in plays:  # an unknown one: self.game says so
+            raise RequestError(f"variant: this bot plays {', '.join(plays)}, not {req['variant']}")
         game = self.game(req["variant"], req.get("options", {}))
         want = req.get("want", [])
         for w in want:

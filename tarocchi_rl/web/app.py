@@ -243,6 +243,9 @@ class Server:
         practice = msg.get("seed") is not None  # the client knows the seed, so every hand: practice only
         seed = client_seed(msg["seed"]) if practice else new_seed()
         names = [None if s == "human" else self.catalogue.resolve(s, f"seats[{k}]") for k, s in enumerate(seats)]
+        for k, name in enumerate(names):
+            if name is not None:
+                self.catalogue.check_plays(name, str(variant), f"seats[{k}]")
         seeds = bot_seeds(seed, n)
         bots = [None if name is None else self.catalogue.seat_bot(name, seeds[k]) for k, name in enumerate(names)]
         return Table.deal(str(variant), options, bots, seed, practice=practice)

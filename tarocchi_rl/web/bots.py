@@ -185,8 +185,19 @@ class Catalogue:
             return SeatBot(name, agent, lock, fast=self.is_fast(name), clock=clock)
         return SeatBot(name, make_bot(self.specs[name], seed, name), None, fast=self.is_fast(name), clock=clock)
 
+    def variants(self, name: str) -> list[str]:
+        """The variants bot ``name`` plays (a network trained on one plays that one only)."""
+        return self.pools[name].servers[0].variants()
+
+    def check_plays(self, name: str, variant: str, where: str) -> None:
+        """A ValueError naming ``where`` when bot ``name`` does not play ``variant``."""
+        plays = self.variants(name)
+        if variant not in plays:
+            raise ValueError(f"{where}: {name} plays {', '.join(plays)}, not {variant}")
+
     def info(self) -> list[dict[str, Any]]:
-        """What a client is told of each bot: index, name, whether it is fast, its capabilities (never a spec)."""
+        """What a client is told of each bot: index, name, whether it is fast, its capabilities, the variants it
+        plays (never a spec)."""
         return [{"index": k, "name": name, "fast": self.is_fast(name),
-                 "capabilities": self.pools[name].servers[0].capabilities()}
+                 "capabilities": self.pools[name].servers[0].capabilities(), "variants": self.variants(name)}
                 for k, name in enumerate(self.specs)]

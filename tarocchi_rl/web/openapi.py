@@ -139,7 +139,7 @@ def openapi_schema(protocol: str) -> dict[str, Any]:
                                                 "cards, options, actions, bidding_actions}]}")}}},
             "/v1/bots": {"get": {
                 "summary": "The bots this server offers, by name and index (the only names /ws and /v1/act accept)",
-                "responses": {"200": _json(obj, "{bots: [{index, name, fast, capabilities}], default, "
+                "responses": {"200": _json(obj, "{bots: [{index, name, fast, capabilities, variants}], default, "
                                                 "seats, idle_timeout}")}}},
             "/v1/health": {"get": {"summary": "Liveness and the number of open tables",
                                    "responses": {"200": _json(obj, "{status: 'ok', tables}")}}},

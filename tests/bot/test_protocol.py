@@ -40,6 +40,15 @@ def test_hello_names_the_protocol_and_capabilities():
     assert wrong["type"] == "error" and "tarocchi-bot/1" in wrong["error"]
 
 
+def test_a_bot_trained_on_one_variant_says_so_and_refuses_the_others():
+    mineo = BotServer("bot:mineo", make_agent)
+    assert mineo.handle('{"type": "hello"}')["variants"] == ["mineo"]
+    assert BotServer("ismcts:net=bot:french3,iterations=4", make_agent).hello()["variants"] == ["french3"]
+    req = first_request("french3", steps=3)
+    out = mineo.handle(json.dumps(req))
+    assert out["type"] == "error" and out["error"] == "variant: this bot plays mineo, not french3"
+
+
 @pytest.mark.parametrize("variant", ["mineo", "piedmont3", "piedmont4", "french3", "french4"])
 def test_heuristic_over_the_protocol_plays_as_the_heuristic_on_the_real_game(variant):
     """The heuristic answering from a rebuilt position chooses what it chooses on the true state: the request

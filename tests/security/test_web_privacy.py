@@ -163,7 +163,7 @@ def test_a_failing_bot_is_a_generic_error_and_the_details_go_to_the_log(client, 
 def test_bots_are_shown_by_display_name_only(client):
     bots = client.get("/v1/bots")
     assert [b["name"] for b in bots.json()["bots"]] == ["random", "heuristic", "ismcts", "strong", "bot1"]
-    assert all(set(b) == {"index", "name", "fast", "capabilities"} for b in bots.json()["bots"])
+    assert all(set(b) == {"index", "name", "fast", "capabilities", "variants"} for b in bots.json()["bots"])
     for name in ("strong", "bot1", "ismcts"):
         hello = client.post(f"/v1/act?agent={name}", json={"type": "hello"})
         assert hello.json()["agent"] == name and hello.json()["name"] == f"tarocchi-rl {name}"

@@ -320,3 +320,14 @@ def test_the_serve_command(monkeypatch, capsys):
         capsys.readouterr()
         assert cli.main(["serve", *args]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_a_bot_seated_at_a_variant_it_does_not_play_is_refused_before_the_deal():
+    with LocalClient(create_app(ServerConfig(agents=["m=bot:mineo"], warmup=False))) as c:
+        bots = {b["name"]: b for b in c.get("/v1/bots").json()["bots"]}
+        assert bots["m"]["variants"] == ["mineo"] and bots["heuristic"]["variants"] == list(VARIANTS)
+        with c.websocket_connect("/ws") as ws:
+            out = start(ws, "french3", bot="m")
+            assert out["type"] == "error" and out["error"] == "seats[1]: m plays mineo, not french3"
+            assert "fatal" not in out
+            assert start(ws, "mineo", bot="m")["type"] in ("state", "over")  # the same connection plays on
