@@ -71,7 +71,10 @@ VARIANT = "mineo"
 # our own trainer
 
 
-def bench_tarocchi(seconds: float, config: str = "configs/ppo_mineo.yaml") -> dict:
+CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs", "ppo_mineo.yaml")
+
+
+def bench_tarocchi(seconds: float, config: str = CONFIG) -> dict:
     """Our trainer with the default mineo config (Ray rollout worker, async rollouts, MLP 256x256), PPO only
     (the imitation warm start, evaluations and checkpoints off): ``seconds`` of training after its first
     update. Decisions = every seat's decisions in the self-play deals (learner, snapshots, heuristic);
@@ -151,8 +154,8 @@ def make_openspiel(args):
                 s = self._state
                 if s.is_terminal() or s.current_player() == 0:
                     return
-                # the pyspiel state keeps its game on a core BatchEnv of one row
-                s.apply_action(int(heuristic.act(None, None, s._tracker.state._env, row)[0]))
+                # the pyspiel state keeps its game on a core BatchEnv of one row (its Views)
+                s.apply_action(int(heuristic.act(None, None, s._views.state._env, row)[0]))
 
     game = pyspiel.load_game(tarocchi_rl.envs.openspiel.GAME_NAMES[VARIANT])
     envs = SyncVectorEnv([
