@@ -28,6 +28,7 @@ import sys
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import IO, Any
 
@@ -342,118 +343,223 @@ def run_arena(
 
     ``agent_specs``: agent objects or spec strings; strings are built by ``make_agent(spec, seed=...)``
     (default: the baselines ``random`` and ``heuristic``; the CLI passes
-    :func:`tarocchi_rl.agents.specs.make_agent`, which knows every spec). ``progress``: a progress bar on stderr
-    (the CLI's, on a terminal; quiet by default). The games are played in blocks: one pair of agents on
-    ``batch_deals`` deals. ``blocks_file`` (with ``fingerprint``, a digest of what a spec names) makes the arena
-    resumable: finished blocks are recorded there and the ones already recorded are not played again
-    (:mod:`tarocchi_rl.arena_blocks`; spec strings only, every block's agents built afresh from seeds of their
-    own).
+    :func:`tarocchi_rl.agents.specs.make_agent`, which knows every spec). The deals: ``decks`` (int[n, C]), or
+    ``deals`` deals dealt from ``seed``. ``progress``: a progress bar on stderr (the CLI's, on a terminal; quiet
+    by default). The games are played in blocks: one pair of agents on ``batch_deals`` deals.
+
+    Two modes. By default the agents are built once and play every block (:func:`_run_in_memory`; ``out_dir``
+    gets the results, the games' records and a plot). ``blocks_file`` (with ``fingerprint``, a digest of what a
+    spec names) makes the arena resumable (:func:`_run_resumable`): finished blocks are recorded there and the
+    ones already recorded are not played again (:mod:`tarocchi_rl.arena_blocks`; spec strings only, every
+    block's agents built afresh from seeds of their own; no ``out_dir``).
     """
     spec = get_variant(variant)
     options = spec.resolve_options(options or {})
+    _check_arena_args(agent_specs, out_dir, blocks_file, fingerprint)
+    game_decks = _arena_decks(variant, deals, decks, seed, options)
+    setup = _ArenaSetup(spec, variant, options, [agent_label(s) for s in agent_specs], game_decks, seed,
+                        seatings(spec.n_players), progress, batch_deals)
+    if blocks_file is not None:
+        assert fingerprint is not None  # checked above
+        return _run_resumable(setup, [str(s) for s in agent_specs], make_agent, blocks_file, fingerprint)
+    return _run_in_memory(setup, agent_specs, make_agent, out_dir)
+
+
+def _check_arena_args(agent_specs: Sequence[str | AgentLike], out_dir: str | os.PathLike[str] | None,
+                      blocks_file: str | os.PathLike[str] | None, fingerprint: Callable[[str], str] | None) -> None:
+    """The arguments of :func:`run_arena` that are checked before any agent is built or game played (a ValueError
+    saying what is wrong): a usable ``out_dir``, two agents at least, and a resumable arena's needs."""
     if out_dir:
         check_out_dir(out_dir)  # before any game: a bad --out must not cost the whole evaluation
     if len(agent_specs) < 2:
         raise ValueError("the arena needs at least two agents (e.g. --agents heuristic,random)")
-    store: BlockFile | None = None
     if blocks_file is not None:
         if out_dir:
             raise ValueError("a resumable arena (a blocks file) keeps no game records: no out_dir with it")
         if fingerprint is None or not all(isinstance(s, str) for s in agent_specs):
             raise ValueError("a resumable arena (a blocks file) needs agent spec strings and their fingerprint")
-        prints = [fingerprint(s) for s in agent_specs]  # type: ignore[arg-type]
-        store = BlockFile(blocks_file)
-        agents: list[AgentLike] = []  # each block builds its own
-    else:
-        agents = [make_agent(s, seed=seed + 1000 * k) for k, s in enumerate(agent_specs)]
-    labels = [agent_label(s) for s in agent_specs]  # agent objects are reported under their name
+
+
+def _arena_decks(variant: str, deals: int | None, decks: NDArray[np.integer[Any]] | None, seed: int,
+                 options: dict[str, Any]) -> NDArray[np.integer[Any]]:
+    """The arena's deals (int[n, C], 1 <= n <= :data:`MAX_DEALS`): ``decks`` when given, else ``deals`` deals
+    dealt from ``seed``; a ValueError when there are neither or their number is out of bounds."""
     if decks is None:
         if deals is None:
             raise ValueError("run_arena needs a number of deals or the decks")
         if not 1 <= deals <= MAX_DEALS:
             raise ValueError(f"--deals must be >= 1 and <= {MAX_DEALS}, got {deals}")
         decks = random_decks(variant, int(deals), seed, **options)
-    n_deals = len(decks)
-    if not 1 <= n_deals <= MAX_DEALS:
-        raise ValueError(f"an arena plays 1 to {MAX_DEALS} deals, got {n_deals}")
-    pairs = [(a, b) for a in range(len(labels)) for b in range(a + 1, len(labels))]
-    maps = seatings(spec.n_players)
-    per_pair = len(maps)
-    score = np.zeros((len(labels), n_deals))  # summed over the agent's pairings, then averaged
-    count = np.zeros(len(labels))
-    wins = np.zeros((len(labels), len(labels)))
-    decl: dict[int, dict[str, dict[str, int]]] = {k: {} for k in range(len(labels))}
-    bids: dict[int, dict[str, int]] = {k: {} for k in range(len(labels))}
-    records: list[dict[str, Any]] = []  # written to out_dir
-    rng = np.random.default_rng(seed)
+    if not 1 <= len(decks) <= MAX_DEALS:
+        raise ValueError(f"an arena plays 1 to {MAX_DEALS} deals, got {len(decks)}")
+    return decks
+
+
+@dataclass(frozen=True)
+class _ArenaSetup:
+    """What both modes of :func:`run_arena` share, checked: the variant, its resolved options, the agents'
+    labels (K), the deals (int[n, C]), the seed, the seatings of a pair (int8[G, N]), the progress switch and
+    the deals per block (None: about 4k games per block)."""
+
+    spec: VariantSpec
+    variant: str
+    options: dict[str, Any]
+    labels: list[str]
+    decks: NDArray[np.integer[Any]]
+    seed: int
+    maps: NDArray[np.int8]
+    progress: bool
+    batch_deals: int | None
+
+
+def _run_in_memory(setup: _ArenaSetup, agent_specs: Sequence[str | AgentLike], make_agent: Callable[..., AgentLike],
+                   out_dir: str | os.PathLike[str] | None) -> dict[str, Any]:
+    """The arena with its agents built once (agent k from seed ``seed + 1000 * k``) and kept for every block;
+    with ``out_dir``, the games are recorded and the outputs written there (:func:`_write_outputs`)."""
+    agents = [make_agent(s, seed=setup.seed + 1000 * k) for k, s in enumerate(agent_specs)]
+    records: list[dict[str, Any]] | None = [] if out_dir else None
+
+    def play(a: int, b: int, lo: int, d: NDArray[np.integer[Any]], bar: _Progress, base: int) -> tuple[Block, bool]:
+        return _play_block(setup.spec, d, agents[a], agents[b], setup.maps, setup.options, bar, base, records), False
+
     t0 = time.perf_counter()
-    games_played, play_seconds, reused = 0, 0.0, 0
-    bar = _Progress(len(pairs) * n_deals * per_pair, enabled=progress)
-    chunk = batch_deals or max(1, 4096 // per_pair)  # ~4k games per batch: the state stays in cache
-    pair_diff: dict[tuple[int, int], NDArray[np.float64]] = {}  # A's score minus B's, per deal
-    for a, b in pairs:
-        pair_score = np.zeros((2, n_deals))
-        for lo in range(0, n_deals, chunk):
-            d = decks[lo : lo + chunk]
-            if store is not None:
-                specs = (str(agent_specs[a]), str(agent_specs[b]))
-                block, was_recorded = _recorded_or_played(store, spec, options, specs, (prints[a], prints[b]), seed,
-                                                          lo, d, maps, make_agent, bar, games_played)
-                reused += was_recorded
-            else:
-                block = _play_block(spec, d, agents[a], agents[b], maps, options, bar, games_played,
-                                    records if out_dir else None)
-            scores, block_decl, block_bids, games, seconds = block
-            pair_score[:, lo : lo + len(d)] = scores
-            for who, col in ((a, 0), (b, 1)):
-                _merge_counts(decl[who], block_decl[col])
-                _merge_counts(bids[who], block_bids[col])
-            games_played += games
-            play_seconds += seconds
-            bar.update(games_played)
-        score[a] += pair_score[0]
-        score[b] += pair_score[1]
-        count[a] += 1
-        count[b] += 1
-        diff = pair_diff[a, b] = pair_score[0] - pair_score[1]
-        wins[a, b] += (diff > 0).sum() + 0.5 * (diff == 0).sum()
-        wins[b, a] += (diff < 0).sum() + 0.5 * (diff == 0).sum()
-    bar.close()
-    elapsed = max(play_seconds, 1e-9)  # playing the games (dealing, agents, core steps), recorded blocks included
-    score /= count[:, None]
-    strength = bradley_terry(wins)
-    elo = 400 * np.log10(strength / strength[0])
-    table = []
-    for k, s in enumerate(labels):
-        lo_ci, hi_ci = bootstrap_ci(score[k], rng)
-        played = wins[k].sum() + wins[:, k].sum()
-        table.append({
-            "agent": s, "mean_payoff_per_deal": float(score[k].mean()), "ci95": [lo_ci, hi_ci],
-            "win_rate": float(wins[k].sum() / played) if played else None, "rating": float(elo[k]),
-            "declarer": decl[k], "bids": bids[k],
-        })
-    pair_rng = np.random.default_rng([seed, 2])  # apart from the agents' CIs (which stay those of earlier runs)
-    head_to_head = []
-    for (a, b), diff in pair_diff.items():
-        lo_ci, hi_ci = bootstrap_ci(diff, pair_rng)
-        head_to_head.append({"agents": [labels[a], labels[b]], "mean_difference_per_deal": float(diff.mean()),
-                             "ci95": [lo_ci, hi_ci]})
-    results = {
-        "variant": variant, "options": options, "agents": labels, "deals": n_deals,
-        "games": games_played, "games_per_deal_per_pair": per_pair, "seed": seed,
-        "seconds": elapsed, "deals_per_s": n_deals * len(pairs) / elapsed, "games_per_s": games_played / elapsed,
-        "seconds_with_statistics": time.perf_counter() - t0, "table": table, "head_to_head": head_to_head,
-    }
-    if store is not None:
-        results["blocks_reused"] = reused
+    results = _results(setup, _play_pairs(setup, play), t0)
     if out_dir:
-        _write_outputs(out_dir, results, records)
+        _write_outputs(out_dir, results, records or [])
+    return results
+
+
+def _run_resumable(setup: _ArenaSetup, specs: list[str], make_agent: Callable[..., AgentLike],
+                   blocks_file: str | os.PathLike[str], fingerprint: Callable[[str], str]) -> dict[str, Any]:
+    """The arena kept in ``blocks_file``: each block read from there when recorded, else played by agents built
+    afresh for it and recorded (:func:`_recorded_or_played`); the results count the blocks reused."""
+    prints = [fingerprint(s) for s in specs]
+    store = BlockFile(blocks_file)
+
+    def play(a: int, b: int, lo: int, d: NDArray[np.integer[Any]], bar: _Progress, base: int) -> tuple[Block, bool]:
+        return _recorded_or_played(store, setup.spec, setup.options, (specs[a], specs[b]), (prints[a], prints[b]),
+                                   setup.seed, lo, d, setup.maps, make_agent, bar, base)
+
+    t0 = time.perf_counter()
+    tally = _play_pairs(setup, play)
+    results = _results(setup, tally, t0)
+    results["blocks_reused"] = tally.reused
     return results
 
 
 Block = tuple[NDArray[np.float64], list[dict[str, Any]], list[dict[str, int]], int, float]
 """A block's result: (scores float[2, k]: A's and B's score per deal, declarer stats [A, B], bid stats [A, B],
 games, seconds)."""
+
+BlockSource = Callable[[int, int, int, NDArray[np.integer[Any]], "_Progress", int], tuple[Block, bool]]
+"""How a mode gets a block: (agent a, agent b, its first deal's index, its deals int[k, C], the progress bar, the
+games played before it) -> (the block, whether it was read from a blocks file instead of played)."""
+
+
+@dataclass
+class _Tally:
+    """The blocks of every pair added up, for K agents on n deals."""
+
+    score: NDArray[np.float64]  # float[K, n]: an agent's score per deal, summed over its pairings
+    count: NDArray[np.float64]  # float[K]: the agent's pairings
+    wins: NDArray[np.float64]  # float[K, K]: deals on which i beat j, ties counting half
+    decl: list[dict[str, dict[str, int]]]  # per agent: declarer statistics per contract
+    bids: list[dict[str, int]]  # per agent: auction words said
+    pair_diff: dict[tuple[int, int], NDArray[np.float64]] = field(default_factory=dict)  # float[n]: A minus B
+    games: int = 0
+    seconds: float = 0.0  # playing the games (dealing, agents, core steps), recorded blocks included
+    reused: int = 0  # blocks read from a blocks file
+
+    @classmethod
+    def empty(cls, n_agents: int, n_deals: int) -> "_Tally":
+        """Nothing counted yet."""
+        return cls(np.zeros((n_agents, n_deals)), np.zeros(n_agents), np.zeros((n_agents, n_agents)),
+                   [{} for _ in range(n_agents)], [{} for _ in range(n_agents)])
+
+    def add_block(self, a: int, b: int, block: Block, recorded: bool) -> None:
+        """Count a block's statistics, games and time for agents a and b (its scores go to :meth:`add_pair`)."""
+        _, block_decl, block_bids, games, seconds = block
+        for who, col in ((a, 0), (b, 1)):
+            _merge_counts(self.decl[who], block_decl[col])
+            _merge_counts(self.bids[who], block_bids[col])
+        self.games += games
+        self.seconds += seconds
+        self.reused += recorded
+
+    def add_pair(self, a: int, b: int, pair_score: NDArray[np.float64]) -> None:
+        """Count the scores (float[2, n]: A's and B's per deal) of the pair (a, b), all its blocks played."""
+        self.score[a] += pair_score[0]
+        self.score[b] += pair_score[1]
+        self.count[a] += 1
+        self.count[b] += 1
+        diff = self.pair_diff[a, b] = pair_score[0] - pair_score[1]
+        self.wins[a, b] += (diff > 0).sum() + 0.5 * (diff == 0).sum()
+        self.wins[b, a] += (diff < 0).sum() + 0.5 * (diff == 0).sum()
+
+
+def _play_pairs(setup: _ArenaSetup, play: BlockSource) -> _Tally:
+    """Every pair of agents (a < b) on every deal, in blocks of deals got from ``play``; returns the tally."""
+    n_agents, n_deals, per_pair = len(setup.labels), len(setup.decks), len(setup.maps)
+    pairs = list(combinations(range(n_agents), 2))
+    tally = _Tally.empty(n_agents, n_deals)
+    bar = _Progress(len(pairs) * n_deals * per_pair, enabled=setup.progress)
+    chunk = setup.batch_deals or max(1, 4096 // per_pair)  # ~4k games per batch: the state stays in cache
+    for a, b in pairs:
+        pair_score = np.zeros((2, n_deals))
+        for lo in range(0, n_deals, chunk):
+            d = setup.decks[lo : lo + chunk]
+            block, recorded = play(a, b, lo, d, bar, tally.games)
+            pair_score[:, lo : lo + len(d)] = block[0]
+            tally.add_block(a, b, block, recorded)
+            bar.update(tally.games)
+        tally.add_pair(a, b, pair_score)
+    bar.close()
+    return tally
+
+
+def _results(setup: _ArenaSetup, tally: _Tally, t0: float) -> dict[str, Any]:
+    """The results dict of :func:`run_arena` from the tally (``t0``: ``time.perf_counter()`` when play began)."""
+    n_deals = len(setup.decks)
+    elapsed = max(tally.seconds, 1e-9)
+    table = _agent_table(setup, tally)
+    head_to_head = _head_to_head(setup, tally)
+    return {
+        "variant": setup.variant, "options": setup.options, "agents": setup.labels, "deals": n_deals,
+        "games": tally.games, "games_per_deal_per_pair": len(setup.maps), "seed": setup.seed,
+        "seconds": elapsed, "deals_per_s": n_deals * len(tally.pair_diff) / elapsed,
+        "games_per_s": tally.games / elapsed, "seconds_with_statistics": time.perf_counter() - t0,
+        "table": table, "head_to_head": head_to_head,
+    }
+
+
+def _agent_table(setup: _ArenaSetup, tally: _Tally) -> list[dict[str, Any]]:
+    """One row per agent: mean score per deal (averaged over its pairings) with its bootstrap CI, win rate,
+    Bradley-Terry rating (Elo scale, first agent 0), declarer and bid statistics."""
+    rng = np.random.default_rng(setup.seed)
+    score = tally.score / tally.count[:, None]
+    strength = bradley_terry(tally.wins)
+    elo = 400 * np.log10(strength / strength[0])
+    table = []
+    for k, label in enumerate(setup.labels):
+        lo_ci, hi_ci = bootstrap_ci(score[k], rng)
+        played = tally.wins[k].sum() + tally.wins[:, k].sum()
+        table.append({
+            "agent": label, "mean_payoff_per_deal": float(score[k].mean()), "ci95": [lo_ci, hi_ci],
+            "win_rate": float(tally.wins[k].sum() / played) if played else None, "rating": float(elo[k]),
+            "declarer": tally.decl[k], "bids": tally.bids[k],
+        })
+    return table
+
+
+def _head_to_head(setup: _ArenaSetup, tally: _Tally) -> list[dict[str, Any]]:
+    """Per pair: A's score minus B's, mean per deal with its bootstrap CI."""
+    pair_rng = np.random.default_rng([setup.seed, 2])  # apart from the agents' CIs (which stay those of earlier runs)
+    rows = []
+    for (a, b), diff in tally.pair_diff.items():
+        lo_ci, hi_ci = bootstrap_ci(diff, pair_rng)
+        rows.append({"agents": [setup.labels[a], setup.labels[b]], "mean_difference_per_deal": float(diff.mean()),
+                     "ci95": [lo_ci, hi_ci]})
+    return rows
 
 
 def _recorded_or_played(store: BlockFile, spec: VariantSpec, options: dict[str, Any], specs: tuple[str, str],
