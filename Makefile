@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: test test-nojit fuzz verify demo bench lint clean chromium
+.PHONY: test test-nojit fuzz verify demo bench lint clean chromium docs docs-build results
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -32,6 +32,18 @@ test: $(STAMP) chromium
 	$(BIN)/mypy
 	$(BIN)/pytest -q -n 2 -m "not slow"
 	NUMBA_DISABLE_JIT=1 $(BIN)/pytest -q -m nojit
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+# The documentation site (mkdocs.yml, docs/): served with live reload on http://127.0.0.1:8001/
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
+
+docs-build: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# The results pages (docs/results/) and the README's headline table, from the JSON in benchmarks/results/
+results: $(STAMP)
+	$(BIN)/python experiments/results_pages.py
 
 test-nojit: $(STAMP)
 	NUMBA_DISABLE_JIT=1 $(BIN)/pytest -q -m nojit

@@ -133,10 +133,14 @@ def head_to_head_markdown(r: dict[str, Any]) -> list[str]:
 
 
 def write_results(board: dict[str, Any], out_dir: str | Path, command: str) -> Path:
-    """``OUT/VARIANT.md`` (the tables) and ``OUT/VARIANT.json`` (the arena results); returns the .md path."""
+    """``OUT/VARIANT.md`` (the tables) and ``OUT/VARIANT.json`` (the arena results, with the command and the
+    date); returns the .md path."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"{board['variant']}.json").write_text(json.dumps(board, indent=1) + "\n")
+    date = datetime.date.today().isoformat()
+    stamped = {"variant": board["variant"], "command": command, "date": date,
+               **{k: v for k, v in board.items() if k != "variant"}}  # the results pages read command and date
+    (out / f"{board['variant']}.json").write_text(json.dumps(stamped, indent=1) + "\n")
     md = out / f"{board['variant']}.md"
-    md.write_text(format_markdown(board, command) + "\n")
+    md.write_text(format_markdown(board, command, date) + "\n")
     return md

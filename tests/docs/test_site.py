@@ -1,0 +1,91 @@
+"""The documentation site stays true: the README fits its front-door size, the results pages are what the committed
+JSON gives, and the site's hooks send repository links where the site can follow them. (The site itself is built
+with ``mkdocs build --strict`` by ``make test``.)"""
+
+import importlib.util
+import pathlib
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def load(path: pathlib.Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_readme_is_a_front_door():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= 250
+    for needed in ("## The two commands", "make test", "make demo", "## Install", "## A quick tour", "## Documentation"):
+        assert any(needed in line for line in lines), needed
+
+
+def test_site_has_the_topic_pages():
+    import yaml
+
+    nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]
+    flat = []
+
+    def walk(items):
+        for item in items:
+            if isinstance(item, dict):
+                for v in item.values():
+                    walk(v) if isinstance(v, list) else flat.append(v)
+            else:
+                flat.append(item)
+
+    walk(nav)
+    written = [p for p in flat if (ROOT / "docs" / p).is_file()]
+    assert len(written) >= 10, written
+    assert "api/index.md" in flat and "changelog.md" in flat
+
+
+def test_results_pages_are_current_with_the_json():
+    pytest.importorskip("matplotlib")
+    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    built, plots = pages.build()
+    assert set(built) == {"index.md", "leaderboards.md", "search.md", "exploitability.md", "training.md"}
+    assert plots and all(svg.lstrip().startswith(b"<?xml") for svg in plots.values())
+    assert pages.stale(built) == [], "run: make results"
+
+
+def test_results_check_names_a_stale_page(tmp_path, monkeypatch):
+    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    built, _ = pages.build()
+    monkeypatch.setattr(pages, "PAGES", tmp_path)
+    (tmp_path / "index.md").write_text(built["index.md"].replace("+", "-", 1))
+    bad = pages.stale(built)
+    assert str(tmp_path / "index.md") in bad and str(tmp_path / "search.md") in bad
+
+
+@pytest.mark.parametrize("origin, page, link, want", [
+    ("README.md", "index.md", "[rules](docs/rules.md#2-mineo)", "[rules](rules.md#2-mineo)"),
+    ("README.md", "index.md", "![a table](docs/screenshots/table-mineo.png)", "![a table](screenshots/table-mineo.png)"),
+    ("README.md", "index.md", "[Changelog](CHANGELOG.md)", "[Changelog](changelog.md)"),
+    ("docs/core.md", "core.md", "[`cards.py`](../tarocchi_rl/cards.py)", "[`cards.py`](api/tarocchi_rl.cards.md)"),
+    ("docs/training.md", "training.md", "[trainer](../tarocchi_rl/rl/trainer.py)", "[trainer](api/tarocchi_rl.rl.trainer.md)"),
+    ("docs/export.md", "export.md", "[bot](../agents/compose_bot.py)", "[bot](api/tarocchi_rl.agents.compose_bot.md)"),
+    ("notebooks/README.md", "notebooks/index.md", "[one](01_games.ipynb)", "[one](01_games.md)"),
+    ("docs/evaluation.md", "evaluation.md", "[`models/`](../models/README.md)", "`models/`"),
+    ("docs/evaluation.md", "evaluation.md", "[the deals](../benchmarks/README.md)", "the deals (`benchmarks/README.md`)"),
+    ("docs/web.md", "web.md", "[spec](bot-protocol.md)", "[spec](bot-protocol.md)"),
+    ("docs/web.md", "web.md", "[x](https://example.org/a)", "[x](https://example.org/a)"),
+])
+def test_links_to_the_repository_are_rewritten_for_the_site(origin, page, link, want):
+    hooks = load(ROOT / "docs" / "hooks.py", "docs_hooks")
+    assert hooks.rewrite_links(f"see {link}.", origin, page) == f"see {want}."
+
+
+def test_api_reference_covers_every_module():
+    hooks = load(ROOT / "docs" / "hooks.py", "docs_hooks")
+    names = hooks.modules()
+    for must in ("tarocchi_rl", "tarocchi_rl.core.state", "tarocchi_rl.agents.specs", "tarocchi_rl.envs.gym",
+                 "tarocchi_rl.web.app"):
+        assert must in names
+    assert len(names) == len(set(names)) and all(".." not in n for n in names)
