@@ -1,11 +1,14 @@
 """Ablations at equal training time (issue 31): what the perfect-information critic, the belief loss and the card
 network are each worth, measured head to head against the default recipe on the frozen deals.
 
-    python experiments/ablations.py --variant french3 [--minutes 20] [--seeds 0,1] [--arms base,critic,belief,cards]
+    python experiments/ablations.py --variant french3 [--minutes 20 | --updates 100] [--seeds 0,1]
+        [--arms base,critic,belief,cards]
         [--deals 2000] [--runs runs/ablations] [--out benchmarks/results/ablations] [--set key=value ...]
 
-Every arm is ``configs/ppo_VARIANT.yaml`` with the arm's overrides (:data:`ARMS`) and ``max_minutes=--minutes``
-(the same wall time for each: what an arm costs in speed counts against it), trained by ``tarocchi-rl train``
+Every arm is ``configs/ppo_VARIANT.yaml`` with the arm's overrides (:data:`ARMS`) and the same budget: either
+``max_minutes=--minutes`` (the same wall time for each: what an arm costs in speed counts against it; only
+meaningful on a machine nothing else loads) or ``max_updates=--updates`` (the same number of PPO updates, so the
+same learner samples: robust to the machine's load; each run's minutes are reported), trained by ``tarocchi-rl train``
 in its own process, one run at a time (2 cores), into ``RUNS/VARIANT/ARM-sSEED``. A run whose ``final.pt``
 exists is not trained again, so the script resumes where it stopped. Then each arm plays the base arm of the
 same seed head to head on ``benchmarks/deals/VARIANT.jsonl.gz`` (``--deals`` of them, duplicate seatings), as
@@ -35,22 +38,22 @@ def run_dir(runs: Path, variant: str, arm: str, seed: int) -> Path:
     return runs / variant / f"{arm}-s{seed}"
 
 
-def train(variant: str, arm: str, seed: int, minutes: float, runs: Path, extra: list[str]) -> Path:
+def train(variant: str, arm: str, seed: int, budget: list[str], runs: Path, extra: list[str]) -> Path:
     """Train one arm (unless its final checkpoint exists); its run directory."""
     out = run_dir(runs, variant, arm, seed)
     if (out / "checkpoints" / "final.pt").is_file():
         return out
-    if out.exists():  # an interrupted run: started again from nothing, so that every arm has the same minutes
+    if out.exists():  # an interrupted run: started again from nothing, so that every arm has the same budget
         import shutil
 
         shutil.rmtree(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    sets = [f"seed={seed}", f"max_minutes={minutes}", "eval.final_deals=0", *ARMS[arm], *extra]
+    sets = [f"seed={seed}", *budget, "eval.final_deals=0", *ARMS[arm], *extra]
     cmd = [str(Path(sys.executable).parent / "tarocchi-rl"), "train", "--config",
            str(ROOT / "configs" / f"ppo_{variant}.yaml"), "--out", str(out), "--no-progress"]
     for s in sets:
         cmd += ["--set", s]
-    print(f"training {variant} {arm} seed {seed} ({minutes:g} min) -> {out}", file=sys.stderr, flush=True)
+    print(f"training {variant} {arm} seed {seed} ({', '.join(budget)}) -> {out}", file=sys.stderr, flush=True)
     done = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True)
     (out / SUMMARY).write_text(done.stdout.strip().splitlines()[-1] + "\n")  # train's last line: its JSON summary
     return out
@@ -79,7 +82,9 @@ def head_to_head(variant: str, arm_run: Path, base_run: Path, deals: int, seed: 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--variant", required=True)
-    p.add_argument("--minutes", type=float, default=20.0, help="training wall time of every run")
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--minutes", type=float, default=None, help="training wall time of every run (default 20)")
+    budget.add_argument("--updates", type=int, default=None, help="PPO updates of every run, instead of minutes")
     p.add_argument("--seeds", default="0,1")
     p.add_argument("--arms", default=",".join(ARMS), help=f"arms, base first (known: {', '.join(ARMS)})")
     p.add_argument("--deals", type=int, default=2000, help="frozen deals of each head-to-head match")
@@ -95,14 +100,22 @@ def main() -> int:
         seeds = [int(s) for s in a.seeds.split(",")]
     except ValueError:
         p.error(f"--seeds: integers separated by commas, got {a.seeds!r}")
-    if not 0 < a.minutes <= 24 * 60 or not 1 <= a.deals <= 100_000:
-        p.error("--minutes must be in (0, 1440] and --deals in [1, 100000]")
+    if a.minutes is None and a.updates is None:
+        a.minutes = 20.0
+    if a.minutes is not None and not 0 < a.minutes <= 24 * 60:
+        p.error(f"--minutes must be in (0, 1440], got {a.minutes}")
+    if a.updates is not None and not 1 <= a.updates <= 10**6:
+        p.error(f"--updates must be in [1, 1000000], got {a.updates}")
+    if not 1 <= a.deals <= 100_000:
+        p.error(f"--deals must be in [1, 100000], got {a.deals}")
+    budget = [f"max_minutes={a.minutes}"] if a.minutes is not None else ["max_minutes=0", f"max_updates={a.updates}"]
     runs = Path(a.runs)
-    result: dict[str, Any] = {"variant": a.variant, "minutes": a.minutes, "seeds": seeds, "deals": a.deals,
+    result: dict[str, Any] = {"variant": a.variant, "minutes": a.minutes, "updates": a.updates, "seeds": seeds,
+                              "deals": a.deals,
                               "overrides": {arm: ARMS[arm] for arm in arms}, "extra": a.set, "arms": {}}
     for seed in seeds:
         for arm in arms:
-            train(a.variant, arm, seed, a.minutes, runs, a.set)
+            train(a.variant, arm, seed, budget, runs, a.set)
     for arm in arms:
         per_seed = []
         for seed in seeds:

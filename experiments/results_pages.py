@@ -285,21 +285,24 @@ def finetune_section(plots: dict[str, bytes]) -> list[str]:
 def ablation_section() -> list[str]:
     out = ["## Ablations", "",
            "`experiments/ablations.py`: every arm is the variant's default config with the arm's overrides, trained "
-           "for the same wall time, then played head to head against the base arm of the same seed on the frozen "
-           "deals (greedy policies).", ""]
+           "with the same budget (the same wall time, or the same number of PPO updates, i.e. the same learner "
+           "samples), then played head to head against the base arm of the same seed on the frozen deals (greedy "
+           "policies).", ""]
     for f in sorted((RESULTS / "ablations").glob("*.json")):
         d = load(f)
         k = digits_for(d["variant"])
-        out += [f"### {d['variant']}: {d['minutes']:g} minutes per run, seeds {', '.join(map(str, d['seeds']))}", "",
-                "| arm | overrides | seed | updates | learner samples | vs base, mean / deal [95% CI] |",
-                "|---|---|---|---|---|---|"]
+        budget = f"{d['updates']} updates" if d.get("updates") else f"{d['minutes']:g} minutes"
+        out += [f"### {d['variant']}: {budget} per run, seeds {', '.join(map(str, d['seeds']))}", "",
+                "| arm | overrides | seed | updates | learner samples | minutes | vs base, mean / deal [95% CI] |",
+                "|---|---|---|---|---|---|---|"]
         for arm, entry in d["arms"].items():
             for r in entry["runs"]:
                 vs = r.get("vs_base")
                 cell = "-" if vs is None else bold_if_above_zero(
                     f"{vs['mean_difference_per_deal']:+.{k}f} {ci(*vs['ci95'], k)}", vs["ci95"][0])
                 over = ", ".join(f"`{o}`" for o in d["overrides"][arm]) or "(the default config)"
-                out.append(f"| {arm} | {over} | {r['seed']} | {r['updates']} | {r['samples'] / 1e6:.2f} M | {cell} |")
+                out.append(f"| {arm} | {over} | {r['seed']} | {r['updates']} | {r['samples'] / 1e6:.2f} M | "
+                           f"{r['minutes']:.1f} | {cell} |")
         means = [f"{arm} {e['mean_vs_base']:+.{k}f}" for arm, e in d["arms"].items() if "mean_vs_base" in e]
         out += ["", "Mean over seeds, against the base: " + "; ".join(means) + ".", ""]
     return out
