@@ -55,7 +55,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -67,9 +67,10 @@ from ..records import RecordError, describe_outcome, replay
 from ..variants import VARIANTS, get_variant
 from ..views import seat_request
 from . import limits, workers
+from . import openapi as oa
 from .bots import DEFAULT_BOT, DEFAULT_ISMCTS, Catalogue
 from .inline import InlineAct
-from .openapi import openapi_schema
+from .openapi import Endpoint
 from .table import SeatBot, Table, check_options, replay_steps, variants_info
 
 __all__ = ["PROTOCOL", "ServerConfig", "WS_MESSAGES", "app_from_env", "create_app"]
@@ -446,7 +447,7 @@ async def replay_record(request: Request) -> Response:
 
 
 async def openapi(request: Request) -> Response:
-    return json_response(openapi_schema(PROTOCOL))
+    return json_response(oa.openapi_schema(PROTOCOL, ENDPOINTS))
 
 
 def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> bool:
@@ -543,6 +544,25 @@ async def http_error(request: Request, exc: Exception) -> Response:
     return error(500, "internal error")
 
 
+ENDPOINTS = (  # the routes (and /static) and what GET /openapi.json says of each
+    Endpoint("/", index, oa.PAGE),
+    Endpoint("/v1/variants", variants, oa.VARIANTS),
+    Endpoint("/v1/bots", bots, oa.BOTS),
+    Endpoint("/v1/health", health, oa.HEALTH),
+    Endpoint("/v1/act", act, oa.ACT),
+    Endpoint("/v1/replay", replay_record, oa.REPLAY),
+    Endpoint("/openapi.json", openapi, oa.OPENAPI),
+    Endpoint("/ws", ws_table, oa.WEBSOCKET, websocket=True),
+)
+
+
+def _route(endpoint: Endpoint) -> BaseRoute:
+    """The Starlette route of an endpoint."""
+    if endpoint.websocket:
+        return WebSocketRoute(endpoint.path, endpoint.handler)
+    return Route(endpoint.path, endpoint.handler, methods=[endpoint.operation.method])
+
+
 def create_app(config: ServerConfig | None = None) -> Starlette:
     """The app; bad configuration (an unknown ``--agents`` spec, bad ``--seats``) is a ValueError."""
     server = Server(config or ServerConfig())
@@ -557,17 +577,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         for queue in server.queues.values():
             queue.close()
 
-    routes = [
-        Route("/", index, methods=["GET"]),
-        Route("/v1/variants", variants, methods=["GET"]),
-        Route("/v1/bots", bots, methods=["GET"]),
-        Route("/v1/health", health, methods=["GET"]),
-        Route("/v1/act", act, methods=["POST"]),
-        Route("/v1/replay", replay_record, methods=["POST"]),
-        Route("/openapi.json", openapi, methods=["GET"]),
-        WebSocketRoute("/ws", ws_table),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
+    routes: list[BaseRoute] = [_route(e) for e in ENDPOINTS]
+    routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     hosts = server.config.allowed_hosts
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(TrustedHostMiddleware,
                                                                              allowed_hosts=hosts),

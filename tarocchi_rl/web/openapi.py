@@ -1,180 +1,168 @@
-"""The OpenAPI description of ``tarocchi-rl serve`` (``GET /openapi.json``), written by hand next to the routes it
-describes (:mod:`tarocchi_rl.web.app`); a test checks that it lists every route."""
+"""The OpenAPI description of ``tarocchi-rl serve`` (``GET /openapi.json``), derived from the app's route table
+(:data:`tarocchi_rl.web.app.ENDPOINTS`: every route with its :class:`Operation`) and the types of the bodies
+(:mod:`~tarocchi_rl.web.bodies`, turned into JSON Schemas by :mod:`~tarocchi_rl.web.schema`). The operations are
+described here, next to the routes they describe; a test checks the server's answers against their schemas."""
 
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 
 from .. import __version__
 from ..bot import PROTOCOL as BOT_PROTOCOL
-from ..bot import VARIANTS, WANTS
-from ..game import RECORD_FORMAT
+from . import limits
+from .bodies import (
+    CLOSED,
+    ActAnswer,
+    ActRequest,
+    BotList,
+    BusyError,
+    Error,
+    Health,
+    Record,
+    ReplayError,
+    ReplayResult,
+    VariantList,
+)
+from .bots import DEFAULT_BOT
+from .schema import Json, SchemaBuilder
+
+JSON = "application/json"
+PROTOCOL_FIELD = "{protocol}"  # in a summary: the WebSocket protocol's name
 
 
-def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
+@dataclass(frozen=True)
+class Reply:
+    """A response: its description, its body's type (a hint :class:`~tarocchi_rl.web.schema.SchemaBuilder`
+    describes; None: no schema), its media type (None: no body) and whether it carries ``Retry-After``."""
+
+    description: str
+    body: Any = None
+    media_type: str | None = JSON
+    retry_after: bool = False
 
 
-def _error(description: str) -> dict[str, Any]:
-    return _json({"$ref": "#/components/schemas/Error"}, description)
+@dataclass(frozen=True)
+class Query:
+    """A query parameter a client may leave out: its name, its type (its default as ``Json(default=...)``) and
+    what it does."""
+
+    name: str
+    hint: Any
+    description: str
 
 
-def _busy(description: str) -> dict[str, Any]:
-    """A refusal that says when to come back: the error body and the ``Retry-After`` header (seconds)."""
-    return {**_error(description), "headers": {"Retry-After": {
-        "schema": {"type": "integer"}, "description": "seconds to wait before trying again"}}}
+@dataclass(frozen=True)
+class Operation:
+    """What the description says of one route: its method, summary (``{protocol}`` stands for the WebSocket
+    protocol's name), responses by status, longer description, query parameters and the type of the request
+    body (None: no body)."""
+
+    method: Literal["GET", "POST"]
+    summary: str
+    responses: dict[int, Reply]
+    description: str = ""
+    query: tuple[Query, ...] = ()
+    body: Any = None
 
 
-def openapi_schema(protocol: str) -> dict[str, Any]:
-    """The OpenAPI 3.1 document (``protocol``: the WebSocket protocol's name)."""
-    obj = {"type": "object"}
-    act_request = {
-        "type": "object",
-        "description": f"A {BOT_PROTOCOL} request (docs/bot-protocol.md): act, or hello for the bot's name and "
-                       "capabilities.",
-        "required": ["type"],
-        "properties": {
-            "type": {"enum": ["act", "hello"]},
-            "id": {"type": ["integer", "string"]},
-            "variant": {"enum": list(VARIANTS)},
-            "options": obj,
-            "seat": {"type": "integer"},
-            "hand": {"type": "array", "items": {"type": "string"}, "description": "the seat's cards as dealt"},
-            "history": {"type": "array", "items": {"type": "string"},
-                        "description": "the seat's view of every step: '<seat>:<action>[;...]'"},
-            "decision": {"type": "string", "description": "the phase of the decision: bid, auction, play, ..."},
-            "want": {"type": "array", "items": {"enum": list(WANTS)}},
-        },
-        "additionalProperties": False,
-    }
-    answer = {
-        "type": "object",
-        "required": ["type"],
-        "properties": {
-            "type": {"enum": ["action", "hello", "error"]},
-            "action": {"type": "string"},
-            "probabilities": {"type": "object", "additionalProperties": {"type": "number"}},
-            "value": {"type": "number"},
-            "search": obj,
-            "id": {"type": ["integer", "string"]},
-            "error": {"type": "string"},
-        },
-    }
-    record = {
-        "type": "object",
-        "description": f"A {RECORD_FORMAT} game record (tarocchi_rl/records.py); a line of an arena games.jsonl",
-        "required": ["format", "variant", "deal", "actions"],
-        "properties": {
-            "format": {"const": RECORD_FORMAT},
-            "variant": {"enum": list(VARIANTS)},
-            "options": obj,
-            "deal": {"type": "object", "required": ["hands", "stock"],
-                     "properties": {"hands": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}},
-                                    "stock": {"type": "array", "items": {"type": "string"}}}},
-            "actions": {"type": "array", "items": {"type": "string"}},
-            "result": {"type": "object", "properties": {"payoffs": {"type": "array", "items": {"type": "integer"}}}},
-        },
-    }
-    outcome = {
-        "type": "object",
-        "description": "The one outcome schema (tarocchi_rl.variants.OUTCOME_FIELDS)",
-        "properties": {
-            "payoffs": {"type": "array", "items": {"type": "integer"}},
-            "contract": {"type": ["string", "null"]},
-            "declarer": {"type": ["integer", "null"]},
-            "sides": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
-            "card_points": {"type": "array", "items": {"type": "number"}},
-            "card_point_units": {"type": "array", "items": {"type": "integer"}},
-            "bonuses": {"type": "array", "items": {"type": "object", "properties": {
-                "name": {"type": "string"}, "side": {"type": "integer"}, "points": {"type": "integer"}}}},
-            "details": obj,
-        },
-    }
-    replay_result = {
-        "type": "object",
-        "required": ["valid", "variant", "options", "actions", "outcome", "summary", "record"],
-        "properties": {
-            "valid": {"const": True},
-            "variant": {"type": "string"},
-            "options": obj,
-            "actions": {"type": "integer", "description": "number of actions"},
-            "outcome": {"$ref": "#/components/schemas/Outcome"},
-            "summary": {"type": "array", "items": {"type": "string"}},
-            "record": {"$ref": "#/components/schemas/Record"},
-            "steps": {"type": "array", "description": "with ?steps=true: the deal, then one entry per action: "
-                      "{index, move, table} (table: the open snapshot, every hand shown)",
-                      "items": {"type": "object", "properties": {
-                          "index": {"type": "integer"}, "move": {"type": ["object", "null"]}, "table": obj}}},
-        },
-    }
-    too_big = _error("the body is larger than the limit (1 MB by default)")
-    not_json = _error("the body is not declared Content-Type: application/json")
-    limits = {  # the limits against one greedy client (tarocchi_rl/web/limits.py)
-        "408": _error("the body did not arrive within the limit (10 s by default); the connection is closed"),
-        "429": _busy("this client address has its share of the work queued, or of its connections, already"),
-        "503": _busy("the server's queue for this kind of work is full"),
-    }
+@dataclass(frozen=True)
+class Endpoint:
+    """A route of the app: its path, its handler (of a request, or of a WebSocket with ``websocket``) and its
+    operation."""
+
+    path: str
+    handler: Callable[..., Awaitable[Any]]
+    operation: Operation
+    websocket: bool = False
+
+
+# -- the operations ----------------------------------------------------------------------------------------------
+INFO = ("The browser game and the HTTP API of `tarocchi-rl serve`. Every error has a body {\"error\": \"...\"}; "
+        "a Host name the server does not serve is a 400; a busy server answers 503 or 429 with Retry-After.")
+WS_DESCRIPTION = (
+    "Upgrade to a WebSocket. Client messages (JSON text): {type: start, variant, options?, seats: ['human', BOT, "
+    "...], seed?, id?} (seed: an integer or its digits as a string; a client's seed makes a practice table), "
+    "{type: act, action: 'play:KC' (or its id), id?}, {type: ping, id?}. Server messages: {type: state, table, "
+    "moves} (no seed before the end), {type: over, seed (a string), practice, table, moves, outcome, summary, "
+    "record, annulled}, {type: error, error, fatal?}, {type: pong}; id is echoed. An idle table is closed (code "
+    "4000); a handshake whose Origin is another site's is refused (code 1008).")
+BODY_REPLIES = {  # a POST's body refused
+    413: Reply("the body is larger than the limit (1 MB by default)", Error),
+    415: Reply(f"the body is not declared Content-Type: {JSON}", Error),
+}
+LIMIT_REPLIES = {  # the limits against one greedy client (tarocchi_rl/web/limits.py)
+    limits.BODY_TIMEOUT_STATUS: Reply(f"the body did not arrive within the limit ({limits.BODY_SECONDS:g} s by "
+                                      "default); the connection is closed", Error),
+    limits.CLIENT_BUSY_STATUS: Reply("this client address has its share of the work queued, or of its "
+                                     "connections, already", BusyError, retry_after=True),
+    limits.BUSY_STATUS: Reply("the server's queue for this kind of work is full", BusyError, retry_after=True),
+}
+
+PAGE = Operation("GET", "The page: play a deal against the server's bots, replay records",
+                 {200: Reply("HTML", media_type="text/html")})
+WEBSOCKET = Operation("GET", f"WebSocket ({PROTOCOL_FIELD}): one table per connection",
+                      {101: Reply("switching protocols", media_type=None)}, description=WS_DESCRIPTION)
+VARIANTS = Operation("GET", "Variants: long names, players, options (type, default, choices), the action table",
+                     {200: Reply("the variants", VariantList)})
+BOTS = Operation("GET", "The bots this server offers, by name and index (the only names /ws and /v1/act accept)",
+                 {200: Reply("the bots", BotList)})
+HEALTH = Operation("GET", "Liveness and the number of open tables", {200: Reply("alive", Health)})
+ACT = Operation(
+    "POST", f"One {BOT_PROTOCOL} act request answered by one of the server's bots",
+    {200: Reply("the bot's answer", ActAnswer),
+     400: Reply("the bot's error answer {type: error, error}, or a bad agent / body {error}", ActAnswer | Error),
+     **BODY_REPLIES, **LIMIT_REPLIES},
+    query=(Query("agent", Annotated[str, Json(default=DEFAULT_BOT)], "a bot of GET /v1/bots, by name"),),
+    body=ActRequest)
+REPLAY = Operation(
+    "POST", "Validate and score a game record",
+    {200: Reply("the record is valid", ReplayResult),
+     400: Reply("not JSON, or an invalid record: the reason and the action at fault", ReplayError),
+     **BODY_REPLIES, **LIMIT_REPLIES},
+    query=(Query("steps", Annotated[bool, Json(default=False)], "also return the open snapshot after every step"),),
+    body=Record)
+OPENAPI = Operation("GET", "This document", {200: Reply("OpenAPI 3.1", dict[str, Any])})
+
+
+# -- the document ------------------------------------------------------------------------------------------------
+def openapi_schema(protocol: str, endpoints: Iterable[Endpoint]) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of ``endpoints`` (``protocol``: the WebSocket protocol's name); the bodies' schemas
+    are gathered under ``components``. A ValueError when two endpoints give the same method of a path."""
+    builder = SchemaBuilder(closed=CLOSED)
+    paths: dict[str, dict[str, Any]] = {}
+    for e in endpoints:
+        method = e.operation.method.lower()
+        if method in paths.setdefault(e.path, {}):
+            raise ValueError(f"two endpoints describe {e.operation.method} {e.path}")
+        paths[e.path][method] = _operation(e.operation, protocol, builder)
     return {
         "openapi": "3.1.0",
-        "info": {"title": "tarocchi-rl", "version": __version__,
-                 "description": "The browser game and the HTTP API of `tarocchi-rl serve`. Every error has a "
-                                "body {\"error\": \"...\"}; a Host name the server does not serve is a 400; a "
-                                "busy server answers 503 or 429 with Retry-After."},
-        "paths": {
-            "/": {"get": {"summary": "The page: play a deal against the server's bots, replay records",
-                          "responses": {"200": {"description": "HTML", "content": {"text/html": {}}}}}},
-            "/ws": {"get": {
-                "summary": f"WebSocket ({protocol}): one table per connection",
-                "description": "Upgrade to a WebSocket. Client messages (JSON text): "
-                               "{type: start, variant, options?, seats: ['human', BOT, ...], seed?, id?} (seed: "
-                               "an integer or its digits as a string; a client's seed makes a practice table), "
-                               "{type: act, action: 'play:KC' (or its id), id?}, {type: ping, id?}. Server "
-                               "messages: {type: state, table, moves} (no seed before the end), {type: over, "
-                               "seed (a string), practice, table, moves, outcome, summary, record, annulled}, "
-                               "{type: error, error, fatal?}, {type: pong}; id is echoed. An idle table is closed "
-                               "(code 4000); a handshake whose Origin is another site's is refused (code 1008).",
-                "responses": {"101": {"description": "switching protocols"}}}},
-            "/v1/variants": {"get": {
-                "summary": "Variants: long names, players, options (type, default, choices), the action table",
-                "responses": {"200": _json(obj, "{protocol, variants: [{name, long_name, players, hand_sizes, "
-                                                "stock_size, declarer_role, bonus_unit, card_point_units, suits, "
-                                                "cards, options, actions, bidding_actions}]}")}}},
-            "/v1/bots": {"get": {
-                "summary": "The bots this server offers, by name and index (the only names /ws and /v1/act accept)",
-                "responses": {"200": _json(obj, "{bots: [{index, name, fast, capabilities, variants}], default, "
-                                                "seats, idle_timeout}")}}},
-            "/v1/health": {"get": {"summary": "Liveness and the number of open tables",
-                                   "responses": {"200": _json(obj, "{status: 'ok', tables}")}}},
-            "/v1/act": {"post": {
-                "summary": f"One {BOT_PROTOCOL} act request answered by one of the server's bots",
-                "parameters": [{"name": "agent", "in": "query", "required": False,
-                                "schema": {"type": "string", "default": "heuristic"},
-                                "description": "a bot of GET /v1/bots, by name"}],
-                "requestBody": {"required": True, "content": {"application/json": {
-                    "schema": {"$ref": "#/components/schemas/ActRequest"}}}},
-                "responses": {"200": _json({"$ref": "#/components/schemas/ActAnswer"}, "the bot's answer"),
-                              "400": _json({"$ref": "#/components/schemas/ActAnswer"},
-                                           "the bot's error answer {type: error, error}, or a bad agent / body"),
-                              "413": too_big, "415": not_json, **limits}}},
-            "/v1/replay": {"post": {
-                "summary": "Validate and score a game record",
-                "parameters": [{"name": "steps", "in": "query", "required": False,
-                                "schema": {"type": "boolean", "default": False},
-                                "description": "also return the open snapshot after every step"}],
-                "requestBody": {"required": True, "content": {"application/json": {
-                    "schema": {"$ref": "#/components/schemas/Record"}}}},
-                "responses": {"200": _json({"$ref": "#/components/schemas/ReplayResult"}, "the record is valid"),
-                              "400": _json({"allOf": [{"$ref": "#/components/schemas/Error"}, {
-                                  "properties": {"action_index": {"type": ["integer", "null"]}}}]},
-                                  "not JSON, or an invalid record: the reason and the action at fault"),
-                              "413": too_big, "415": not_json, **limits}}},
-            "/openapi.json": {"get": {"summary": "This document",
-                                      "responses": {"200": _json(obj, "OpenAPI 3.1")}}},
-        },
-        "components": {"schemas": {
-            "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}},
-            "ActRequest": act_request,
-            "ActAnswer": answer,
-            "Record": record,
-            "Outcome": outcome,
-            "ReplayResult": replay_result,
-        }},
+        "info": {"title": "tarocchi-rl", "version": __version__, "description": INFO},
+        "paths": paths,
+        "components": {"schemas": builder.components},
     }
+
+
+def _operation(op: Operation, protocol: str, builder: SchemaBuilder) -> dict[str, Any]:
+    """One operation object: summary, description, parameters, request body, responses."""
+    out: dict[str, Any] = {"summary": op.summary.replace(PROTOCOL_FIELD, protocol)}
+    if op.description:
+        out["description"] = op.description
+    if op.query:
+        out["parameters"] = [{"name": q.name, "in": "query", "required": False, "schema": builder.schema(q.hint),
+                              "description": q.description} for q in op.query]
+    if op.body is not None:
+        out["requestBody"] = {"required": True, "content": {JSON: {"schema": builder.schema(op.body)}}}
+    out["responses"] = {str(status): _response(reply, builder) for status, reply in op.responses.items()}
+    return out
+
+
+def _response(reply: Reply, builder: SchemaBuilder) -> dict[str, Any]:
+    """One response object: its description, its content (the body's schema) and its headers."""
+    out: dict[str, Any] = {"description": reply.description}
+    if reply.media_type is not None:
+        out["content"] = {reply.media_type: {} if reply.body is None else {"schema": builder.schema(reply.body)}}
+    if reply.retry_after:
+        out["headers"] = {"Retry-After": {"schema": {"type": "integer"},
+                                          "description": "seconds to wait before trying again"}}
+    return out
