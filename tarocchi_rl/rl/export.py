@@ -72,6 +72,7 @@ from ..policies.onnx_policy import (
 from ..provenance import git_state
 from ..variants import get_variant
 from .config import TrainConfig
+from .model_card import model_card
 from .network import PolicyValueNet, load_network
 from .policy import PPOAgent
 
@@ -449,13 +450,6 @@ def _verify_beliefs(model: Path, golden: Path) -> dict[str, Any]:
     return {"positions": len(recs), "max_abs_belief_diff": diff, "tolerance": TOLERANCE}
 
 
-def _network_words(net: dict[str, Any]) -> str:
-    """How a model card names a manifest's network: "MLP", or the card encoder and the MLP after it."""
-    if net.get("type") == "cards":
-        return f"card encoder (width {net.get('card_width')}, mean and max over the cards), then MLP"
-    return "MLP"
-
-
 def _belief_entry(net: PolicyValueNet, spec: Any, n: int) -> dict[str, Any] | None:
     """The manifest's ``belief``: the belief model's file, input, output and location order (None without one)."""
     if net.belief_shape is None:
@@ -515,113 +509,3 @@ def _manifest(net: PolicyValueNet, cfg: TrainConfig, data: dict[str, Any], facts
         },
         "evaluation": None,
     }
-
-
-def _fmt_eval(e: dict[str, Any] | None) -> list[str]:
-    if not e:
-        return ["Not evaluated (exported with `--eval-deals 0`): run `tarocchi-rl eval` (below)."]
-    lines = [f"{e['method']}. Mean payoff per deal in {e['payoff_unit']} (positive: the bot wins), {e['deals']} "
-             f"duplicate deals per opponent, seed {e['seed']}:", "",
-             "| opponent | mean payoff / deal | 95% CI | deals won | deals |", "|---|---|---|---|---|"]
-    for opp, r in e["opponents"].items():
-        lo, hi = r["ci95"]
-        wr = "-" if r["win_rate"] is None else f"{100 * r['win_rate']:.1f}%"
-        lines.append(f"| {opp} | {r['mean_payoff_per_deal']:.3f} | [{lo:.3f}, {hi:.3f}] | {wr} | {r['deals']} |")
-    return lines
-
-
-def model_card(m: dict[str, Any]) -> str:
-    """The README.md of a bot directory, from its manifest."""
-    p, net, cfg = m["provenance"], m["network"], m["provenance"]["config"]
-    opts = ", ".join(f"{k}={json.dumps(v)}" for k, v in m["options"].items()) or "none"
-    def named(state: dict[str, Any]) -> str:
-        return (state.get("git_commit") or "unknown")[:12] + (" (with uncommitted changes)"
-                                                             if state.get("git_dirty") else "")
-
-    sources = p.get("training_sources") or []
-    if sources:  # the commit of each start / resume of the training run
-        commit = "trained from commit " + ", then ".join(
-            named(s) + (f" from update {s['from_update']}" if s.get("from_update") else "") for s in sources)
-    else:  # a checkpoint from before runs recorded their commit
-        commit = "training commit not recorded"
-    commit += f"; exported from commit {named(p)}"
-    teacher = cfg["imitation"].get("teacher", "heuristic")  # absent from configs older than the option
-    teacher = "the heuristic" if teacher == "heuristic" else f"`{teacher}`"
-    imitation = (f"a warm start imitating {teacher} on {cfg['imitation']['decisions']:,} decisions, then "
-                 if p.get("imitation_warm_start") else "")
-    if cfg.get("init"):  # the run started from another checkpoint's weights
-        imitation = f"from the weights of `{cfg['init']}` (config `init`), then {imitation}"
-    lines = [
-        f"# tarocchi-rl bot: {m['variant']}",
-        "",
-        f"A policy network for **{m['long_name']}** (`{m['variant']}`, options: {opts}), exported by `tarocchi-rl "
-        f"export` in the `{m['format']}` format. It plays every decision of the game (bids, calls, discards, "
-        f"announcements, card play) for any seat; {m['n_players']} players.",
-        "",
-        "## What it plays",
-        "",
-        f"Input: the observation of the player to act, {m['obs_dim']} floats (layout in `manifest.json`, "
-        f"`observation_layout`, fingerprint `{m['layout_fingerprint'][:16]}...`), and the mask of its "
-        f"{m['num_actions']} actions (the action table: `manifest.json`, `actions`). Output: a probability per "
-        "action (0 on illegal ones) and a value (expected payoff / "
-        f"{m['payoff_scale']:g}). Greedy play takes the most probable action.",
-        "",
-        "## How strong",
-        "",
-        *_fmt_eval(m.get("evaluation")),
-        "",
-        "## How it was trained",
-        "",
-        f"PPO self-play (tarocchi-rl {p.get('tarocchi_rl_version') or '?'}; {commit}): {imitation}"
-        f"{p.get('update')} updates on {p.get('samples') or 0:,} learner samples "
-        f"({p.get('decisions') or 0:,} decisions in all, {p.get('minutes') or 0:.1f} minutes), a league of "
-        f"self-play ({cfg['league']['self_play_share']}), heuristic ({cfg['league']['heuristic_share']}) and past "
-        f"snapshots, seed {cfg['seed']}. Network: {_network_words(net)} {'x'.join(str(h) for h in net['hidden'])}, "
-        f"{net['activation']}, {net['parameters']:,} parameters; shared by every seat. The full config is in "
-        f"`manifest.json` (`provenance.config`); the checkpoint's sha256 is `{p['checkpoint_sha256'][:16]}...`.",
-        "",
-        "## What it cannot do",
-        "",
-        f"- It plays only `{m['variant']}` with these options; an engine whose observation layout or action table "
-        "differs refuses to load it (the manifest is checked field by field).",
-        "- It sees only its own observation: no memory beyond what the observation encodes, no search, no "
-        "reasoning about other seats' hidden cards beyond what it learned.",
-        "- Its strength is the evaluation above, against the baseline bots; nothing is known against people.",
-        "- The value head estimates payoffs for the positions it was trained on; it is not calibrated elsewhere.",
-        "",
-        "## How to load it",
-        "",
-        "```bash",
-        "pip install 'tarocchi-rl[bot]'   # onnxruntime and numpy: no torch",
-        f"tarocchi-rl eval --variant {m['variant']} --agents onnx:THIS_DIR,heuristic --deals 1000",
-        "```",
-        "",
-        "```python",
-        "from tarocchi_rl.policies.onnx_policy import OnnxAgent",
-        "",
-        "bot = OnnxAgent('THIS_DIR')                  # checks manifest.json against the engine",
-        "actions = bot.act(obs, mask)                 # greedy; bot.probabilities(obs, mask), bot.value(obs, mask)",
-        "```",
-        "",
-        f"Any ONNX runtime works: feed `obs` (float32[N, {m['obs_dim']}]) and `mask` (bool[N, {m['num_actions']}]), "
-        f"read `probs` and `value`. `golden.jsonl` holds {m['golden']['positions']} positions from every phase that "
-        f"occurred ({', '.join(m['golden']['phases'])}) with the expected probabilities: a runtime that reproduces "
-        "them (within 1e-5) plays like this bot.",
-        "",
-        *_belief_card(m.get("belief")),
-        "Files: `policy.onnx` (the network), `manifest.json` (what it plays, provenance, evaluation), `golden.jsonl`, "
-        + ("`belief.onnx` (the belief model), " if m.get("belief") else "") + "this card.",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def _belief_card(entry: dict[str, Any] | None) -> list[str]:
-    """The model card's paragraph on ``belief.onnx`` (nothing without one)."""
-    if not entry:
-        return []
-    c, n_loc = entry["outputs"][0]["shape"][1:]
-    return [f"`belief.onnx` reads the same `obs` alone and gives `beliefs` (float32[N, {c}, {n_loc}]): for each card, "
-            f"the probability that it lies in each of {', '.join(entry['locations'])} (seats relative to the player "
-            "to act), as that player sees it; `golden.jsonl` holds the expected beliefs too (`beliefs`, flattened).",
-            ""]
