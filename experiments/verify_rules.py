@@ -59,8 +59,10 @@ def _load(name: str, relpath: str) -> ModuleType:
 
 @cache
 def tests() -> tuple[ModuleType, ModuleType]:
-    """The two differential test modules (tests/ and tests/oracles/ on sys.path, as under pytest)."""
-    for path in (os.path.join(TESTS, "oracles"), TESTS):
+    """The two differential test modules, with the paths they import from on sys.path as under pytest: the project
+    root (``tests.support.X``, ``tests.oracles.X``), and tests/ and tests/oracles/ (helpers imported by bare
+    name)."""
+    for path in (os.path.join(TESTS, "oracles"), TESTS, ROOT):
         if path not in sys.path:
             sys.path.insert(0, path)
     return (_load("test_mineo_differential", "mineo/test_mineo_differential.py"),
