@@ -44,6 +44,10 @@ Commands (2 CPU cores; each prints per-repeat and median decisions/s, then one J
     .venv-stacks/bin/python experiments/bench_ppo_stacks.py --stack rllib --seconds 120 --repeats 3
     .venv/bin/python experiments/bench_ppo_stacks.py --stack tarocchi --seconds 120 --repeats 3
 
+``--set KEY=VALUE`` (tarocchi only, repeatable) adds trainer config overrides after the bench's own: e.g.
+``--set num_workers=0 --set max_updates=3 --set network.hidden=[32]`` is a smoke run of a few seconds
+(tests/experiments). A stack whose modules do not import in this Python is a one-line error (exit status 2).
+
 Settings (defaults; see ``--help``): batch ~4096 decisions per iteration, minibatch 512, 4 epochs, Adam
 lr 2.5e-4, gamma 0.99, GAE lambda 0.95, clip 0.2, torch threads 2. OpenSpiel: 16 envs x 256 steps.
 RLlib: ``ray.init(num_cpus=2)``, ``num_env_runners=0`` (sampling in the driver process; on 2 cores a remote
@@ -74,20 +78,24 @@ VARIANT = "mineo"
 CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs", "ppo_mineo.yaml")
 
 
-def bench_tarocchi(seconds: float, config: str = CONFIG) -> dict:
+def bench_tarocchi(seconds: float, config: str = CONFIG, overrides: list[str] | None = None) -> dict:
     """Our trainer with the default mineo config (Ray rollout worker, async rollouts, MLP 256x256), PPO only
     (the imitation warm start, evaluations and checkpoints off): ``seconds`` of training after its first
     update. Decisions = every seat's decisions in the self-play deals (learner, snapshots, heuristic);
-    ``learner_decisions`` = the learner's samples (the ones trained on) are reported too."""
+    ``learner_decisions`` = the learner's samples (the ones trained on) are reported too. ``overrides``
+    (``--set``): more config overrides, after these (e.g. ``max_updates=3 num_workers=0`` for a smoke run)."""
     import tempfile
 
     from tarocchi_rl.rl.config import load_config
     from tarocchi_rl.rl.trainer import train
 
     cfg = load_config(config, ["imitation.decisions=0", "eval.every=0", "eval.final_deals=0",
-                               "checkpoint_every=1000000", f"max_minutes={(seconds + 20) / 60}"])
+                               "checkpoint_every=1000000", f"max_minutes={(seconds + 20) / 60}", *(overrides or [])])
     with tempfile.TemporaryDirectory() as d:
         r = train(cfg, f"{d}/run", progress=False)
+    if "timed_seconds" not in r:
+        raise SystemExit(f"error: the tarocchi run stopped after {r.get('updates')} update(s): nothing was timed "
+                         "(the timing starts after the first update)")
     return {"decisions": r["timed_decisions"], "seconds": r["timed_seconds"], "iterations": r["updates"] - 1,
             "learner_decisions": r["timed_samples"],
             "learner_decisions_per_s": round(r["timed_samples"] / r["timed_seconds"], 1)}
@@ -314,6 +322,25 @@ def _rllib_env_creator(env_config):
 # ----------------------------------------------------------------------------------------------------------
 # driver
 
+STACK_MODULES = {  # what each stack imports first (their own venvs: the module docstring)
+    "openspiel": ("pyspiel", "open_spiel.python.pytorch.ppo"),
+    "rllib": ("ray.rllib.algorithms.ppo", "pettingzoo"),
+    "tarocchi": (),
+}
+
+
+def missing_stack(stack: str) -> str | None:
+    """Why ``stack`` cannot be imported in this Python (the ImportError, with where to install it), or None."""
+    import importlib
+
+    for name in STACK_MODULES[stack]:
+        try:
+            importlib.import_module(name)
+        except ImportError as e:
+            venv = ".venv-stacks" if stack == "rllib" else ".venv (pip install -e .[envs])"
+            return f"{name} does not import ({e}); {stack} runs in {venv}, see this script's docstring"
+    return None
+
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -331,7 +358,14 @@ def main(argv=None):
     p.add_argument("--num-envs", type=int, default=16, help="openspiel: envs in the SyncVectorEnv")
     p.add_argument("--env-runners", type=int, default=0, help="rllib: remote env runners (0: the driver)")
     p.add_argument("--envs-per-runner", type=int, default=4, help="rllib: envs per env runner")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                   help="tarocchi: a trainer config override, after the bench's own (repeatable)")
     a = p.parse_args(argv)
+    if a.overrides and a.stack != "tarocchi":
+        p.error("--set is for --stack tarocchi only")
+    missing = missing_stack(a.stack)
+    if missing:
+        p.exit(2, f"error: --stack {a.stack} cannot run in {sys.executable}: {missing}\n")
 
     def say(*x):
         if not a.json:
@@ -339,10 +373,10 @@ def main(argv=None):
 
     t_build = time.perf_counter()
     if a.stack == "tarocchi":
-        warmup, settings = (lambda: None), {}
+        warmup, settings = (lambda: None), ({"overrides": a.overrides} if a.overrides else {})
 
         def run(seconds):
-            return bench_tarocchi(seconds)
+            return bench_tarocchi(seconds, overrides=a.overrides)
     elif a.stack == "openspiel":
         warmup, run, settings = make_openspiel(a)
     else:
