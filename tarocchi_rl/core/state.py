@@ -2,57 +2,61 @@
 
 Few, wide arrays rather than one array per field: Numba passes a NamedTuple of dozens of arrays so slowly
 that a kernel spent most of its time copying it (measured: 200 ns against 1 ns per call). Fields are
-columns, named by the constants below.
+columns, named by the constants below. Their offsets and these tables come from one declaration per array
+(``META_LAYOUT``, ``CARDS_LAYOUT``; :mod:`tarocchi_rl.core.offsets`): a table is ``LAYOUT.table()`` pasted,
+which ``tests/core/test_layouts.py`` checks.
 
 ``meta`` : int32[B, N_META], one row per game
 
-| column(s)            | field            | meaning                                                         |
-|----------------------|------------------|-----------------------------------------------------------------|
-| PHASE                | phase            | variant's PHASE code; each variant has a 'done' phase           |
-| CUR                  | seat to act      |                                                                 |
-| DECLARER             | declarer         | soloist / caller / taker, -1 none                               |
-| CONTRACT             | contract         | variant's contract code, 0 none                                 |
-| MULT                 | stake multiplier |                                                                 |
-| CALLED               | called card      | Mineo: the called trump (dense id), -1 none                     |
-| PARTNER              | partner seat     | -1 none                                                         |
-| STOCK_SHOWN          | 0/1              | the monte / chien has been shown to all                         |
-| DISCARDS_LEFT        | count            |                                                                 |
-| TURN                 | counter          | position within a round of turns                                |
-| TRICK_LEADER         | seat             |                                                                 |
-| TRICK_COUNT          | cards in trick   |                                                                 |
-| LED_SUIT             | 0..3, 4 trump    | -1 while unset (nothing or only EX played)                      |
-| BEST_SEAT            | seat             | who wins the trick so far                                       |
-| BEST_TRUMP           | 0/1              | ... with a trump                                                |
-| BEST_BIT             | bit              | ... the winning card's bit (strength order)                     |
-| TRICK_NUM            | tricks completed |                                                                 |
-| EX_PLAYER            | seat             | who played EX (-1: not yet)                                     |
-| EX_TRICK_WINNER      | seat             | winner of the trick EX was played to                            |
-| EX_LAST              | 0/1              | EX went by the last-trick rule (tables' P_EX_LAST: winner, camp)|
-| LAST_WINNER          | seat             | winner of the last trick                                        |
-| EARLY_BID + s        | per seat         | word in the early round (-1 not spoken)                         |
-| BID_WORD + s         | per seat         | word in the auction (-1 not spoken)                             |
-| SIDE + s             | per seat         | 0 declarer's side, 1 opponents                                  |
-| COMMIT + k           | 4 slots          | variant's commitments                                           |
-| TRICK + s            | per seat         | card played to the current trick (-1 none)                      |
-| TRICKS_WON + s       | per seat         |                                                                 |
-| POINTS + k           | per side / seat  | card points (thirds / half points): per side, per seat in piedmont3 |
-| BONUS + 8*side + k   | per side         | itemised bonuses (variant's J_* slots)                          |
-| PAYOFF + s           | per seat         | the deal's payoffs, set when done                               |
-| POIGNEE_LEVEL + s    | per seat         | French: poignee declared (0 none, 1..3 simple..triple; -1 not yet)|
-| ACCUSO_DECL + s      | per seat         | Piedmontese: accuso conditions declared (0..2; -1 not spoken)   |
+| offset   | column(s)          | field            | meaning                                                          |
+|----------|--------------------|------------------|------------------------------------------------------------------|
+| 0        | PHASE              | phase            | variant's PHASE code; each variant has a 'done' phase            |
+| 1        | CUR                | seat to act      |                                                                  |
+| 2        | DECLARER           | declarer         | soloist / caller / taker, -1 none                                |
+| 3        | CONTRACT           | contract         | variant's contract code, 0 none                                  |
+| 4        | MULT               | stake multiplier |                                                                  |
+| 5        | CALLED             | called card      | Mineo: the called trump (dense id), -1 none                      |
+| 6        | PARTNER            | partner seat     | -1 none                                                          |
+| 7        | STOCK_SHOWN        | 0/1              | the monte / chien has been shown to all                          |
+| 8        | DISCARDS_LEFT      | count            |                                                                  |
+| 9        | TURN               | counter          | position within a round of turns                                 |
+| 10       | TRICK_LEADER       | seat             |                                                                  |
+| 11       | TRICK_COUNT        | cards in trick   |                                                                  |
+| 12       | LED_SUIT           | 0..3, 4 trump    | -1 while unset (nothing or only EX played)                       |
+| 13       | BEST_SEAT          | seat             | who wins the trick so far                                        |
+| 14       | BEST_TRUMP         | 0/1              | ... with a trump                                                 |
+| 15       | BEST_BIT           | bit              | ... the winning card's bit (strength order)                      |
+| 16       | TRICK_NUM          | tricks completed |                                                                  |
+| 17       | EX_PLAYER          | seat             | who played EX (-1: not yet)                                      |
+| 18       | EX_TRICK_WINNER    | seat             | winner of the trick EX was played to                             |
+| 19       | EX_LAST            | 0/1              | EX went by the last-trick rule (tables' P_EX_LAST: winner, camp) |
+| 20       | LAST_WINNER        | seat             | winner of the last trick                                         |
+| 21 .. 23 | (unused)           |                  |                                                                  |
+| 24 .. 27 | EARLY_BID + s      | per seat         | word in the early round (-1 not spoken)                          |
+| 28 .. 31 | BID_WORD + s       | per seat         | word in the auction (-1 not spoken)                              |
+| 32 .. 35 | SIDE + s           | per seat         | 0 declarer's side, 1 opponents                                   |
+| 36 .. 39 | COMMIT + k         | 4 slots          | variant's commitments                                            |
+| 40 .. 43 | TRICK + s          | per seat         | card played to the current trick (-1 none)                       |
+| 44 .. 47 | TRICKS_WON + s     | per seat         |                                                                  |
+| 48 .. 51 | POINTS + k         | per side / seat  | card points (thirds / half points) per side; piedmont3: per seat |
+| 52 .. 67 | BONUS + 8*side + k | per side         | itemised bonuses (variant's J_* slots)                           |
+| 68 .. 71 | PAYOFF + s         | per seat         | the deal's payoffs, set when done                                |
+| 72 .. 75 | POIGNEE_LEVEL + s  | per seat         | French: poignee level (0 none, 1..3 simple..triple; -1 not yet)  |
+| 76 .. 79 | ACCUSO_DECL + s    | per seat         | Piedmontese: accuso conditions declared (0..2; -1 not spoken)    |
 
 ``cards`` : uint64[B, N_SETS, 2], two-word card sets (layout in :mod:`tarocchi_rl.cards`)
 
-| row            | set                                         |
-|----------------|---------------------------------------------|
-| HAND + s       | cards held by seat s                        |
-| PLAYED + s     | cards seat s has played (current trick too) |
-| WON + s        | cards seat s has won in tricks              |
-| STOCK          | the monte / talon / chien                   |
-| DISCARDED      | the declarer's discard                      |
-| SHOWN          | cards shown to all (discarded trumps)       |
-| SHOWN_BY + s   | cards seat s showed (poignee, accuso)       |
-| EXCLUDED + s   | cards seat s provably does not hold, known to all (see below) |
+| offset   | row          | set                                                           |
+|----------|--------------|---------------------------------------------------------------|
+| 0 .. 3   | HAND + s     | cards held by seat s                                          |
+| 4 .. 7   | PLAYED + s   | cards seat s has played (current trick too)                   |
+| 8 .. 11  | WON + s      | cards seat s has won in tricks                                |
+| 12       | STOCK        | the monte / talon / chien                                     |
+| 13       | DISCARDED    | the declarer's discard                                        |
+| 14       | SHOWN        | cards shown to all (discarded trumps)                         |
+| 15 .. 18 | SHOWN_BY + s | cards seat s showed (poignee, accuso)                         |
+| 19       | (unused)     |                                                               |
+| 20 .. 23 | EXCLUDED + s | cards seat s provably does not hold, known to all (see below) |
 
 ``EXCLUDED + s`` is public knowledge kept by the kernels, for determinization (:mod:`tarocchi_rl.search`):
 a seat that does not follow suit lacks the suit led; one that neither follows nor trumps lacks every trump;
@@ -72,34 +76,105 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .offsets import Layout
+
 MAX_PLAYERS = 4
 MAX_CARDS = 78
 
-(PHASE, CUR, DECLARER, CONTRACT, MULT, CALLED, PARTNER, STOCK_SHOWN, DISCARDS_LEFT, TURN, TRICK_LEADER,
- TRICK_COUNT, LED_SUIT, BEST_SEAT, BEST_TRUMP, BEST_BIT, TRICK_NUM, EX_PLAYER, EX_TRICK_WINNER, EX_LAST,
- LAST_WINNER) = range(21)
-EARLY_BID = 24
-BID_WORD = 28
-SIDE = 32
-COMMIT = 36
-TRICK = 40
-TRICKS_WON = 44
-POINTS = 48
-BONUS = 52  # 2 sides x 8 slots
-PAYOFF = 68
-POIGNEE_LEVEL = 72
-ACCUSO_DECL = 76
-N_META = 80
+# The two layouts, declared once: the offsets, N_META, N_SETS and the docstring's tables come from these rows.
+META_LAYOUT = Layout("meta", ("column(s)", "field", "meaning"), [
+    ("PHASE", 1, "phase", "variant's PHASE code; each variant has a 'done' phase"),
+    ("CUR", 1, "seat to act"),
+    ("DECLARER", 1, "declarer", "soloist / caller / taker, -1 none"),
+    ("CONTRACT", 1, "contract", "variant's contract code, 0 none"),
+    ("MULT", 1, "stake multiplier"),
+    ("CALLED", 1, "called card", "Mineo: the called trump (dense id), -1 none"),
+    ("PARTNER", 1, "partner seat", "-1 none"),
+    ("STOCK_SHOWN", 1, "0/1", "the monte / chien has been shown to all"),
+    ("DISCARDS_LEFT", 1, "count"),
+    ("TURN", 1, "counter", "position within a round of turns"),
+    ("TRICK_LEADER", 1, "seat"),
+    ("TRICK_COUNT", 1, "cards in trick"),
+    ("LED_SUIT", 1, "0..3, 4 trump", "-1 while unset (nothing or only EX played)"),
+    ("BEST_SEAT", 1, "seat", "who wins the trick so far"),
+    ("BEST_TRUMP", 1, "0/1", "... with a trump"),
+    ("BEST_BIT", 1, "bit", "... the winning card's bit (strength order)"),
+    ("TRICK_NUM", 1, "tricks completed"),
+    ("EX_PLAYER", 1, "seat", "who played EX (-1: not yet)"),
+    ("EX_TRICK_WINNER", 1, "seat", "winner of the trick EX was played to"),
+    ("EX_LAST", 1, "0/1", "EX went by the last-trick rule (tables' P_EX_LAST: winner, camp)"),
+    ("LAST_WINNER", 1, "seat", "winner of the last trick"),
+    ("", 3),
+    ("EARLY_BID + s", MAX_PLAYERS, "per seat", "word in the early round (-1 not spoken)"),
+    ("BID_WORD + s", MAX_PLAYERS, "per seat", "word in the auction (-1 not spoken)"),
+    ("SIDE + s", MAX_PLAYERS, "per seat", "0 declarer's side, 1 opponents"),
+    ("COMMIT + k", 4, "4 slots", "variant's commitments"),
+    ("TRICK + s", MAX_PLAYERS, "per seat", "card played to the current trick (-1 none)"),
+    ("TRICKS_WON + s", MAX_PLAYERS, "per seat"),
+    ("POINTS + k", 4, "per side / seat", "card points (thirds / half points) per side; piedmont3: per seat"),
+    ("BONUS + 8*side + k", 2 * 8, "per side", "itemised bonuses (variant's J_* slots)"),
+    ("PAYOFF + s", MAX_PLAYERS, "per seat", "the deal's payoffs, set when done"),
+    ("POIGNEE_LEVEL + s", MAX_PLAYERS, "per seat", "French: poignee level (0 none, 1..3 simple..triple; -1 not yet)"),
+    ("ACCUSO_DECL + s", MAX_PLAYERS, "per seat", "Piedmontese: accuso conditions declared (0..2; -1 not spoken)"),
+], total="N_META")
+CARDS_LAYOUT = Layout("cards", ("row", "set"), [
+    ("HAND + s", MAX_PLAYERS, "cards held by seat s"),
+    ("PLAYED + s", MAX_PLAYERS, "cards seat s has played (current trick too)"),
+    ("WON + s", MAX_PLAYERS, "cards seat s has won in tricks"),
+    ("STOCK", 1, "the monte / talon / chien"),
+    ("DISCARDED", 1, "the declarer's discard"),
+    ("SHOWN", 1, "cards shown to all (discarded trumps)"),
+    ("SHOWN_BY + s", MAX_PLAYERS, "cards seat s showed (poignee, accuso)"),
+    ("", 1),
+    ("EXCLUDED + s", MAX_PLAYERS, "cards seat s provably does not hold, known to all (see below)"),
+], total="N_SETS")
 
-HAND = 0
-PLAYED = 4
-WON = 8
-STOCK = 12
-DISCARDED = 13
-SHOWN = 14
-SHOWN_BY = 15
-EXCLUDED = 20
-N_SETS = 24
+PHASE = META_LAYOUT["PHASE"]
+CUR = META_LAYOUT["CUR"]
+DECLARER = META_LAYOUT["DECLARER"]
+CONTRACT = META_LAYOUT["CONTRACT"]
+MULT = META_LAYOUT["MULT"]
+CALLED = META_LAYOUT["CALLED"]
+PARTNER = META_LAYOUT["PARTNER"]
+STOCK_SHOWN = META_LAYOUT["STOCK_SHOWN"]
+DISCARDS_LEFT = META_LAYOUT["DISCARDS_LEFT"]
+TURN = META_LAYOUT["TURN"]
+TRICK_LEADER = META_LAYOUT["TRICK_LEADER"]
+TRICK_COUNT = META_LAYOUT["TRICK_COUNT"]
+LED_SUIT = META_LAYOUT["LED_SUIT"]
+BEST_SEAT = META_LAYOUT["BEST_SEAT"]
+BEST_TRUMP = META_LAYOUT["BEST_TRUMP"]
+BEST_BIT = META_LAYOUT["BEST_BIT"]
+TRICK_NUM = META_LAYOUT["TRICK_NUM"]
+EX_PLAYER = META_LAYOUT["EX_PLAYER"]
+EX_TRICK_WINNER = META_LAYOUT["EX_TRICK_WINNER"]
+EX_LAST = META_LAYOUT["EX_LAST"]
+LAST_WINNER = META_LAYOUT["LAST_WINNER"]
+EARLY_BID = META_LAYOUT["EARLY_BID"]
+BID_WORD = META_LAYOUT["BID_WORD"]
+SIDE = META_LAYOUT["SIDE"]
+COMMIT = META_LAYOUT["COMMIT"]
+TRICK = META_LAYOUT["TRICK"]
+TRICKS_WON = META_LAYOUT["TRICKS_WON"]
+POINTS = META_LAYOUT["POINTS"]
+BONUS = META_LAYOUT["BONUS"]
+PAYOFF = META_LAYOUT["PAYOFF"]
+POIGNEE_LEVEL = META_LAYOUT["POIGNEE_LEVEL"]
+ACCUSO_DECL = META_LAYOUT["ACCUSO_DECL"]
+N_META = META_LAYOUT.total
+
+HAND = CARDS_LAYOUT["HAND"]
+PLAYED = CARDS_LAYOUT["PLAYED"]
+WON = CARDS_LAYOUT["WON"]
+STOCK = CARDS_LAYOUT["STOCK"]
+DISCARDED = CARDS_LAYOUT["DISCARDED"]
+SHOWN = CARDS_LAYOUT["SHOWN"]
+SHOWN_BY = CARDS_LAYOUT["SHOWN_BY"]
+EXCLUDED = CARDS_LAYOUT["EXCLUDED"]
+N_SETS = CARDS_LAYOUT.total
+
+META_LAYOUT.check_bound(globals())
+CARDS_LAYOUT.check_bound(globals())
 
 
 class BatchState(NamedTuple):

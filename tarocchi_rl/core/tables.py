@@ -7,11 +7,67 @@ shared trick kernel.
 (0 trumps and EX, 1 suits), CARD_BIT (bit in that word = strength order), CARD_VALUE (card-point value of a
 special card, 0 for a scartina).
 ``pos_to_card`` : int16[128], word*64+bit -> dense card id (-1: no card).
-``masks`` : uint64[N_MASKS, 2], named two-word card sets; rows MK_SUIT+s are the suits, the other MK_* rows
-are named below (rows a variant does not use stay zero).
-``params`` : int64[N_PARAMS], named integers (P_* entries).
 ``obs`` : int64[N_SECTIONS], the observation layout: offset of each section (-1: absent in this variant);
 see :mod:`tarocchi_rl.engine.observation`.
+
+``masks`` : uint64[N_MASKS, 2], named two-word card sets (rows a variant does not use stay zero)
+
+| offset   | row                  | cards                                                                         |
+|----------|----------------------|-------------------------------------------------------------------------------|
+| 0 .. 3   | MK_SUIT + s          | the four suits                                                                |
+| 4        | MK_TRUMPS            | all trumps (not EX)                                                           |
+| 5        | MK_EX                | the Fool                                                                      |
+| 6        | MK_KINGS             | the kings                                                                     |
+| 7        | MK_DISCARD_FORBIDDEN | never discardable                                                             |
+| 8        | MK_DISCARD_FALLBACK  | discardable when too few allowed cards remain                                 |
+| 9        | MK_PIGLIATA          | Mineo: T16..T19, T1                                                           |
+| 10       | MK_ARIE              | Mineo: T16..T19                                                               |
+| 11       | MK_GIOVE             | Mineo: T20                                                                    |
+| 12       | MK_SCOMMESSA         | Mineo: T20, T1, EX (the cards the Scommessa must win)                         |
+| 13       | MK_SCOMMESSA_NEED    | Mineo: T20, EX (must be held to say scommessa)                                |
+| 14       | MK_OUDLERS           | French: T1, T21, EX                                                           |
+| 15       | MK_PETIT             | T1: French petit au bout; Piedmontese accuso honours (with MK_ACCUSO_HONOURS) |
+| 16 .. 23 | MK_VALUE + k         | the cards of the k-th distinct card value, value in params[P_VALUE + k]       |
+| 24       | MK_ACCUSO_HONOURS    | Piedmontese accuso: T1, T20, T21                                              |
+| 25 .. 27 | (unused)             |                                                                               |
+
+``params`` : int64[N_PARAMS], named integers (entries a variant does not use stay zero)
+
+| offset   | entry            | value                                                                                  |
+|----------|------------------|----------------------------------------------------------------------------------------|
+| 0        | P_PLAYERS        | players                                                                                |
+| 1        | P_CARDS          | cards in the deck                                                                      |
+| 2        | P_HAND           | cards per hand after the deal                                                          |
+| 3        | P_STOCK          | monte / talon / chien size                                                             |
+| 4        | P_TRICKS         | tricks per deal                                                                        |
+| 5        | P_DISCARDS       | cards the declarer discards                                                            |
+| 6        | P_MUST_OVERTRUMP | 1: a trump must beat the best trump in the trick when able (French)                    |
+| 7        | P_EX_LEAD_ANY    | 1: EX may be led at any time (Piedmontese, French); 0: only when it is the last card   |
+| 8        | P_EARLY_SOLO     | Mineo option early_solo                                                                |
+| 9        | P_FIRST_ROUND    | cards per player in the first round of the deal (Mineo early solo)                     |
+| 10       | P_N_VALUES       | number of distinct card values (MK_VALUE rows in use)                                  |
+| 11       | P_FAMILY         | rule family: FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_FRENCH (selects the per-phase       |
+|          |                  | kernels)                                                                               |
+| 12       | P_COUNT          | COUNT_TRIPLETS (Italian thirds: 3v-2 a special, 1 a scartina) or COUNT_DIRECT (French  |
+|          |                  | half points)                                                                           |
+| 13       | P_EX_LAST        | who gets EX played to the last trick: one of the EX_LAST_* rules below                 |
+| 14       | P_EXCHANGE       | 1: the Excuse exchange (one scartina's value from the owner's side to the winner's     |
+|          |                  | side)                                                                                  |
+| 15       | P_DEALER         | seat of the dealer                                                                     |
+| 16 .. 23 | P_VALUE + k      | the value of the cards of masks row MK_VALUE + k                                       |
+| 24       | P_ACCUSO         | Piedmontese option accuso (0/1)                                                        |
+| 25       | P_ACCUSO_POINTS  | Piedmontese option accuso_points                                                       |
+| 26 .. 28 | P_POIGNEE_1 + k  | French: trumps needed for a simple / double / triple poignee                           |
+| 29       | P_N_SPECIAL      | number of non-card actions (pass, bids, commitments)                                   |
+| 30       | P_TEAMS          | 1: fixed partnerships 0+2 vs 1+3 (piedmont4)                                           |
+| 31       | P_BID_WORDS      | words a seat can say in the auction (observation width per seat)                       |
+| 32       | P_N_CONTRACTS    | contracts (observation one-hot width)                                                  |
+| 33       | P_TOTAL_POINTS   | card points in the deck (thirds or half points) for normalisation                      |
+| 34 .. 39 | (unused)         |                                                                                        |
+
+The offsets and these two tables come from one declaration each (``MASKS_LAYOUT``, ``PARAMS_LAYOUT``;
+:mod:`tarocchi_rl.core.offsets`): a table is ``LAYOUT.table()`` pasted, which ``tests/core/test_layouts.py``
+checks.
 """
 
 from typing import NamedTuple
@@ -19,6 +75,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..cards import EX_BIT, Deck
+from .offsets import Layout
 
 CARD_SUIT, CARD_WORD, CARD_BIT, CARD_VALUE = range(4)
 
@@ -33,51 +90,100 @@ class RuleTables(NamedTuple):
     obs: np.ndarray
 
 
-# masks rows
-MK_SUIT = 0  # rows 0..3: the four suits
-MK_TRUMPS = 4  # all trumps (not EX)
-MK_EX = 5  # the Fool
-MK_KINGS = 6
-MK_DISCARD_FORBIDDEN = 7  # never discardable
-MK_DISCARD_FALLBACK = 8  # discardable when too few allowed cards remain
-MK_PIGLIATA = 9  # Mineo: T16..T19, T1
-MK_ARIE = 10  # Mineo: T16..T19
-MK_GIOVE = 11  # Mineo: T20
-MK_SCOMMESSA = 12  # Mineo: T20, T1, EX (the cards the Scommessa must win)
-MK_SCOMMESSA_NEED = 13  # Mineo: T20, EX (must be held to say scommessa)
-MK_OUDLERS = 14  # French: T1, T21, EX
-MK_PETIT = 15  # French: T1 (petit au bout); Piedmontese: T1 (accuso honours with MK_ACCUSO_HONOURS)
-MK_VALUE = 16  # rows 16..23: the cards of each distinct card value, value in params[P_VALUE + k]
-MK_ACCUSO_HONOURS = 24  # Piedmontese accuso: T1, T20, T21
-N_MASKS = 28
+MASKS_LAYOUT = Layout("masks", ("row", "cards"), [
+    ("MK_SUIT + s", 4, "the four suits"),
+    ("MK_TRUMPS", 1, "all trumps (not EX)"),
+    ("MK_EX", 1, "the Fool"),
+    ("MK_KINGS", 1, "the kings"),
+    ("MK_DISCARD_FORBIDDEN", 1, "never discardable"),
+    ("MK_DISCARD_FALLBACK", 1, "discardable when too few allowed cards remain"),
+    ("MK_PIGLIATA", 1, "Mineo: T16..T19, T1"),
+    ("MK_ARIE", 1, "Mineo: T16..T19"),
+    ("MK_GIOVE", 1, "Mineo: T20"),
+    ("MK_SCOMMESSA", 1, "Mineo: T20, T1, EX (the cards the Scommessa must win)"),
+    ("MK_SCOMMESSA_NEED", 1, "Mineo: T20, EX (must be held to say scommessa)"),
+    ("MK_OUDLERS", 1, "French: T1, T21, EX"),
+    ("MK_PETIT", 1, "T1: French petit au bout; Piedmontese accuso honours (with MK_ACCUSO_HONOURS)"),
+    ("MK_VALUE + k", 8, "the cards of the k-th distinct card value, value in params[P_VALUE + k]"),
+    ("MK_ACCUSO_HONOURS", 1, "Piedmontese accuso: T1, T20, T21"),
+    ("", 3),
+], total="N_MASKS")
+PARAMS_LAYOUT = Layout("params", ("entry", "value"), [
+    ("P_PLAYERS", 1, "players"),
+    ("P_CARDS", 1, "cards in the deck"),
+    ("P_HAND", 1, "cards per hand after the deal"),
+    ("P_STOCK", 1, "monte / talon / chien size"),
+    ("P_TRICKS", 1, "tricks per deal"),
+    ("P_DISCARDS", 1, "cards the declarer discards"),
+    ("P_MUST_OVERTRUMP", 1, "1: a trump must beat the best trump in the trick when able (French)"),
+    ("P_EX_LEAD_ANY", 1, "1: EX may be led at any time (Piedmontese, French); 0: only when it is the last card"),
+    ("P_EARLY_SOLO", 1, "Mineo option early_solo"),
+    ("P_FIRST_ROUND", 1, "cards per player in the first round of the deal (Mineo early solo)"),
+    ("P_N_VALUES", 1, "number of distinct card values (MK_VALUE rows in use)"),
+    ("P_FAMILY", 1, "rule family: FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_FRENCH (selects the per-phase kernels)"),
+    ("P_COUNT", 1, "COUNT_TRIPLETS (Italian thirds: 3v-2 a special, 1 a scartina) or COUNT_DIRECT (French half "
+                   "points)"),
+    ("P_EX_LAST", 1, "who gets EX played to the last trick: one of the EX_LAST_* rules below"),
+    ("P_EXCHANGE", 1, "1: the Excuse exchange (one scartina's value from the owner's side to the winner's side)"),
+    ("P_DEALER", 1, "seat of the dealer"),
+    ("P_VALUE + k", 8, "the value of the cards of masks row MK_VALUE + k"),
+    ("P_ACCUSO", 1, "Piedmontese option accuso (0/1)"),
+    ("P_ACCUSO_POINTS", 1, "Piedmontese option accuso_points"),
+    ("P_POIGNEE_1 + k", 3, "French: trumps needed for a simple / double / triple poignee"),
+    ("P_N_SPECIAL", 1, "number of non-card actions (pass, bids, commitments)"),
+    ("P_TEAMS", 1, "1: fixed partnerships 0+2 vs 1+3 (piedmont4)"),
+    ("P_BID_WORDS", 1, "words a seat can say in the auction (observation width per seat)"),
+    ("P_N_CONTRACTS", 1, "contracts (observation one-hot width)"),
+    ("P_TOTAL_POINTS", 1, "card points in the deck (thirds or half points) for normalisation"),
+    ("", 6),
+], total="N_PARAMS")
 
-# params entries
-P_PLAYERS = 0
-P_CARDS = 1
-P_HAND = 2  # cards per hand after the deal
-P_STOCK = 3  # monte / talon / chien size
-P_TRICKS = 4
-P_DISCARDS = 5  # cards the declarer discards
-P_MUST_OVERTRUMP = 6  # 1: a trump must beat the best trump in the trick when able (French)
-P_EX_LEAD_ANY = 7  # 1: EX may be led at any time (Piedmontese, French); 0: only when it is the last card
-P_EARLY_SOLO = 8  # Mineo option early_solo
-P_FIRST_ROUND = 9  # cards per player in the first round of the deal (Mineo early solo)
-P_N_VALUES = 10  # number of distinct card values (MK_VALUE rows in use)
-P_FAMILY = 11  # rule family: FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_FRENCH (selects the per-phase kernels)
-P_COUNT = 12  # COUNT_TRIPLETS (Italian thirds: 3v-2 a special, 1 a scartina) or COUNT_DIRECT (French half points)
-P_EX_LAST = 13  # who gets EX played to the last trick: one of the EX_LAST_* rules below
-P_EXCHANGE = 14  # 1: the Excuse exchange (one scartina's value from the owner's side to the winner's side)
-P_DEALER = 15  # seat of the dealer
-P_VALUE = 16  # params[16..23]: the value of the cards of masks row MK_VALUE + k
-P_ACCUSO = 24  # Piedmontese option accuso (0/1)
-P_ACCUSO_POINTS = 25  # Piedmontese option accuso_points
-P_POIGNEE_1 = 26  # French: trumps needed for a simple / double / triple poignee (26, 27, 28)
-P_N_SPECIAL = 29  # number of non-card actions (pass, bids, commitments)
-P_TEAMS = 30  # 1: fixed partnerships 0+2 vs 1+3 (piedmont4)
-P_BID_WORDS = 31  # words a seat can say in the auction (observation width per seat)
-P_N_CONTRACTS = 32  # contracts (observation one-hot width)
-P_TOTAL_POINTS = 33  # card points in the deck (thirds or half points) for normalisation
-N_PARAMS = 40
+MK_SUIT = MASKS_LAYOUT["MK_SUIT"]
+MK_TRUMPS = MASKS_LAYOUT["MK_TRUMPS"]
+MK_EX = MASKS_LAYOUT["MK_EX"]
+MK_KINGS = MASKS_LAYOUT["MK_KINGS"]
+MK_DISCARD_FORBIDDEN = MASKS_LAYOUT["MK_DISCARD_FORBIDDEN"]
+MK_DISCARD_FALLBACK = MASKS_LAYOUT["MK_DISCARD_FALLBACK"]
+MK_PIGLIATA = MASKS_LAYOUT["MK_PIGLIATA"]
+MK_ARIE = MASKS_LAYOUT["MK_ARIE"]
+MK_GIOVE = MASKS_LAYOUT["MK_GIOVE"]
+MK_SCOMMESSA = MASKS_LAYOUT["MK_SCOMMESSA"]
+MK_SCOMMESSA_NEED = MASKS_LAYOUT["MK_SCOMMESSA_NEED"]
+MK_OUDLERS = MASKS_LAYOUT["MK_OUDLERS"]
+MK_PETIT = MASKS_LAYOUT["MK_PETIT"]
+MK_VALUE = MASKS_LAYOUT["MK_VALUE"]
+MK_ACCUSO_HONOURS = MASKS_LAYOUT["MK_ACCUSO_HONOURS"]
+N_MASKS = MASKS_LAYOUT.total
+
+P_PLAYERS = PARAMS_LAYOUT["P_PLAYERS"]
+P_CARDS = PARAMS_LAYOUT["P_CARDS"]
+P_HAND = PARAMS_LAYOUT["P_HAND"]
+P_STOCK = PARAMS_LAYOUT["P_STOCK"]
+P_TRICKS = PARAMS_LAYOUT["P_TRICKS"]
+P_DISCARDS = PARAMS_LAYOUT["P_DISCARDS"]
+P_MUST_OVERTRUMP = PARAMS_LAYOUT["P_MUST_OVERTRUMP"]
+P_EX_LEAD_ANY = PARAMS_LAYOUT["P_EX_LEAD_ANY"]
+P_EARLY_SOLO = PARAMS_LAYOUT["P_EARLY_SOLO"]
+P_FIRST_ROUND = PARAMS_LAYOUT["P_FIRST_ROUND"]
+P_N_VALUES = PARAMS_LAYOUT["P_N_VALUES"]
+P_FAMILY = PARAMS_LAYOUT["P_FAMILY"]
+P_COUNT = PARAMS_LAYOUT["P_COUNT"]
+P_EX_LAST = PARAMS_LAYOUT["P_EX_LAST"]
+P_EXCHANGE = PARAMS_LAYOUT["P_EXCHANGE"]
+P_DEALER = PARAMS_LAYOUT["P_DEALER"]
+P_VALUE = PARAMS_LAYOUT["P_VALUE"]
+P_ACCUSO = PARAMS_LAYOUT["P_ACCUSO"]
+P_ACCUSO_POINTS = PARAMS_LAYOUT["P_ACCUSO_POINTS"]
+P_POIGNEE_1 = PARAMS_LAYOUT["P_POIGNEE_1"]
+P_N_SPECIAL = PARAMS_LAYOUT["P_N_SPECIAL"]
+P_TEAMS = PARAMS_LAYOUT["P_TEAMS"]
+P_BID_WORDS = PARAMS_LAYOUT["P_BID_WORDS"]
+P_N_CONTRACTS = PARAMS_LAYOUT["P_N_CONTRACTS"]
+P_TOTAL_POINTS = PARAMS_LAYOUT["P_TOTAL_POINTS"]
+N_PARAMS = PARAMS_LAYOUT.total
+
+MASKS_LAYOUT.check_bound(globals())
+PARAMS_LAYOUT.check_bound(globals())
 
 FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_FRENCH = 0, 1, 2
 COUNT_TRIPLETS, COUNT_DIRECT = 0, 1
