@@ -47,44 +47,65 @@ The plan
 --------
 ``build_plan`` writes a root's knowledge, ``fill_tables`` its DP, and ``sample_row`` reads both, from three flat
 arrays that a kernel can keep on its stack: ints int64[NI], masks uint64[NM] (a card set is two words, the card
-positions 0-63 and 64-127) and floats float64[ints[I_NF]]. The offsets, each named once below:
+positions 0-63 and 64-127) and floats float64[ints[I_NF]]. The offsets and the tables below come from one
+declaration per array or record (``PLAN_INTS``, ``PILE_RECORD``, ``CLASS_RECORD``, ``LAYER_RECORD``,
+``PLAN_MASKS``; :mod:`tarocchi_rl.core.offsets`): a table is ``LAYOUT.table()`` pasted, which
+``tests/core/test_layouts.py`` checks.
 
 ints: a header, then a record per hidden pile q < P, per DP class k < K and per tabled DP layer k
 
-| offset              | field            | meaning                                                              |
-|---------------------|------------------|----------------------------------------------------------------------|
-| 0                   | I_STATUS         | 1 ok, 0 inconsistent (no assignment satisfies the constraints)       |
-| 1                   | I_P              | P, the hidden piles (at most MAXP)                                   |
-| 2                   | I_K              | K, the DP classes (at most MAXK)                                     |
-| 3                   | I_KB             | the first DP class after the category classes: where the count caps  |
-|                     |                  | are checked (-1: no cap)                                             |
-| 4                   | I_NF             | the DP floats needed                                                 |
-| 5                   | I_FLAGS          | F_PARTNER, F_STOCK, F_PETIT, F_EARLY: the fix-ups a sample needs      |
-| 6                   | I_OBS            | the observer (a plan belongs to its seat)                            |
-| 7                   | I_UNIV           | 1: the last class is open to every pile (one more closed form)       |
-| 8 .. 15             |                  | unused                                                               |
-| I_PILE + PILE_W q   | + PILE_KIND      | KIND_HAND, KIND_DISCARD, KIND_STOCK or KIND_FUTURE (Mineo early round) |
-|                     | + PILE_SEAT      | its seat (the discard: the declarer's; the stock: -1)                |
-|                     | + PILE_ROOM      | its capacity left for the DP classes                                 |
-|                     | + PILE_CAP       | the most category cards it may take from the DP classes (-1: no cap) |
-| I_CLS + CLS_W k     | + CLS_SIZE       | the class's cards                                                    |
-|                     | + CLS_PILES      | the piles that may take them (bit q: pile q); while the plan is      |
-|                     |                  | built, bit CLS_CATEGORY marks a class of the capped category         |
-| I_LAY + LAY_W k     | + LAY_OFF        | where the table of layer k starts in the floats                      |
-|  (1 <= k <= K-2,    | + LAY_DROP       | the pile left out of the index (its room is the rest of LAY_LEFT)    |
-|   K-3 with I_UNIV)  | + LAY_LEFT       | the cards of classes k.. (the rooms add up to it)                    |
-|                     | + LAY_LO + q     | the least room of pile q with classes 0..k-1 placed                  |
-|                     | + LAY_HI + q     | the most                                                             |
-|                     | + LAY_STRIDE + q | the index stride of pile q (not for the dropped pile)                |
+| offset      | field             | meaning                                                                            |
+|-------------|-------------------|------------------------------------------------------------------------------------|
+| 0           | I_STATUS          | 1 ok, 0 inconsistent (no assignment satisfies the constraints)                     |
+| 1           | I_P               | P, the hidden piles (at most MAXP)                                                 |
+| 2           | I_K               | K, the DP classes (at most MAXK)                                                   |
+| 3           | I_KB              | the first DP class after the category classes: where the count caps are checked    |
+|             |                   | (-1: no cap)                                                                       |
+| 4           | I_NF              | the DP floats needed                                                               |
+| 5           | I_FLAGS           | F_PARTNER, F_STOCK, F_PETIT, F_EARLY: the fix-ups a sample needs                   |
+| 6           | I_OBS             | the observer (a plan belongs to its seat)                                          |
+| 7           | I_UNIV            | 1: the last class is open to every pile (one more closed form)                     |
+| 8 .. 15     | (unused)          |                                                                                    |
+| 16 .. 47    | I_PILE + PILE_W q | pile q's record (q < MAXP)                                                         |
+| 48 .. 175   | I_CLS + CLS_W k   | DP class k's record (k < MAXK)                                                     |
+| 176 .. 1903 | I_LAY + LAY_W k   | DP layer k's record (k < MAXK)                                                     |
+
+a pile's record, from ``I_PILE + PILE_W q``
+
+| offset | field     | meaning                                                                |
+|--------|-----------|------------------------------------------------------------------------|
+| 0      | PILE_KIND | KIND_HAND, KIND_DISCARD, KIND_STOCK or KIND_FUTURE (Mineo early round) |
+| 1      | PILE_SEAT | its seat (the discard: the declarer's; the stock: -1)                  |
+| 2      | PILE_ROOM | its capacity left for the DP classes                                   |
+| 3      | PILE_CAP  | the most category cards it may take from the DP classes (-1: no cap)   |
+
+a DP class's record, from ``I_CLS + CLS_W k``
+
+| offset | field     | meaning                                                                                         |
+|--------|-----------|-------------------------------------------------------------------------------------------------|
+| 0      | CLS_SIZE  | the class's cards                                                                               |
+| 1      | CLS_PILES | the piles that may take them (bit q: pile q); while the plan is built, bit CLS_CATEGORY marks a |
+|        |           | class of the capped category                                                                    |
+
+a DP layer's record, from ``I_LAY + LAY_W k`` (tabled layers only: 1 <= k <= K-2, K-3 with I_UNIV)
+
+| offset   | field          | meaning                                                           |
+|----------|----------------|-------------------------------------------------------------------|
+| 0        | LAY_OFF        | where the table of layer k starts in the floats                   |
+| 1        | LAY_DROP       | the pile left out of the index (its room is the rest of LAY_LEFT) |
+| 2        | LAY_LEFT       | the cards of classes k.. (the rooms add up to it)                 |
+| 3 .. 10  | LAY_LO + q     | the least room of pile q with classes 0..k-1 placed               |
+| 11 .. 18 | LAY_HI + q     | the most                                                          |
+| 19 .. 26 | LAY_STRIDE + q | the index stride of pile q (not for the dropped pile)             |
 
 masks: a card set (SET_W = 2 words) per entry
 
-| offset          | meaning                                           |
-|-----------------|---------------------------------------------------|
-| M_PILE + 2 q    | pile q's unknown cards in the source row          |
-| M_FIX + 2 q     | the cards only pile q may take (placed for sure)  |
-| M_CLS + 2 k     | DP class k                                        |
-| M_U             | every unknown card                                |
+| offset     | entry        | meaning                                          |
+|------------|--------------|--------------------------------------------------|
+| 0 .. 15    | M_PILE + 2 q | pile q's unknown cards in the source row         |
+| 16 .. 31   | M_FIX + 2 q  | the cards only pile q may take (placed for sure) |
+| 32 .. 159  | M_CLS + 2 k  | DP class k                                       |
+| 160 .. 161 | M_U          | every unknown card                               |
 
 floats: ``f[0]`` the number of consistent assignments; ``g_k(R)`` at ``f[LAY_OFF + sum over q != LAY_DROP of
 (R[q] - LAY_LO[q]) * LAY_STRIDE[q]]`` for the tabled layers (the others are closed forms).
@@ -101,6 +122,7 @@ from numba.extending import intrinsic
 
 from ..bits import U0, U1, bit, bounded, kth_bit, lowest_bit, popcount, seed_states, splitmix_next
 from ..cards import EX_BIT
+from ..core.offsets import Layout
 from ..core.phases import DISCARD, DONE, EARLY
 from ..core.state import (
     ACCUSO_DECL,
@@ -146,34 +168,87 @@ from ..variants import mineo
 
 MAXP = 8  # piles (Mineo early round: 3 hands + 4 deals to come + the stock)
 MAXK = 64  # classes
-# the plan's layout (the tables of the module docstring)
-# ints: header
-I_STATUS, I_P, I_K, I_KB, I_NF, I_FLAGS, I_OBS, I_UNIV = range(8)
-# ints: a pile's record
-I_PILE = 16
-PILE_KIND, PILE_SEAT, PILE_ROOM, PILE_CAP = range(4)
-PILE_W = 4
-# ints: a DP class's record
-I_CLS = I_PILE + PILE_W * MAXP
-CLS_SIZE, CLS_PILES = range(2)
-CLS_W = 2
+SET_W = 2  # the words of a card set
+# the plan's layout, declared once: the offsets, record widths, NI, NM and the docstring's tables come from it
+PILE_RECORD = Layout("pile", ("field", "meaning"), [
+    ("PILE_KIND", 1, "KIND_HAND, KIND_DISCARD, KIND_STOCK or KIND_FUTURE (Mineo early round)"),
+    ("PILE_SEAT", 1, "its seat (the discard: the declarer's; the stock: -1)"),
+    ("PILE_ROOM", 1, "its capacity left for the DP classes"),
+    ("PILE_CAP", 1, "the most category cards it may take from the DP classes (-1: no cap)"),
+], total="PILE_W")
+CLASS_RECORD = Layout("class", ("field", "meaning"), [
+    ("CLS_SIZE", 1, "the class's cards"),
+    ("CLS_PILES", 1, "the piles that may take them (bit q: pile q); while the plan is built, bit CLS_CATEGORY "
+                     "marks a class of the capped category"),
+], total="CLS_W")
+LAYER_RECORD = Layout("layer", ("field", "meaning"), [
+    ("LAY_OFF", 1, "where the table of layer k starts in the floats"),
+    ("LAY_DROP", 1, "the pile left out of the index (its room is the rest of LAY_LEFT)"),
+    ("LAY_LEFT", 1, "the cards of classes k.. (the rooms add up to it)"),
+    ("LAY_LO + q", MAXP, "the least room of pile q with classes 0..k-1 placed"),
+    ("LAY_HI + q", MAXP, "the most"),
+    ("LAY_STRIDE + q", MAXP, "the index stride of pile q (not for the dropped pile)"),
+], total="LAY_W")
+PLAN_INTS = Layout("ints", ("field", "meaning"), [
+    ("I_STATUS", 1, "1 ok, 0 inconsistent (no assignment satisfies the constraints)"),
+    ("I_P", 1, "P, the hidden piles (at most MAXP)"),
+    ("I_K", 1, "K, the DP classes (at most MAXK)"),
+    ("I_KB", 1, "the first DP class after the category classes: where the count caps are checked (-1: no cap)"),
+    ("I_NF", 1, "the DP floats needed"),
+    ("I_FLAGS", 1, "F_PARTNER, F_STOCK, F_PETIT, F_EARLY: the fix-ups a sample needs"),
+    ("I_OBS", 1, "the observer (a plan belongs to its seat)"),
+    ("I_UNIV", 1, "1: the last class is open to every pile (one more closed form)"),
+    ("", 8),
+    ("I_PILE + PILE_W q", PILE_RECORD.total * MAXP, "pile q's record (q < MAXP)"),
+    ("I_CLS + CLS_W k", CLASS_RECORD.total * MAXK, "DP class k's record (k < MAXK)"),
+    ("I_LAY + LAY_W k", LAYER_RECORD.total * MAXK, "DP layer k's record (k < MAXK)"),
+], total="NI")
+PLAN_MASKS = Layout("masks", ("entry", "meaning"), [
+    ("M_PILE + 2 q", SET_W * MAXP, "pile q's unknown cards in the source row"),
+    ("M_FIX + 2 q", SET_W * MAXP, "the cards only pile q may take (placed for sure)"),
+    ("M_CLS + 2 k", SET_W * MAXK, "DP class k"),
+    ("M_U", SET_W, "every unknown card"),
+], total="NM")
+
+PILE_KIND = PILE_RECORD["PILE_KIND"]
+PILE_SEAT = PILE_RECORD["PILE_SEAT"]
+PILE_ROOM = PILE_RECORD["PILE_ROOM"]
+PILE_CAP = PILE_RECORD["PILE_CAP"]
+PILE_W = PILE_RECORD.total
+CLS_SIZE = CLASS_RECORD["CLS_SIZE"]
+CLS_PILES = CLASS_RECORD["CLS_PILES"]
+CLS_W = CLASS_RECORD.total
 CLS_ALL_PILES = (1 << MAXP) - 1  # the pile bits of CLS_PILES
 CLS_CATEGORY = 62  # the category bit of CLS_PILES while the plan is built
-# ints: a DP layer's record
-I_LAY = I_CLS + CLS_W * MAXK
-LAY_OFF, LAY_DROP, LAY_LEFT = range(3)
-LAY_LO = 3
-LAY_HI = LAY_LO + MAXP
-LAY_STRIDE = LAY_HI + MAXP
-LAY_W = LAY_STRIDE + MAXP
-NI = I_LAY + LAY_W * MAXK
-# masks: card sets of two words
-SET_W = 2
-M_PILE = 0
-M_FIX = M_PILE + SET_W * MAXP
-M_CLS = M_FIX + SET_W * MAXP
-M_U = M_CLS + SET_W * MAXK
-NM = M_U + SET_W
+LAY_OFF = LAYER_RECORD["LAY_OFF"]
+LAY_DROP = LAYER_RECORD["LAY_DROP"]
+LAY_LEFT = LAYER_RECORD["LAY_LEFT"]
+LAY_LO = LAYER_RECORD["LAY_LO"]
+LAY_HI = LAYER_RECORD["LAY_HI"]
+LAY_STRIDE = LAYER_RECORD["LAY_STRIDE"]
+LAY_W = LAYER_RECORD.total
+I_STATUS = PLAN_INTS["I_STATUS"]
+I_P = PLAN_INTS["I_P"]
+I_K = PLAN_INTS["I_K"]
+I_KB = PLAN_INTS["I_KB"]
+I_NF = PLAN_INTS["I_NF"]
+I_FLAGS = PLAN_INTS["I_FLAGS"]
+I_OBS = PLAN_INTS["I_OBS"]
+I_UNIV = PLAN_INTS["I_UNIV"]
+I_PILE = PLAN_INTS["I_PILE"]
+I_CLS = PLAN_INTS["I_CLS"]
+I_LAY = PLAN_INTS["I_LAY"]
+NI = PLAN_INTS.total
+M_PILE = PLAN_MASKS["M_PILE"]
+M_FIX = PLAN_MASKS["M_FIX"]
+M_CLS = PLAN_MASKS["M_CLS"]
+M_U = PLAN_MASKS["M_U"]
+NM = PLAN_MASKS.total
+PILE_RECORD.check_bound(globals())
+CLASS_RECORD.check_bound(globals())
+LAYER_RECORD.check_bound(globals())
+PLAN_INTS.check_bound(globals())
+PLAN_MASKS.check_bound(globals())
 # pile kinds, fix-up flags
 KIND_HAND, KIND_DISCARD, KIND_STOCK, KIND_FUTURE = range(4)
 F_PARTNER, F_STOCK, F_PETIT, F_EARLY = 1, 2, 4, 8
