@@ -3,7 +3,6 @@ random play in every variant (seats rotated over the same deals)."""
 
 import numpy as np
 import pytest
-from conftest import JIT_DISABLED
 
 from tarocchi_rl import BatchEnv, engine
 from tarocchi_rl.core.phases import DONE
@@ -23,6 +22,7 @@ from tarocchi_rl.core.state import (
 from tarocchi_rl.policies.base import RandomAgent
 from tarocchi_rl.policies.heuristic import HeuristicAgent, heuristic_actions, heuristic_row
 from tarocchi_rl.variants import VARIANTS, get_variant
+from tests.support.engine import JIT_DISABLED
 
 # every registered variant at its defaults, then the option combinations picked for a run of their own
 DEFAULTS = [(v, {}) for v in VARIANTS]

@@ -8,11 +8,11 @@ an error naming the entry.
 
 import numpy as np
 import pytest
-from oracle_determinize import sample_deal
 
 from tarocchi_rl.game import make
 from tarocchi_rl.search.seat_view import ViewCache, ViewError, rebuild
 from tarocchi_rl.views import Views, seat_request
+from tests.oracles.oracle_determinize import sample_deal
 
 CASES = [("mineo", {}), ("mineo", {"early_solo": False}), ("piedmont3", {}), ("piedmont4", {"accuso": True}),
          ("french3", {}), ("french4", {}), ("french4", {"excuse_last_trick": "trick_winner"})]

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from numbers_close import assert_numbers_close, nudged
 
 from tarocchi_rl.arena import random_decks, read_deals_file, write_deals_file
 from tarocchi_rl.cli import main
 from tarocchi_rl.leaderboard import DEALS_SEED, default_agents, is_search
+from tests.support.numbers_close import assert_numbers_close, nudged
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -97,9 +97,9 @@ def test_the_committed_search_tables_are_their_committed_blocks(variant, last_bi
     benchmarks/results/with_search/blocks/ without playing a game (the agents' specs, files and the deals are the
     blocks' keys: a changed shipped bot or deal set would need the blocks played again).
 
-    Counts compare exactly; the ratings and CIs within tests/numbers_close.py's tolerance: their last bits depend on
-    the CPU (SIMD log / exp). The "nudged" run is the guard: every rating and CI is moved a few units in the last
-    place, as another machine would compute them, and the committed table must still match."""
+    Counts compare exactly; the ratings and CIs within tests/support/numbers_close.py's tolerance: their last bits
+    depend on the CPU (SIMD log / exp). The "nudged" run is the guard: every rating and CI is moved a few units in
+    the last place, as another machine would compute them, and the committed table must still match."""
     from tarocchi_rl import arena
     from tarocchi_rl.agents.specs import agent_fingerprint
     from tarocchi_rl.leaderboard import run_leaderboard

@@ -1,4 +1,4 @@
-"""Training on a real two-node Ray cluster on this machine (``conftest.ray_cluster``: ``ray start --head`` and
+"""Training on a real two-node Ray cluster on this machine (the fixture ``ray_cluster``: ``ray start --head`` and
 ``ray start --address``, 1 CPU each), the two ways the README gives:
 
 * ``tarocchi-rl train --config configs/ppo_mineo.yaml --ray-address 127.0.0.1:PORT`` with ``num_workers: 2``;
@@ -20,8 +20,7 @@ import os
 import pytest
 
 from tarocchi_rl.rl.checkpoint import load_checkpoint
-
-from .conftest import BIN, ROOT, RayCluster
+from tests.support.ray_cluster import BIN, ROOT, RayCluster
 
 pytestmark = pytest.mark.cluster
 

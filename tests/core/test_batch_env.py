@@ -7,13 +7,13 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import JIT_DISABLED
-from conftest import MINEO_OBS as mineo_obs
 
 import tarocchi_rl
 from tarocchi_rl import BatchEnv
 from tarocchi_rl.core.state import DECLARER, HAND, PHASE
 from tarocchi_rl.variants import VARIANTS, mineo
+from tests.support.engine import JIT_DISABLED
+from tests.support.engine import MINEO_OBS as mineo_obs
 
 pytestmark = pytest.mark.nojit
 

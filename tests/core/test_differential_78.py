@@ -1,5 +1,5 @@
 """Differential tests of the 78-card variants: the Numba core against the independent oracles
-(tests/oracle_piedmont.py, tests/oracle_french.py), over random deals played with random legal actions.
+(tests/oracles/oracle_piedmont.py, tests/oracles/oracle_french.py), over random deals played with random legal actions.
 
 At every decision both must agree on the player to act and the exact set of legal actions; at the end on
 the payoffs and the card points.
@@ -7,11 +7,11 @@ the payoffs and the card points.
 
 import numpy as np
 import pytest
-from conftest import JIT_DISABLED, oracle_name
-from oracle_french import FrenchOracle
-from oracle_piedmont import PiedmontOracle
 
 import tarocchi_rl
+from tests.oracles.oracle_french import FrenchOracle
+from tests.oracles.oracle_piedmont import PiedmontOracle
+from tests.support.engine import JIT_DISABLED, oracle_name
 
 # deals per case in make test (the oracles are slow Python); make verify plays 100,000 per variant
 N_FAST = 40 if JIT_DISABLED else 600

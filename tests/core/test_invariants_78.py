@@ -3,11 +3,11 @@
 
 import numpy as np
 import pytest
-from conftest import JIT_DISABLED
 
 from tarocchi_rl import BatchEnv
 from tarocchi_rl.core.points import card_points
 from tarocchi_rl.core.state import DECLARER, DISCARDED, HAND, PAYOFF, PLAYED, POINTS, STOCK, WON
+from tests.support.engine import JIT_DISABLED
 
 BATCH = 8 if JIT_DISABLED else 256
 ALL = (1 << 128) - 1

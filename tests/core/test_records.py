@@ -8,11 +8,11 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import JIT_DISABLED
 
 import tarocchi_rl
 from tarocchi_rl.records import FORMAT, RecordError, load, replay
 from tarocchi_rl.variants import mineo
+from tests.support.engine import JIT_DISABLED
 
 
 def random_game(seed, **options):

@@ -22,13 +22,13 @@ import math
 
 import numpy as np
 import pytest
-from conftest import JIT_DISABLED
 
 import tarocchi_rl
 from tarocchi_rl import BatchEnv
 from tarocchi_rl.core.tables import P_TOTAL_POINTS
 from tarocchi_rl.records import replay
 from tarocchi_rl.variants import OUTCOME_FIELDS, VARIANTS, get_variant
+from tests.support.engine import JIT_DISABLED
 
 pytestmark = pytest.mark.nojit
 

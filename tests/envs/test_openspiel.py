@@ -11,10 +11,9 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from oracle_determinize import Proposal, tracker_of  # noqa: E402
-
 import tarocchi_rl  # noqa: E402
 from tarocchi_rl.envs import openspiel as tos  # noqa: E402
+from tests.oracles.oracle_determinize import Proposal, tracker_of  # noqa: E402
 
 VARIANTS = ("mineo", "piedmont3", "piedmont4", "french3", "french4")
 

@@ -2,24 +2,18 @@
 bot directory ``tarocchi-rl export`` makes of it, once per session."""
 
 import pytest
-from checkpoints import make_checkpoint as _make
 
-
-def make_checkpoint(path, variant="mineo", hidden=(64, 64), seed=0, head_gain=100.0):
-    """``checkpoints.make_checkpoint`` with a decisive policy head (greedy actions not decided by rounding); the
-    path."""
-    _make(path, variant, tuple(hidden), seed, head_gain)
-    return path
+from tests.support.checkpoints import decisive_checkpoint
 
 
 @pytest.fixture
 def make_ckpt():
-    return make_checkpoint
+    return decisive_checkpoint
 
 
 @pytest.fixture(scope="session")
 def checkpoint(tmp_path_factory):
-    return make_checkpoint(tmp_path_factory.mktemp("ckpt") / "final.pt")
+    return decisive_checkpoint(tmp_path_factory.mktemp("ckpt") / "final.pt")
 
 
 @pytest.fixture(scope="session")

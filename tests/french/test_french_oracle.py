@@ -13,7 +13,8 @@ import copy
 import random
 
 import pytest
-from oracle_french import EXCUSE_LAST_TRICK, FrenchOracle, full_deck, half_points_of
+
+from tests.oracles.oracle_french import EXCUSE_LAST_TRICK, FrenchOracle, full_deck, half_points_of
 
 RANKS = ("K", "Q", "N", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2", "1")
 

@@ -1,5 +1,5 @@
 """Scenario tests of French Tarot (``french3``, ``french4``; docs/rules.md), with card names; deals written with
-:mod:`cards78`.
+:mod:`tests.support.cards78`.
 
 Most scenarios are written once, as data (:class:`Scenario`: the deal, the options, the actions and the
 checks), and run on both implementations: the engine (:func:`test_on_engine`) and the independent oracle
@@ -24,7 +24,10 @@ import copy
 from dataclasses import dataclass, field
 
 import pytest
-from cards78 import (
+
+import tarocchi_rl
+from tests.oracles.oracle_french import MULTIPLIER, OUDLERS, FrenchOracle
+from tests.support.cards78 import (
     SHAPE,
     act,
     fill,
@@ -39,10 +42,7 @@ from cards78 import (
     suit,
     trumps,
 )
-from conftest import oracle_name
-from oracle_french import MULTIPLIER, OUDLERS, FrenchOracle
-
-import tarocchi_rl
+from tests.support.engine import oracle_name
 
 pytestmark = pytest.mark.nojit
 

@@ -1,4 +1,4 @@
-"""Differential test: the Numba core against the independent oracle (tests/oracle_mineo.py).
+"""Differential test: the Numba core against the independent oracle (tests/oracles/oracle_mineo.py).
 
 Random deals are played with uniformly random legal actions; at every decision both must agree on the player
 to act and the exact set of legal actions, and at the end on the payoffs, the card points and the jochi.
@@ -6,10 +6,10 @@ to act and the exact set of legal actions, and at the end on the payoffs, the ca
 
 import numpy as np
 import pytest
-from conftest import JIT_DISABLED, oracle_name
-from oracle_mineo import MineoOracle
 
 import tarocchi_rl
+from tests.oracles.oracle_mineo import MineoOracle
+from tests.support.engine import JIT_DISABLED, oracle_name
 
 N_FAST = 60 if JIT_DISABLED else 2000
 

@@ -3,7 +3,6 @@ total, zero-sum payoffs, the partnership and the payoff structure of docs/rules.
 
 import numpy as np
 import pytest
-from conftest import JIT_DISABLED
 
 from tarocchi_rl import BatchEnv, engine
 from tarocchi_rl.core.state import (
@@ -21,6 +20,7 @@ from tarocchi_rl.core.state import (
     STOCK_SHOWN,
 )
 from tarocchi_rl.variants import mineo
+from tests.support.engine import JIT_DISABLED
 
 BATCH = 16 if JIT_DISABLED else 512
 ALL_CARDS = (1 << 63) - 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from oracle_mineo import MineoOracle, full_deck
+from tests.oracles.oracle_mineo import MineoOracle, full_deck
 
 
 def random_deal(rng: random.Random):

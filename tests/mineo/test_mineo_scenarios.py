@@ -1,12 +1,12 @@
 """Hand-worked Mineo deals (docs/rules.md §2), each written once as data and run on both the engine and
 the independent oracle (tests/oracles/oracle_mineo.py); then the engine's own error messages.
 
-A Scenario (tests/conftest.py) is a deal, options, a script and the expected figures. The script checks, on both
-implementations, the seat to act, the exact legal sets, the phase and hands; ``engine=`` / ``oracle=`` hooks check
-what only one of them has (the engine's observations, the oracle's won piles). The figures at the end are the
+A Scenario (tests/support/scenarios.py) is a deal, options, a script and the expected figures. The script checks, on
+both implementations, the seat to act, the exact legal sets, the phase and hands; ``engine=`` / ``oracle=`` hooks
+check what only one of them has (the engine's observations, the oracle's won piles). The figures at the end are the
 payoffs, the card points per side in thirds, the jochi per side, the contract, declarer, partner, called trump,
-doubling and sides; every finished deal is also checked against the settlement rule (``settled``). The
-oracle's own random-game properties are in test_mineo_oracle.py.
+doubling and sides; every finished deal is also checked against the settlement rule (``settled``). The oracle's own
+random-game properties are in test_mineo_oracle.py.
 
 Seats: 0 speaks first, 3 deals; play passes seat i -> i+1. In the seed's examples the dealer is A and the
 players are A, B, C, D counterclockwise, so B = seat 0, C = seat 1, D = seat 2, A = seat 3.
@@ -23,28 +23,16 @@ Every test here runs in well under a second, so the whole module is also run wit
 """
 
 import pytest
-from conftest import (
-    IMPLS,
-    LOWEST,
-    At,
-    EngineGame,
-    Finish,
-    Illegal,
-    Scenario,
-    ScenarioGame,
-    Sub,
-    bonuses_by_side,
-    oracle_name,
-    slug,
-)
-from conftest import MINEO_OBS as O
-from conftest import play_scenario as play
-from oracle_mineo import MineoOracle, full_deck
-from oracle_mineo import thirds_of as oracle_thirds_of
 
 import tarocchi_rl
 from tarocchi_rl.variants import mineo
 from tarocchi_rl.variants.mineo import thirds_of
+from tests.oracles.oracle_mineo import MineoOracle, full_deck
+from tests.oracles.oracle_mineo import thirds_of as oracle_thirds_of
+from tests.support.engine import MINEO_OBS as O
+from tests.support.engine import bonuses_by_side, oracle_name
+from tests.support.scenarios import IMPLS, LOWEST, At, EngineGame, Finish, Illegal, Scenario, ScenarioGame, Sub, slug
+from tests.support.scenarios import play_scenario as play
 
 pytestmark = pytest.mark.nojit
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from oracle_piedmont import (
+
+from tests.oracles.oracle_piedmont import (
     PiedmontOracle,
     full_deck,
     special_values,

@@ -1,16 +1,16 @@
 """Hand-worked deals of the Piedmontese tarocchi (``piedmont3``, ``piedmont4``; docs/rules.md), each written
-once as data (deals with :mod:`cards78`) and run on both the engine and the independent oracle
+once as data (deals with :mod:`tests.support.cards78`) and run on both the engine and the independent oracle
 (tests/oracles/oracle_piedmont.py).
 
-A Scenario (tests/conftest.py) is a deal, options, a script and the expected figures. The script checks, on both
-implementations, the seat to act (so every trick's winner), the exact legal sets, the phase and hands;
-``engine=`` / ``oracle=`` hooks check what only one of them has (the engine's observations, the oracle's won
-piles and Excuse exchange). The figures at the end are the payoffs, the card points in thirds per seat
-(piedmont3) or side (piedmont4, seats 0+2 and 1+3) without the accuso, the accuso bonus per side, the accuso
-conditions per seat, the Excuse (who played it, who won its trick, whether it went to the last trick's winner)
-and the sides; every finished deal is also checked against the settlement (``settled``). ``versus`` replays a
-deal with other options (the Excuse exchange, the accuso) and checks the differences. The oracle's own
-random-game properties are in test_piedmont_oracle.py.
+A Scenario (tests/support/scenarios.py) is a deal, options, a script and the expected figures. The script checks, on
+both implementations, the seat to act (so every trick's winner), the exact legal sets, the phase and hands;
+``engine=`` / ``oracle=`` hooks check what only one of them has (the engine's observations, the oracle's won piles
+and Excuse exchange). The figures at the end are the payoffs, the card points in thirds per seat (piedmont3) or side
+(piedmont4, seats 0+2 and 1+3) without the accuso, the accuso bonus per side, the accuso conditions per seat, the
+Excuse (who played it, who won its trick, whether it went to the last trick's winner) and the sides; every finished
+deal is also checked against the settlement (``settled``). ``versus`` replays a deal with other options (the Excuse
+exchange, the accuso) and checks the differences. The oracle's own random-game properties are in
+test_piedmont_oracle.py.
 
 Piedmontese card points are in thirds: a special card of value v counts 3v - 2 thirds (K, T1 and the 5-point
 honour(s) 13, Q 10, EX 10, N 7, J 4), any other card (scartina) 1 third. Deck: 231 thirds (piedmont3, one
@@ -26,7 +26,11 @@ Every test here runs in well under a second, so the whole module is also run wit
 from typing import NamedTuple
 
 import pytest
-from cards78 import (
+
+import tarocchi_rl
+from tarocchi_rl.variants import piedmont
+from tests.oracles.oracle_piedmont import PiedmontOracle
+from tests.support.cards78 import (
     SHAPE,
     discards,
     fill,
@@ -40,12 +44,8 @@ from cards78 import (
     suit,
     trumps,
 )
-from conftest import ANY_CARD, IMPLS, At, EngineGame, Finish, Illegal, Scenario, ScenarioGame, slug
-from conftest import play_scenario as play
-from oracle_piedmont import PiedmontOracle
-
-import tarocchi_rl
-from tarocchi_rl.variants import piedmont
+from tests.support.scenarios import ANY_CARD, IMPLS, At, EngineGame, Finish, Illegal, Scenario, ScenarioGame, slug
+from tests.support.scenarios import play_scenario as play
 
 pytestmark = pytest.mark.nojit
 

@@ -1,4 +1,4 @@
-"""Every public boundary validates: shared helpers and the Hypothesis profiles of tests/reliability.
+"""The Hypothesis profiles of tests/reliability (every public boundary validates; helpers in tests/support).
 
 Profiles (``HYPOTHESIS_PROFILE``): ``reliability`` (the default: 60 examples per test, 2 s per example, what
 ``make test`` runs) and ``fuzz`` (5,000 examples per test: ``make fuzz``). The default profile keeps no example
@@ -10,7 +10,7 @@ import os
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-# an absolute path: the tests change the working directory (helpers.in_empty_dir)
+# an absolute path: the tests change the working directory (tests.support.reliability.in_empty_dir)
 _DB = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), ".hypothesis",
                    "examples")
 settings.register_profile("reliability", max_examples=60, deadline=2000, database=None,

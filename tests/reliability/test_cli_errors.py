@@ -6,8 +6,7 @@ import os
 import pytest
 
 from tarocchi_rl.cli import main
-
-from .helpers import files_under
+from tests.support.reliability import files_under
 
 
 @pytest.fixture

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 from tarocchi_rl.arena import read_deals_file, run_arena, write_deals_file
 from tarocchi_rl.rl.config import ConfigError, TrainConfig, load_config
-
-from .helpers import JSON, in_empty_dir
+from tests.support.reliability import JSON, in_empty_dir
 
 _VALID: list[str] = []
 

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 import tarocchi_rl
 from tarocchi_rl.records import RecordError, load, replay
-
-from .helpers import JSON, in_empty_dir
+from tests.support.reliability import JSON, in_empty_dir
 
 
 def _finished(variant, seed, **options):

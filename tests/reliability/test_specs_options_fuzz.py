@@ -12,8 +12,7 @@ import tarocchi_rl.agents.ppo  # noqa: F401  torch, imported once here rather th
 from tarocchi_rl.agents.ismcts import MAX_ITERATIONS, ISMCTSAgent
 from tarocchi_rl.agents.specs import make_agent, split_agent_specs
 from tarocchi_rl.variants import VARIANTS, get_variant
-
-from .helpers import JSON, in_empty_dir
+from tests.support.reliability import JSON, in_empty_dir
 
 NUMBERS = st.sampled_from(["0", "1", "-1", "1e20", "1e6", "1.5", "inf", "-inf", "nan", "1e-300", "10000001",
                            "99999999999999999999", "3600", "3600.5", "0x10", "", " 7 ", "1_000", "٣"])

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from checkpoints import TINY_RUN
+from tests.support.checkpoints import TINY_RUN
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = [s for s in TINY_RUN if not s.startswith(("max_minutes", "eval."))] + ["max_updates=1", "imitation.decisions=0"]

@@ -3,13 +3,10 @@ fixed batch, TensorBoard, checkpoints (shape checks, resume) and the parameter b
 
 import json
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-from checkpoints import TINY_RUN
 
 from tarocchi_rl import engine
 from tarocchi_rl.batch import BatchEnv
@@ -30,6 +27,7 @@ from tarocchi_rl.rl.network import build_network, check_state_shapes, load_netwo
 from tarocchi_rl.rl.policy import PPOAgent
 from tarocchi_rl.rl.rollout import RolloutWorker
 from tarocchi_rl.variants import get_variant
+from tests.support.checkpoints import TINY_RUN
 
 TINY = [*TINY_RUN, "belief_loss=1.0"]
 
@@ -226,8 +224,7 @@ def test_a_checkpoint_as_an_agent_gives_beliefs(tmp_path):
 
 
 def test_the_calibration_experiment_writes_its_table_and_plot(tmp_path, capsys):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
-    import belief_calibration  # experiments/belief_calibration.py
+    from experiments import belief_calibration
 
     _train(tmp_path / "run", "max_updates=1")
     out_json, out_png = tmp_path / "cal.json", tmp_path / "cal.png"

@@ -6,7 +6,6 @@ torch-free shape check expects, its parameter count the config's bound, it train
 import numpy as np
 import pytest
 import torch
-from checkpoints import TINY_RUN
 
 from tarocchi_rl.batch import BatchEnv
 from tarocchi_rl.core.obs_layout import CARD_SECTIONS, card_planes
@@ -16,6 +15,7 @@ from tarocchi_rl.rl.config import card_encoder, load_config, network_parameters
 from tarocchi_rl.rl.network import build_network, load_network
 from tarocchi_rl.rl.shapes import expected_shapes, network_beliefs
 from tarocchi_rl.variants import VARIANTS, get_variant
+from tests.support.checkpoints import TINY_RUN
 
 CARDS = [*TINY_RUN, "network.kind=cards", "network.card_width=8"]
 

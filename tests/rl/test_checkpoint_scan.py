@@ -11,11 +11,11 @@ import zipfile
 
 import pytest
 import torch
-from checkpoints import TINY_RUN, make_checkpoint
 
 from tarocchi_rl.rl.checkpoint import load_checkpoint, save_checkpoint
 from tarocchi_rl.rl.checkpoint_file import CheckpointError, scan_checkpoint
 from tarocchi_rl.rl.config import load_config
+from tests.support.checkpoints import TINY_RUN, make_checkpoint
 
 
 def shapes(state):

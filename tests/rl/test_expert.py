@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pytest
 import torch
-from checkpoints import make_checkpoint
 
 from tarocchi_rl.cli import main
 from tarocchi_rl.expert import ReplayBuffer, expert_iteration, self_play, train_on
@@ -16,6 +15,7 @@ from tarocchi_rl.rl.config import load_config
 from tarocchi_rl.rl.network import build_network
 from tarocchi_rl.rl.trainer import load_initial_weights
 from tarocchi_rl.variants import get_variant
+from tests.support.checkpoints import make_checkpoint
 
 
 def _checkpoint(path, variant="mineo", hidden=(32,)):

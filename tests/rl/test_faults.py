@@ -12,13 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
-from test_checkpoint_integrity import TINY, _train
 
+from experiments import kill_resume  # process-tree helpers and the kill experiment
 from tarocchi_rl.rl.checkpoint import load_checkpoint
 
+from .test_checkpoint_integrity import TINY, _train
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "experiments"))
-import kill_resume  # noqa: E402  (experiments/kill_resume.py: process-tree helpers and the kill experiment)
 
 
 def test_a_killed_rollout_worker_is_replaced_and_the_run_completes(tmp_path):

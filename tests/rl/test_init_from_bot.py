@@ -5,7 +5,6 @@ value head and the critic learn."""
 import numpy as np
 import pytest
 import torch
-from checkpoints import TINY_RUN
 
 from tarocchi_rl.batch import BatchEnv
 from tarocchi_rl.policies.onnx_policy import OnnxAgent
@@ -15,6 +14,7 @@ from tarocchi_rl.rl.network import build_network
 from tarocchi_rl.rl.trainer import load_initial_weights
 from tarocchi_rl.shipped import shipped_bot
 from tarocchi_rl.variants import get_variant
+from tests.support.checkpoints import TINY_RUN
 
 SHIPPED = [*TINY_RUN, "network.hidden=[256, 256]"]
 

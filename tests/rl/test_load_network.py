@@ -2,10 +2,10 @@
 
 import pytest
 import torch
-from checkpoints import make_checkpoint
 
 from tarocchi_rl.rl.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from tarocchi_rl.rl.network import load_network
+from tests.support.checkpoints import make_checkpoint
 
 
 def test_the_network_comes_back_with_its_weights_config_and_data(tmp_path):

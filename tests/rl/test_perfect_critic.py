@@ -4,7 +4,6 @@ is logged, its weights are checkpointed (and checked) and a resumed run continue
 import numpy as np
 import pytest
 import torch
-from checkpoints import TINY_RUN
 
 from tarocchi_rl.rl.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from tarocchi_rl.rl.config import ConfigError, load_config
@@ -12,6 +11,7 @@ from tarocchi_rl.rl.losses import gae
 from tarocchi_rl.rl.network import CriticNet, build_critic, privileged_dim
 from tarocchi_rl.rl.rollout import RolloutWorker
 from tarocchi_rl.variants import get_variant
+from tests.support.checkpoints import TINY_RUN
 
 TINY = [*TINY_RUN, "critic=perfect"]
 

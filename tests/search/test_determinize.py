@@ -19,12 +19,12 @@ import zlib
 
 import numpy as np
 import pytest
-from oracle_determinize import Proposal, sample_deal, tracker_of
 
 import tarocchi_rl
 from tarocchi_rl.core.state import DISCARDED, SHOWN, TRICK, TRICK_LEADER
 from tarocchi_rl.search import determinize as D
 from tarocchi_rl.variants import VARIANTS, get_variant
+from tests.oracles.oracle_determinize import Proposal, sample_deal, tracker_of
 
 CONFIGS = [
     ("mineo", {}),

@@ -4,13 +4,13 @@ reproducibility, the agent spec and its errors."""
 
 import numpy as np
 import pytest
-from checkpoints import make_checkpoint
 
 from tarocchi_rl.agents.ismcts import ISMCTSAgent
 from tarocchi_rl.agents.specs import make_agent
 from tarocchi_rl.batch import BatchEnv
 from tarocchi_rl.search.guided import guided_search
 from tarocchi_rl.variants import get_variant
+from tests.support.checkpoints import make_checkpoint
 
 VARIANTS = ["mineo", "piedmont3", "piedmont4", "french3", "french4"]
 

@@ -128,9 +128,8 @@ def test_jit_and_pure_python_searches_agree():
 
     jit_disabled = os.environ.get("NUMBA_DISABLE_JIT", "0") == "1"
     code = (
-        "import numpy as np, json, sys\n"
-        f"sys.path.insert(0, {os.path.dirname(__file__)!r})\n"
-        "from test_ismcts import _positions\n"
+        "import numpy as np, json\n"
+        "from tests.search.test_ismcts import _positions\n"
         "from tarocchi_rl.agents.ismcts import ISMCTSAgent\n"
         "out = []\n"
         "for v in ('mineo', 'french3'):\n"
@@ -139,9 +138,10 @@ def test_jit_and_pure_python_searches_agree():
         "    out.append([a.tolist(), vis.tolist()])\n"
         "print(json.dumps(out))\n"
     )
-    mine = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # where `tests` imports
+    mine = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ, cwd=root)
     other_env = dict(os.environ, NUMBA_DISABLE_JIT="0" if jit_disabled else "1")
-    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=other_env)
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=other_env, cwd=root)
     assert mine.returncode == 0, mine.stderr[-2000:]
     assert other.returncode == 0, other.stderr[-2000:]
     assert mine.stdout == other.stdout

@@ -6,8 +6,19 @@ more candidates (measured); the plain and guided searches and the agent spec tak
 
 import numpy as np
 import pytest
-from conftest import JIT_DISABLED
-from test_search_determinize import (
+
+from tarocchi_rl.agents.ismcts import ISMCTSAgent
+from tarocchi_rl.agents.specs import make_agent
+from tarocchi_rl.core.phases import PLAY
+from tarocchi_rl.core.state import CUR, PHASE, TRICK_NUM
+from tarocchi_rl.core.tables import P_CARDS
+from tarocchi_rl.search import determinize as D
+from tarocchi_rl.search import inference as I
+from tarocchi_rl.search.ismcts import ROLLOUT_RANDOM, SearchTrees
+from tarocchi_rl.variants import get_variant
+from tests.support.engine import JIT_DISABLED
+
+from .test_search_determinize import (
     CONFIGS,
     annulled,
     chi_square_p,
@@ -19,16 +30,6 @@ from test_search_determinize import (
     random_positions,
     sample_problems,
 )
-
-from tarocchi_rl.agents.ismcts import ISMCTSAgent
-from tarocchi_rl.agents.specs import make_agent
-from tarocchi_rl.core.phases import PLAY
-from tarocchi_rl.core.state import CUR, PHASE, TRICK_NUM
-from tarocchi_rl.core.tables import P_CARDS
-from tarocchi_rl.search import determinize as D
-from tarocchi_rl.search import inference as I
-from tarocchi_rl.search.ismcts import ROLLOUT_RANDOM, SearchTrees
-from tarocchi_rl.variants import get_variant
 
 P_TOLERANCE = 1e-4  # chi-square: the p-value a uniform sampler must exceed (as the uniform sampler's own test)
 
@@ -266,7 +267,7 @@ def test_bad_beliefs_are_refused():
 
 
 def _env_positions(variant, n, seed):
-    from test_guided import _positions
+    from .test_guided import _positions
 
     return _positions(variant, n, seed)
 
@@ -299,7 +300,7 @@ def test_search_with_one_candidate_is_the_plain_search_and_with_beliefs_stays_le
 
 
 def test_guided_search_takes_beliefs():
-    from test_guided import Uniform, _search
+    from .test_guided import Uniform, _search
 
     env, live = _env_positions("mineo", 5, 2)
     n_c = n_cards(env.tables)
@@ -379,9 +380,8 @@ def _belief_checkpoint(path, variant):
 def test_a_checkpoint_with_a_belief_head_drives_plain_and_guided_searches(tmp_path):
     """belief=CHECKPOINT (the belief model's own interface, beliefs(obs) -> [B, C, L]) in plain and guided
     searches (net= and belief= the same checkpoint: loaded once); a checkpoint without one is refused."""
-    from checkpoints import make_checkpoint
-
     from tarocchi_rl.arena import run_arena
+    from tests.support.checkpoints import make_checkpoint
 
     ckpt = str(_belief_checkpoint(tmp_path / "belief.pt", "piedmont3"))
     for spec in (f"ismcts:iterations=30,belief={ckpt}", f"ismcts:iterations=20,net={ckpt},mix=1,belief={ckpt}"):

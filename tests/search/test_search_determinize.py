@@ -17,7 +17,6 @@ import math
 
 import numpy as np
 import pytest
-from conftest import JIT_DISABLED
 
 import tarocchi_rl
 from tarocchi_rl import engine
@@ -68,6 +67,7 @@ from tarocchi_rl.core.tables import (
 from tarocchi_rl.engine.observation import observe_row
 from tarocchi_rl.search import determinize as D
 from tarocchi_rl.variants import get_variant, mineo
+from tests.support.engine import JIT_DISABLED
 
 CONFIGS = [
     ("mineo", {}),
@@ -493,7 +493,7 @@ def plan_allowed(plan):
 
 @pytest.mark.parametrize(("variant", "options"), CONFIGS)
 def test_constraints_match_the_slow_determinizer(variant, options):
-    from oracle_determinize import Proposal
+    from tests.oracles.oracle_determinize import Proposal
 
     game = tarocchi_rl.make(variant, **options)
     rng = np.random.default_rng(5)

@@ -11,7 +11,6 @@ torch), and no more than a few seconds beyond what a command's start-up costs. T
 prove "does not hang", not speed (``experiments/probe_readers.py`` measures the 2 s figure on a quiet machine)."""
 
 import gzip
-import sys
 import threading
 import time
 import tracemalloc
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from experiments import probe_readers  # the probes as commands, measured
 from tarocchi_rl import bounded
 from tarocchi_rl.arena import MAX_DEAL_LINE, MAX_DEALS_FILE_BYTES, MAX_DEALS_FILE_LINES, read_deals_file
 from tarocchi_rl.arena_blocks import MAX_LINE as MAX_BLOCK_LINE
@@ -29,9 +29,6 @@ from tarocchi_rl.play import MAX_OPTION_CHARS, parse_options
 from tarocchi_rl.policies.onnx_policy import OnnxPolicyError, read_manifest
 from tarocchi_rl.records import MAX_RECORD_BYTES, RecordError, load
 from tarocchi_rl.rl.config import MAX_CONFIG_BYTES, MAX_YAML_DEPTH, ConfigError, load_config
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
-import probe_readers  # noqa: E402  (experiments/probe_readers.py: the probes as commands, measured)
 
 SECONDS = 2.0  # a reader's own time on any probe
 PYTHON_MB = 200  # a reader's Python allocations on any probe (tracemalloc peak)

@@ -15,12 +15,12 @@ import logging
 import pytest
 from starlette.testclient import TestClient, WebSocketDenialResponse
 from starlette.websockets import WebSocketDisconnect
-from web_client import LOCAL, LocalClient
 
 from tarocchi_rl import cli
 from tarocchi_rl.bounded import MAX_DEPTH, MAX_INT_DIGITS
 from tarocchi_rl.game import make
 from tarocchi_rl.web.app import LOOPBACK_HOSTS, MAX_WS_MESSAGE, ORIGIN_CLOSE, ServerConfig, create_app, hosts_for
+from tests.support.web_client import LOCAL, LocalClient
 
 ALLOWED_ORIGIN = "https://tables.example.org"
 NESTED = "[" * 100_000 + "]" * 100_000

@@ -24,12 +24,12 @@ import time
 
 import pytest
 from starlette.websockets import WebSocketDisconnect
-from web_client import LocalClient
 
 from tarocchi_rl import cli
 from tarocchi_rl.game import make
 from tarocchi_rl.web import limits
 from tarocchi_rl.web.app import IDLE_CLOSE, MAX_WS_MESSAGE, ServerConfig, create_app
+from tests.support.web_client import LocalClient
 
 SEATS3 = ["human", "heuristic", "heuristic"]
 

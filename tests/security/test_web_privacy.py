@@ -20,7 +20,6 @@ import time
 
 import numpy as np
 import pytest
-from web_client import LocalClient
 
 from tarocchi_rl import cli
 from tarocchi_rl.game import make
@@ -29,6 +28,7 @@ from tarocchi_rl.variants import VARIANTS, get_variant
 from tarocchi_rl.web.app import BOT_FAILED, ServerConfig, create_app
 from tarocchi_rl.web.bots import Catalogue, agent_entries, named_entry
 from tarocchi_rl.web.table import FIRST_PACE, MAX_PACE, PACE_SAMPLES, DecisionClock, SeatBot, Table
+from tests.support.web_client import LocalClient
 
 STRONG = "ismcts:iterations=20,c=0.7"  # an operator's search, shown as "strong"
 SECRET_CMD = 'cmd:"/nonexistent/secret-bot --level 3"'  # shown as "bot1"; the program cannot start

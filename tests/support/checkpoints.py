@@ -40,3 +40,11 @@ def make_checkpoint(path: str | Path, variant: str = "mineo", hidden: tuple[int,
         "minutes": 0.0, "workers": [{"env_rng": np.arange(4, dtype=np.uint64) * np.uint64(2**61)}],
     })
     return cfg, net
+
+
+def decisive_checkpoint(path: Path, variant: str = "mineo", hidden: tuple[int, ...] = (64, 64), seed: int = 0,
+                        head_gain: float = 100.0) -> Path:
+    """:func:`make_checkpoint` with a decisive policy head (greedy actions not decided by rounding), the export
+    tests' network; returns ``path``."""
+    make_checkpoint(path, variant, tuple(hidden), seed, head_gain)
+    return path

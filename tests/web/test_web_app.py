@@ -8,13 +8,13 @@ import time
 
 import pytest
 from starlette.websockets import WebSocketDisconnect
-from web_client import LocalClient
 
 from tarocchi_rl import cli
 from tarocchi_rl.agents.specs import make_agent
 from tarocchi_rl.bot import BotServer, Referee
 from tarocchi_rl.variants import VARIANTS, get_variant
 from tarocchi_rl.web.app import IDLE_CLOSE, WS_MESSAGES, ServerConfig, create_app
+from tests.support.web_client import LocalClient
 
 from .test_web_table import check_message
 
