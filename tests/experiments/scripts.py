@@ -1,0 +1,33 @@
+"""Running a script of experiments/ as a subprocess from the repository root, and reading what it prints."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPERIMENTS = ROOT / "experiments"
+
+
+def run_script(name: str, *args: str, timeout: float = 300, env: dict[str, str] | None = None,
+               cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """``python experiments/NAME.py ARGS`` (this interpreter, the repository root as the working directory);
+    stdout and stderr captured as text. ``env``: variables added to this process's environment."""
+    return subprocess.run([sys.executable, str(EXPERIMENTS / f"{name}.py"), *args], cwd=cwd,
+                          env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=timeout)
+
+
+def ok(done: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    """``done`` itself, once its exit status is 0 (else the assertion shows the end of its stderr)."""
+    assert done.returncode == 0, f"exit {done.returncode}\n{done.stderr[-3000:]}"
+    return done
+
+
+def last_json(text: str) -> Any:
+    """The last line of ``text`` that is a JSON object."""
+    for line in reversed(text.strip().splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    raise AssertionError(f"no JSON line in:\n{text[-2000:]}")

@@ -1,0 +1,44 @@
+"""``experiments/bench_compare.py``: this tree against its own HEAD checked out in a temporary git worktree, one
+round of each benchmark. A fresh worktree has no Numba cache (compiling the core there takes minutes), so both
+trees run here with ``NUMBA_DISABLE_JIT=1`` on a batch of 4: the comparison's plumbing (the worktree, one
+subprocess per tree and round, each importing its own tree, the table) is what is checked, not a speed."""
+
+import re
+import subprocess
+
+import pytest
+
+from .scripts import ROOT, ok, run_script
+
+NO_JIT = {"NUMBA_DISABLE_JIT": "1"}
+
+
+def git_worktrees() -> set[str]:
+    """The paths of the repository's worktrees."""
+    out = subprocess.run(["git", "-C", str(ROOT), "worktree", "list", "--porcelain"], capture_output=True,
+                         text=True).stdout
+    return {line.removeprefix("worktree ") for line in out.splitlines() if line.startswith("worktree ")}
+
+
+pytestmark = pytest.mark.skipif(
+    subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True).returncode != 0,
+    reason="not a git checkout: bench_compare.py checks out its --old commit")
+
+
+@pytest.mark.parametrize("mode, metrics", [
+    (["--seconds", "0.05", "--clock", "cpu"], ["rollout_deals_per_s", "step_decisions_per_s"]),
+    (["--fixed-work", "--calls", "1", "--repeats", "1"], ["rollout_deals_per_s"]),
+])
+def test_head_and_this_tree_side_by_side(mode, metrics):
+    before = git_worktrees()
+    done = ok(run_script("bench_compare", "--old", "HEAD", "--variants", "french3", "--rounds", "1", "--batch", "4",
+                         *mode, env=NO_JIT))
+    assert "old = HEAD, new = this tree; batch 4, 1 thread, medians of 1 alternating runs" in done.stdout
+    rows = re.findall(r"^\| french3 \| (\w+) \| ([\d,]+) \| ([\d,]+) \| ([\d.]+) \|$", done.stdout, re.M)
+    assert [r[0] for r in rows] == metrics, done.stdout
+    for _, old, new, ratio in rows:
+        o, n = float(old.replace(",", "")), float(new.replace(",", ""))
+        assert o > 0 and n > 0
+        rounding = (0.5 / o + 0.5 / n) * n / o + 0.0005  # the rates are printed to units, the ratio to 0.001
+        assert abs(float(ratio) - n / o) <= rounding, (old, new, ratio)
+    assert not {p for p in git_worktrees() - before if p.endswith("/old")}  # the temporary worktree is removed

@@ -1,0 +1,24 @@
+"""``experiments/learned_inference.py``: ISMCTS with cheating (oracle) beliefs against the uniform sampler on a
+frozen deal, at equal time per decision."""
+
+import json
+
+from .scripts import last_json, ok, run_script
+
+
+def test_an_oracle_belief_search_plays_the_uniform_one(tmp_path):
+    out = tmp_path / "li.json"
+    done = ok(run_script("learned_inference", "--variant", "french3", "--deals", "1", "--time", "0.001",
+                         "--oracle", "0.9", "--out", str(out)))
+    r = json.loads(out.read_text())
+    assert r == last_json(done.stdout)
+    assert r["a"] == "ismcts:time=0.001,belief=oracle:0.9,belief_method=exact,belief_samples=8"
+    assert r["b"] == "ismcts:time=0.001" and r["deals"] == 1
+    assert r["decisions_a"] > 0 and r["decisions_b"] > 0 and r["ms_per_decision_a"] > 0
+    lo, hi = r["ci95"]
+    assert lo <= r["mean_a_vs_b"] <= hi
+
+
+def test_an_oracle_outside_0_1_is_one_line():
+    done = run_script("learned_inference", "--variant", "french3", "--deals", "1", "--oracle", "1.5")
+    assert done.returncode == 2 and done.stderr.strip() == "learned_inference: --oracle must be in (0, 1), got 1.5"
