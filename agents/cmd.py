@@ -1,7 +1,7 @@
 """``cmd:"PROGRAM ARGS"``: any external program that speaks ``tarocchi-bot/1`` as an agent (the conformance kit).
 
-Spec: ``cmd:"PROGRAM ARGS"[,timeout=SECONDS]`` (the quotes keep commas inside the command; default timeout
-10 s per request). The program is started when first needed, greeted with ``hello`` (it must answer with the
+Spec: ``cmd:"PROGRAM ARGS"[,timeout=SECONDS]`` (the quotes keep commas inside the command; the arguments:
+:data:`CMD`). The program is started when first needed, greeted with ``hello`` (it must answer with the
 protocol's name), then gets one ``act`` request per decision of its seats: exactly what that seat knows
 (:func:`tarocchi_rl.views.seat_request`), never the hidden cards. See docs/bot-protocol.md.
 
@@ -54,6 +54,9 @@ from tarocchi_rl.bounded import CHUNK, BoundedInputError, loads
 from tarocchi_rl.policies import Agent
 from tarocchi_rl.views import Views, core_game, seat_request
 
+from .args import Arg
+from .registry import AgentKind, register_kind
+
 PROTOCOL = "tarocchi-bot/1"
 DEFAULT_TIMEOUT = 10.0
 MAX_TIMEOUT = 3600.0  # seconds per request: the longest a spec may ask for
@@ -64,6 +67,8 @@ QUIT_SECONDS = 1.0  # how long close() lets the program exit after ``quit`` befo
 KILL_SECONDS = 2.0  # how long to wait for a killed program to be reaped
 SHOWN_CHARS = 200  # of what the program wrote, quoted in an error message
 MAX_ACTION_CHARS = 64  # of an answer's action string (the longest real one is about 20)
+TIMEOUT = Arg("timeout", "number", "seconds per request (the hello: at least 5)", default=DEFAULT_TIMEOUT, lo=0.0,
+              hi=MAX_TIMEOUT, above=True)
 
 
 class ProgramFailure(Exception):
@@ -192,9 +197,7 @@ class CmdAgent(Agent):
         self.argv = shlex.split(command)
         if not self.argv:
             raise ValueError('cmd spec: empty command (cmd:"PROGRAM ARGS")')
-        if not 0 < timeout <= MAX_TIMEOUT:
-            raise ValueError(f"cmd spec: timeout must be > 0 and <= {MAX_TIMEOUT:g} seconds, got {timeout}")
-        self.command, self.timeout = command, float(timeout)
+        self.command, self.timeout = command, TIMEOUT.check("cmd spec: timeout", timeout)
         self.name = label or f"cmd:{command}"
         self.program: Program | None = None
         self.requests = 0
@@ -326,23 +329,8 @@ class CmdAgent(Agent):
         return int(a)
 
 
-def parse_cmd_spec(args: str) -> CmdAgent:
-    """``"PROGRAM ARGS"[,timeout=S]`` (or an unquoted command with no commas) -> CmdAgent."""
-    text = args.strip()
-    timeout = DEFAULT_TIMEOUT
-    if text.startswith('"'):
-        end = text.find('"', 1)
-        if end < 0:
-            raise ValueError('cmd spec: unclosed quote (cmd:"PROGRAM ARGS")')
-        command, rest = text[1:end], text[end + 1:]
-        for part in [p.strip() for p in rest.split(",") if p.strip()]:
-            key, eq, val = part.partition("=")
-            if key.strip() != "timeout" or not eq:
-                raise ValueError(f"cmd spec: unknown argument {part!r} (known: timeout=SECONDS)")
-            try:
-                timeout = float(val)
-            except ValueError:
-                raise ValueError(f"cmd spec: timeout must be a number, got {val!r}") from None
-    else:
-        command = text
-    return CmdAgent(command, timeout, label=f"cmd:{args}")
+CMD = register_kind(AgentKind(
+    "cmd", "an external program speaking tarocchi-bot/1 (docs/bot-protocol.md)",
+    build=lambda values, seed, label: CmdAgent(values["command"], values["timeout"], label=label),
+    args=(Arg("command", "text", "a command line (in double quotes when it holds commas)", positional=True,
+              required=True, metavar='"PROGRAM ARGS"'), TIMEOUT)))

@@ -1,4 +1,9 @@
-"""A composed bot directory: one exported policy (or baseline) per kind of decision, loaded as ``onnx:DIR``.
+"""``compose:bid=SPEC,play=SPEC[,rest=SPEC]``: one agent per kind of decision (a
+:class:`~tarocchi_rl.policies.ComposeAgent`), and the composed bot directory, loaded as ``onnx:DIR``.
+
+The spec names an agent spec for each kind of :data:`~tarocchi_rl.core.phases.DECISION_KINDS` (``bid``: the
+auction and every commitment; ``discard``; ``play``), ``rest=SPEC`` for those not named; a piece that is not
+``KIND=...`` belongs to the spec before it (``play=ismcts:time=0.05,iterations=100``); a nested compose is refused.
 
 ``tarocchi-rl export --agent compose:bid=ppo:A,play=ppo:B,rest=heuristic --out DIR`` writes::
 
@@ -25,9 +30,44 @@ from typing import Any
 from tarocchi_rl import bounded
 from tarocchi_rl.arena import MAX_DEALS
 from tarocchi_rl.core.phases import DECISION_KINDS
-from tarocchi_rl.policies import BASELINES, ComposeAgent, make_baseline
+from tarocchi_rl.policies import BASELINES, AgentLike, ComposeAgent, make_baseline
 from tarocchi_rl.policies.onnx_policy import OnnxAgent, OnnxPolicyError, read_manifest
 from tarocchi_rl.shipped import shipped_bot
+
+from .args import Arg
+from .registry import AgentKind, make_agent, register_kind
+
+REST = "rest"  # the spec's key for the kinds of decision not named
+ARGS = tuple(Arg(kind, "spec", f"the agent of the {kind} decisions") for kind in DECISION_KINDS) + (
+    Arg(REST, "spec", "the agent of the kinds not named"),)
+
+
+def parse_compose_spec(args: str) -> dict[str, str]:
+    """``bid=SPEC,play=SPEC,rest=SPEC`` -> {kind: spec} for every kind of DECISION_KINDS (a ValueError names a
+    kind given twice, an unknown one, one naming no agent or a nested compose, or a kind left without an agent)."""
+    return _parts(COMPOSE.parse(args))
+
+
+def _parts(given: dict[str, Any]) -> dict[str, str]:
+    """The agent spec of every kind from the spec's values (:func:`parse_compose_spec`)."""
+    for kind, sub in given.items():
+        if sub is not None and not sub:
+            raise ValueError(f"compose: {kind}= names no agent")
+        if sub is not None and sub.lower().startswith("compose"):
+            raise ValueError(f"compose: {kind}={sub!r}: a nested compose is not supported")
+    missing = [k for k in DECISION_KINDS if given[k] is None]
+    if missing and given[REST] is None:
+        raise ValueError(f"compose: no agent for {', '.join(missing)} (name each kind or add rest=SPEC)")
+    return {k: given[REST] if given[k] is None else given[k] for k in DECISION_KINDS}
+
+
+def _build(values: dict[str, Any], seed: int, label: str) -> AgentLike:
+    parts = _parts(values)
+    return ComposeAgent({kind: make_agent(sub, seed + k) for k, (kind, sub) in enumerate(parts.items())}, name=label)
+
+
+COMPOSE = register_kind(AgentKind("compose", "one agent per kind of decision (tarocchi_rl.policies.ComposeAgent)",
+                                  build=_build, args=ARGS, pair_form="kind=SPEC"))
 
 COMPOSE_FILE = "compose.json"
 COMPOSE_FORMAT = "tarocchi-compose/1"
@@ -99,8 +139,6 @@ def export_composed(spec: str, out: str | Path, eval_deals: int = 500, golden: i
                     progress: bool = False) -> dict[str, Any]:
     """Write the composed bot directory of ``compose:...`` spec ``spec`` to ``out`` (module docstring); returns
     its ``compose.json``. torch is needed only for ``ppo:`` parts."""
-    from .specs import parse_compose_spec
-
     if not 0 <= eval_deals <= MAX_DEALS:
         raise OnnxPolicyError(f"--eval-deals must be >= 0 and <= {MAX_DEALS}, got {eval_deals}")
     body = spec.strip()[len("compose:"):] if spec.strip().lower().startswith("compose:") else None

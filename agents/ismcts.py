@@ -1,58 +1,24 @@
-"""``ismcts``: Information Set MCTS on the compiled core, optionally root-parallel on Ray.
+"""``ismcts``: Information Set MCTS on the compiled core, optionally root-parallel on Ray, guided by a network
+(``net=``), with learned inference (``belief=``).
 
-Spec: ``ismcts:iterations=1000[,c=0.7][,rollout=random|heuristic][,workers=N][,prior=PATH][,c_prior=2]
-[,time=SECONDS][,seed=S]``, or guided by a network:
-``ismcts:net=PATH[,c_puct=1.5][,mix=0][,lazy=0][,time=...]``; either with learned inference:
-``[,belief=SOURCE[,belief_method=exact|sir][,belief_samples=8]]``.
-
-| option     | meaning                                                                                     |
-|------------|---------------------------------------------------------------------------------------------|
-| iterations | iterations per decision (default 1000)                                                      |
-| time       | instead of a fixed count: seconds per decision, amortised over the games searched together  |
-|            | (iterations = time / the measured cost of a game-iteration: a first short search, then each) |
-| c          | UCB exploration constant, rewards being payoffs / the variant's payoff_scale (default 0.7)  |
-| rollout    | rollout policy: random (default) or heuristic                                               |
-| workers    | root parallelism: N independent searches (Ray actors when N > 1), root visits summed        |
-| prior      | a policy whose probabilities are a PUCT prior at the root: an exported bot directory        |
-|            | (``onnx:DIR``, ``bot:NAME`` (a shipped bot) or a DIR with manifest.json: no torch) or a PPO |
-|            | checkpoint (file or run dir)                                                                |
-| c_prior    | weight of the prior (default 2)                                                             |
-| net        | search guided by this policy/value network (same forms as ``prior``): its policy is the     |
-|            | PUCT prior at every node, its value head the leaves' values (:mod:`tarocchi_rl.search.guided`) |
-| c_puct     | with ``net``: the PUCT constant (default 1.5)                                               |
-| mix        | with ``net``: a rollout's weight in a leaf's value, in [0, 1] (default 0: the value head)    |
-| lazy       | with ``net`` and ``mix=1``: 1 = a node's prior is evaluated on its second visit, not when it  |
-|            | is added (most nodes are visited once: fewer network passes, more iterations; default 0)    |
-| belief     | learned inference: determinizations weighted by a belief model's probabilities of where each |
-|            | unseen card lies (:mod:`tarocchi_rl.search.inference`; still exact on what the seat knows). |
-|            | SOURCE: a bot directory with ``belief.onnx`` (``onnx:DIR``, ``bot:NAME``, DIR) or a PPO      |
-|            | checkpoint trained with ``belief_loss > 0`` (the same as ``net``: loaded once); ``uniform``: |
-|            | the uniform stand-in (the uniform sampler's law, at the weighted sampler's cost; for tests)  |
-| belief_method | with ``belief``: ``exact`` (default: the weighted DP, each determinization drawn with    |
-|            | the model's probability; SIR where its tables would be too large, e.g. Mineo's early round) |
-|            | or ``sir`` (sampling-importance-resampling over ``belief_samples`` uniform deals)           |
-| belief_samples | with ``belief``: SIR's candidate deals per determinization, M (default 8): 1 = the      |
-|            | uniform sampler itself; larger M follows the model more closely and costs M draws each      |
-| seed       | the agent's random seed                                                                     |
-
-Every value is checked when the agent is built (a ValueError naming it): ``iterations`` an integer in
-[1, 10^7] (``1e6`` is read as 1000000), ``time`` in (0, 3600] seconds, ``c`` in [0, 100], ``c_prior`` in
-[0, 1000] (finite: no ``inf`` / ``nan``), ``workers`` in [1, 256], ``seed`` in [0, 2^63), ``c_puct`` in [0, 100],
-``mix`` in [0, 1], ``lazy`` 0 or 1 (1 needs ``net`` and ``mix=1``), ``belief_samples`` an integer in [1, 1024]
-(it and ``belief_method`` need ``belief``; a SOURCE without a belief model is refused when the agent is built);
-``net`` excludes ``prior`` and ``workers`` (the guided search is one process; its games share one forward pass per
-iteration step). The belief model runs once per decision, on the seat's observation, for all the games searched
-together; with ``time`` the iterations follow the measured cost, weighted sampling included.
+Its spec arguments are :data:`ARGS` (the spec help, ``tarocchi-rl agents``, is written from them); every value
+is checked when the agent is built, from a spec or from Python (a ValueError naming it). Across arguments:
+``lazy=1`` needs ``net`` and ``mix=1``; ``belief_method`` and ``belief_samples`` need ``belief``; ``net`` excludes
+``prior`` and ``workers`` (the guided search is one process: its games share one forward pass per iteration
+step). The belief model runs once per decision, on the seat's observation, for all the games searched together;
+with ``time`` the iterations follow the measured cost (a first short search, then each), weighted sampling
+included.
 
 Forced decisions (one legal action) are played without searching. The search itself is
-:mod:`tarocchi_rl.search.ismcts`; games of a batch are searched in parallel with Numba threads. A long search
+:mod:`tarocchi_rl.search.ismcts` (guided: :mod:`tarocchi_rl.search.guided`; learned inference:
+:mod:`tarocchi_rl.search.inference`); games of a batch are searched in parallel with Numba threads. A long search
 (more than :data:`CHUNK_ITERATIONS` iterations in one batch) runs as a sequence of short compiled calls that
 continue the same trees, so that Ctrl-C (KeyboardInterrupt) stops it within about a second; the results are
 identical to one call.
 """
 
-import math
 import time
+from pathlib import Path
 from typing import Any
 
 import numba
@@ -62,7 +28,9 @@ from numpy.typing import NDArray
 from tarocchi_rl.bits import SEED_MAX
 from tarocchi_rl.core.state import BatchState, alloc_state
 from tarocchi_rl.core.tables import P_CARDS
-from tarocchi_rl.policies import Agent
+from tarocchi_rl.policies import Agent, AgentLike
+from tarocchi_rl.policies.onnx_policy import OnnxAgent
+from tarocchi_rl.rl.checkpoint_file import precheck_checkpoint
 from tarocchi_rl.search.guided import guided_search
 from tarocchi_rl.search.inference import (
     DEFAULT_BELIEF_SAMPLES,
@@ -75,11 +43,43 @@ from tarocchi_rl.search.ismcts import ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, SearchT
 from tarocchi_rl.shipped import shipped_bot
 from tarocchi_rl.variants import get_variant
 
-from .spec_args import check_spec_path
+from .args import Arg, check_spec_path, defaults
+from .registry import AgentKind, make_agent, register_kind
 
 MAX_ITERATIONS = 10**7  # iterations per decision: the tree holds one node per iteration (~48 bytes each)
 MAX_TIME = 3600.0  # seconds per decision
 MAX_C, MAX_C_PRIOR, MAX_WORKERS = 100.0, 1000.0, 256
+#: a policy given by ``prior=`` / ``net=`` / ``belief=``
+POLICY_FORMS = "an exported bot (onnx:DIR, bot:NAME or a DIR with manifest.json: no torch) or a PPO checkpoint"
+
+ARGS = (
+    Arg("iterations", "int", "iterations per decision", default=1000, lo=1, hi=MAX_ITERATIONS),
+    Arg("time", "number", "instead of a fixed count: seconds per decision, amortised over the games searched "
+        "together (iterations = time / the measured cost of a game-iteration)", lo=0.0, hi=MAX_TIME, above=True),
+    Arg("c", "number", "UCB exploration constant (rewards: payoffs / the variant's payoff_scale)", default=0.7,
+        lo=0.0, hi=MAX_C),
+    Arg("rollout", "choice", "rollout policy", default="random", choices=("random", "heuristic")),
+    Arg("workers", "int", "root parallelism: N independent searches (Ray actors when N > 1), root visits summed",
+        default=1, lo=1, hi=MAX_WORKERS),
+    Arg("prior", "text", f"a PUCT prior at the root: {POLICY_FORMS}"),
+    Arg("c_prior", "number", "weight of the prior", default=2.0, lo=0.0, hi=MAX_C_PRIOR),
+    Arg("net", "text", "a search guided by this policy/value network (same forms as prior): its policy the PUCT "
+        "prior at every node, its value head the leaves' values"),
+    Arg("c_puct", "number", "with net: the PUCT constant", default=1.5, lo=0.0, hi=MAX_C),
+    Arg("mix", "number", "with net: a rollout's weight in a leaf's value (0: the value head alone)", default=0.0,
+        lo=0.0, hi=1.0),
+    Arg("lazy", "int", "with net and mix=1: a node's prior evaluated on its second visit, not when it is added",
+        default=0, lo=0, hi=1),
+    Arg("belief", "text", "learned inference: determinizations weighted by a belief model (same forms as prior, "
+        "with a belief model; uniform: the uniform stand-in)"),
+    Arg("belief_method", "choice", "with belief: the exact weighted DP (SIR where its tables would be too large), "
+        "or sampling-importance-resampling (default exact)", choices=tuple(METHODS)),
+    Arg("belief_samples", "int", f"with belief: SIR's candidate deals per determinization (default "
+        f"{DEFAULT_BELIEF_SAMPLES})", lo=1, hi=MAX_BELIEF_SAMPLES),
+    Arg("seed", "int", "the agent's random seed (left out: the seed it is built with)", lo=0, hi=SEED_MAX),
+)
+CHECK = {a.name: a for a in ARGS}
+DEFAULT = defaults(ARGS)
 #: bytes of node priors (float32[games, iterations + 1, n_actions]) held at once by a guided search: the games
 #: of a batch are searched in groups that fit
 GUIDED_PRIOR_BYTES = 2**27
@@ -138,26 +138,6 @@ def _search(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: 
     return actions, visits
 
 
-def _number(name: str, value: Any, lo: float, hi: float, integer: bool = False, above: bool = False) -> Any:
-    """``value`` as an int (``integer``: an integral number) or a float, finite and in [lo, hi] (``above``:
-    (lo, hi]); a ValueError naming ``name`` and the range otherwise."""
-    low, high = (f"{v:g}" if isinstance(v, float) else str(v) for v in (lo, hi))
-    span = f"{'>' if above else '>='} {low} and <= {high}"
-    what = "an integer" if integer else "a number"
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"ismcts: {name} must be {what} {span}, got {value!r}")
-    x = float(value) if isinstance(value, (float, np.floating)) else int(value)
-    if isinstance(x, float) and not math.isfinite(x):
-        raise ValueError(f"ismcts: {name} must be a finite number {span}, got {value!r}")
-    if integer and isinstance(x, float):
-        if not x.is_integer():
-            raise ValueError(f"ismcts: {name} must be {what} {span}, got {value!r}")
-        x = int(x)
-    if not (lo < x if above else lo <= x) or not x <= hi:
-        raise ValueError(f"ismcts: {name} must be {span}, got {value!r}")
-    return x if integer else float(x)
-
-
 class _RemoteSearcher:
     """A Ray actor: searches given root states of one variant (root parallelism)."""
 
@@ -185,14 +165,11 @@ def policy_path(spec: str) -> str:
 def load_prior(prior: str) -> Any:
     """The prior policy: ``onnx:DIR``, ``bot:NAME`` or a bot directory (onnxruntime), else a PPO checkpoint
     (torch)."""
-    from pathlib import Path
-
-    from tarocchi_rl.policies.onnx_policy import OnnxAgent
-
     path = policy_path(prior)
     if prior.startswith(("onnx:", "bot:")) or (Path(path) / "manifest.json").is_file():
         return OnnxAgent(path)
-    from .ppo import PPOAgent  # torch: only for a checkpoint prior
+    precheck_checkpoint(path)  # a missing or hostile file is refused before torch is imported
+    from tarocchi_rl.rl.policy import PPOAgent  # torch: only for a checkpoint prior
 
     return PPOAgent(path=prior)
 
@@ -225,27 +202,23 @@ class ISMCTSAgent(Agent):
     needs_mask = True  # the arena's mask rows: no second legal-mask pass over the whole batch
     legal_by_construction = True  # the search picks among the core's legal actions
 
-    def __init__(self, iterations: int = 1000, c: float = 0.7, rollout: str = "random", workers: int = 1,
-                 prior: str | None = None, c_prior: float = 2.0, time_budget: float | None = None, seed: int = 0,
-                 label: str | None = None, net: str | None = None, c_puct: float = 1.5,
-                 mix: float = 0.0, lazy: int = 0, belief: str | None = None, belief_method: str | None = None,
-                 belief_samples: int | None = None) -> None:
-        iterations = _number("iterations", iterations, 1, MAX_ITERATIONS, integer=True)
-        if rollout not in ("random", "heuristic"):
-            raise ValueError(f"ismcts: rollout must be random or heuristic, got {rollout!r}")
-        workers = _number("workers", workers, 1, MAX_WORKERS, integer=True)
+    def __init__(self, iterations: int = DEFAULT["iterations"], c: float = DEFAULT["c"],
+                 rollout: str = DEFAULT["rollout"], workers: int = DEFAULT["workers"], prior: str | None = None,
+                 c_prior: float = DEFAULT["c_prior"], time_budget: float | None = None, seed: int = 0,
+                 label: str | None = None, net: str | None = None, c_puct: float = DEFAULT["c_puct"],
+                 mix: float = DEFAULT["mix"], lazy: int = DEFAULT["lazy"], belief: str | None = None,
+                 belief_method: str | None = None, belief_samples: int | None = None) -> None:
+        iterations, c, workers, c_prior, seed, c_puct, mix, lazy = (
+            CHECK[k].check(f"ismcts: {k}", v) for k, v in (("iterations", iterations), ("c", c), ("workers", workers),
+                                                          ("c_prior", c_prior), ("seed", seed), ("c_puct", c_puct),
+                                                          ("mix", mix), ("lazy", lazy)))
+        rollout = CHECK["rollout"].check("ismcts: rollout", rollout)
         if time_budget is not None:
-            time_budget = _number("time", time_budget, 0.0, MAX_TIME, above=True)
-        c = _number("c", c, 0, MAX_C)
-        c_prior = _number("c_prior", c_prior, 0, MAX_C_PRIOR)
-        seed = _number("seed", seed, 0, SEED_MAX, integer=True)
+            time_budget = CHECK["time"].check("ismcts: time", time_budget)
         if prior is not None:
             if not isinstance(prior, str) or not prior.strip():
                 raise ValueError(f"ismcts: prior must be a path (a bot directory or a PPO checkpoint), got {prior!r}")
             policy_path(prior)
-        c_puct = _number("c_puct", c_puct, 0, MAX_C)
-        mix = _number("mix", mix, 0, 1)
-        lazy = _number("lazy", lazy, 0, 1, integer=True)
         if lazy and (net is None or mix < 1):
             raise ValueError("ismcts: lazy=1 needs net and mix=1 (leaf values from rollouts alone)")
         if net is not None:
@@ -281,9 +254,8 @@ class ISMCTSAgent(Agent):
         """``belief`` (its model: None for ``uniform``), ``belief_method`` and ``belief_samples``."""
         self.belief_method = "exact" if method is None else method
         m = DEFAULT_BELIEF_SAMPLES if belief_samples is None else belief_samples
-        self.belief_samples = _number("belief_samples", m, 1, MAX_BELIEF_SAMPLES, integer=True)
-        if self.belief_method not in METHODS:
-            raise ValueError(f"ismcts: belief_method must be {' or '.join(METHODS)}, got {method!r}")
+        self.belief_samples = CHECK["belief_samples"].check("ismcts: belief_samples", m)
+        CHECK["belief_method"].check("ismcts: belief_method", self.belief_method, shown=repr(method))
         if belief is None:
             if belief_samples is not None or method is not None:
                 raise ValueError("ismcts: belief_method and belief_samples need belief=SOURCE (a belief model, or "
@@ -458,24 +430,18 @@ class ISMCTSAgent(Agent):
         return actions, visits
 
 
+def _build(values: dict[str, Any], seed: int, label: str) -> AgentLike:
+    kw = dict(values)
+    return ISMCTSAgent(label=label, time_budget=kw.pop("time"), **kw)
+
+
+ISMCTS = register_kind(AgentKind("ismcts", "Information Set MCTS (tarocchi_rl.agents.ismcts.ISMCTSAgent): plain, "
+                                 "guided by a network (net=), with learned inference (belief=)", build=_build,
+                                 args=ARGS))
+
+
 def parse_ismcts_spec(args: str, seed: int = 0) -> ISMCTSAgent:
-    """``iterations=1000,c=0.7,...`` (module docstring) -> ISMCTSAgent; a ValueError naming a bad key or value."""
-    kw: dict[str, Any] = {"seed": seed}
-    numbers = {"iterations": int, "c": float, "workers": int, "c_prior": float, "time": float, "seed": int,
-               "c_puct": float, "mix": float, "lazy": int, "belief_samples": int}
-    known = ("iterations", "c", "rollout", "workers", "prior", "c_prior", "time", "seed", "net", "c_puct", "mix",
-             "lazy", "belief", "belief_method", "belief_samples")
-    for part in [a for a in args.split(",") if a.strip()]:
-        key, eq, val = part.partition("=")
-        key, val = key.strip(), val.strip()
-        if not eq or key not in known:
-            raise ValueError(f"ismcts spec: expected key=value with key in {', '.join(known)}, got {part!r}")
-        v: Any = val
-        if key in numbers:
-            try:  # 1e6 is an integer count too; the constructor checks the range (and that it is integral)
-                v = int(val) if numbers[key] is int and val.lstrip("+-").isdigit() else float(val)
-            except ValueError:
-                what = "an integer" if numbers[key] is int else "a number"
-                raise ValueError(f"ismcts spec: {key} must be {what}, got {val!r}") from None
-        kw["time_budget" if key == "time" else key] = v
-    return ISMCTSAgent(label=f"ismcts:{args}" if args else "ismcts", **kw)
+    """The agent of the spec ``ismcts:ARGS`` (:data:`ARGS`)."""
+    agent = make_agent(f"ismcts:{args}", seed)
+    assert isinstance(agent, ISMCTSAgent)
+    return agent

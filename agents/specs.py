@@ -1,20 +1,12 @@
-"""Agent specs: the strings that name an agent on the command line (``random``, ``heuristic``, ``ppo:PATH``).
+"""Agent specs: the strings that name an agent on the command line (``random``, ``heuristic``, ``ppo:PATH``,
+``ismcts:iterations=200``, ...). Every kind and its arguments: ``tarocchi-rl agents`` (:func:`spec_help`), or
+the docs table (:func:`spec_table_markdown`); the kinds are declared in the modules of ``agents/`` and read by one
+parser (:mod:`.registry`).
 
-| spec                                   | agent                                                      |
-|----------------------------------------|------------------------------------------------------------|
-| ``random``                             | uniformly random legal actions                             |
-| ``heuristic``                          | the rule-based bot of :mod:`tarocchi_rl.policies.heuristic`|
-| ``ppo:PATH[,greedy=false][,seed=N]``   | a trained PPO policy (checkpoint file or run directory)    |
-| ``onnx:DIR[,greedy=false][,seed=N]``   | an exported policy (``tarocchi-rl export``), no torch      |
-| ``bot:NAME[,greedy=false][,seed=N]``   | a bot shipped with the package (``models/NAME``, e.g.      |
-|                                        | ``bot:mineo``): ``onnx:`` of that directory                |
-| ``ismcts:iterations=1000[,...]``       | Information Set MCTS (options in ``agents/ismcts.py``)     |
-| ``cmd:"PROGRAM ARGS"[,timeout=S]``     | an external program speaking tarocchi-bot/1 (``agents/cmd.py``) |
-| ``compose:bid=SPEC,play=SPEC[,...]``    | one agent per kind of decision: ``bid`` (auction, commitments), |
-|                                        | ``discard``, ``play``; ``rest=SPEC`` for the kinds not named   |
-
-``ppo:`` and ``ismcts:`` (which can load a PPO prior) import torch, so their modules are imported when such a
-spec is built: ``onnx:``, ``random`` and ``heuristic`` work where torch is not installed (the ``bot`` extra).
+- :func:`make_agent`: a spec -> its agent (torch is imported only for a PPO checkpoint: ``ppo:``, or a checkpoint
+  as an ``ismcts`` prior or net; ``onnx:``, ``bot:``, ``random``, ``heuristic`` and ``cmd:`` work without it)
+- :func:`split_agent_specs`: ``--agents A,B,C`` -> the specs
+- :func:`agent_fingerprint`: a digest of a spec and of the files it names (the resumable arena)
 """
 
 import hashlib
@@ -22,105 +14,21 @@ import os
 import re
 from pathlib import Path
 
-from tarocchi_rl.core.phases import DECISION_KINDS
-from tarocchi_rl.policies import BASELINES, AgentLike, agent_label, make_baseline
-from tarocchi_rl.policies.compose import ComposeAgent
-from tarocchi_rl.rl.checkpoint_file import precheck_checkpoint
+from tarocchi_rl.keyvalue import split_outside_quotes
+from tarocchi_rl.policies import agent_label
 from tarocchi_rl.shipped import shipped_bot
 
-from .onnx import parse_onnx_spec
-from .spec_args import parse_ppo_args
+from .compose_bot import parse_compose_spec
+from .registry import known_specs, make_agent, spec_help, spec_table_markdown
 
-KNOWN = ('random, heuristic, ppo:PATH, onnx:DIR, bot:VARIANT, ismcts:iterations=N, cmd:"PROGRAM ARGS", '
-         'compose:bid=SPEC,play=SPEC')
-__all__ = ["KNOWN", "agent_fingerprint", "agent_label", "make_agent", "split_agent_specs"]
-
-
-def make_agent(spec: str | AgentLike, seed: int = 0) -> AgentLike:
-    """An agent from its spec (an agent object is returned as is). Unknown specs are a ValueError."""
-    if not isinstance(spec, str):
-        return make_baseline(spec, seed)
-    name, _, args = spec.strip().partition(":")
-    name = name.lower()
-    if name in BASELINES and not args:
-        return make_baseline(name, seed)
-    if name == "ppo":
-        # a hostile checkpoint is refused before torch is imported (rl/checkpoint_file.py: seconds, 200+ MB)
-        precheck_checkpoint(parse_ppo_args(args, seed)[0])
-        from .ppo import parse_ppo_spec  # torch: imported only for this spec (module docstring)
-
-        return parse_ppo_spec(args, seed)
-    if name == "onnx":
-        return parse_onnx_spec(args, seed)
-    if name == "bot":
-        bot, _, rest = args.partition(",")
-        agent = parse_onnx_spec(",".join([str(shipped_bot(bot.strip())), *([rest] if rest else [])]), seed)
-        agent.name = spec.strip()
-        return agent
-    if name == "ismcts":
-        from .ismcts import parse_ismcts_spec  # torch (a PPO prior): imported only for this spec
-
-        return parse_ismcts_spec(args, seed)
-    if name == "cmd":
-        from .cmd import parse_cmd_spec
-
-        return parse_cmd_spec(args)
-    if name == "compose":
-        return ComposeAgent({kind: make_agent(sub, seed + k) for k, (kind, sub) in enumerate(
-            parse_compose_spec(args).items())}, name=spec.strip())
-    raise ValueError(f"unknown agent spec {spec!r} (known: {KNOWN})")
-
-
-def parse_compose_spec(args: str) -> dict[str, str]:
-    """``bid=SPEC,play=SPEC,rest=SPEC`` -> {kind: spec} for every kind of DECISION_KINDS (a ValueError names a
-    kind given twice, an unknown one, or a kind left without an agent). A piece ``key=value`` whose key is not
-    a kind belongs to the spec before it (``play=ismcts:time=0.05,iterations=100``); a nested compose is refused."""
-    parts: dict[str, str] = {}
-    current = None
-    for piece in split_agent_specs_raw(args):
-        key, eq, value = piece.partition("=")
-        key = key.strip().lower()
-        if eq and (key in DECISION_KINDS or key == "rest"):
-            if key in parts:
-                raise ValueError(f"compose: {key} given twice")
-            parts[key], current = value.strip(), key
-        elif current is None:
-            raise ValueError(f"compose: expected kind=SPEC (kinds: {', '.join(DECISION_KINDS)}, rest), got {piece!r}")
-        else:
-            parts[current] += "," + piece.strip()
-    for kind, sub in parts.items():
-        if not sub:
-            raise ValueError(f"compose: {kind}= names no agent")
-        if sub.lower().startswith("compose"):
-            raise ValueError(f"compose: {kind}={sub!r}: a nested compose is not supported")
-    rest = parts.pop("rest", None)
-    missing = [k for k in DECISION_KINDS if k not in parts]
-    if missing and rest is None:
-        raise ValueError(f"compose: no agent for {', '.join(missing)} (name each kind or add rest=SPEC)")
-    return {k: parts.get(k, rest or "") for k in DECISION_KINDS}
-
-
-def split_agent_specs_raw(text: str) -> list[str]:
-    """Split on commas outside double quotes (``cmd:"prog --a x,y"`` stays whole)."""
-    pieces, cur, quoted = [], "", False
-    for ch in text:
-        if ch == '"':
-            quoted = not quoted
-        if ch == "," and not quoted:
-            pieces.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    if quoted:
-        raise ValueError(f"unclosed double quote in agent specs {text!r}")
-    pieces.append(cur)
-    return pieces
+__all__ = ["agent_fingerprint", "agent_label", "known_specs", "make_agent", "parse_compose_spec", "spec_help",
+           "spec_table_markdown", "split_agent_specs"]
 
 
 def split_agent_specs(text: str) -> list[str]:
     """Split ``--agents`` on commas outside double quotes; a ``key=value`` piece belongs to the spec before it
     (``ismcts:iterations=1000,workers=2,heuristic`` -> two specs; ``cmd:"prog --a x,y",heuristic`` -> two)."""
-    pieces = split_agent_specs_raw(text)
+    pieces = split_outside_quotes(text, "agent specs")
     specs: list[str] = []
     for piece in (p.strip() for p in pieces):
         if not piece:

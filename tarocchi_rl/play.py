@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from . import bounded
+from .agents.specs import known_specs, make_agent, split_agent_specs
 from .core.points import card_points
 from .core.state import (
     BID_WORD,
@@ -36,7 +37,8 @@ from .core.state import (
     WON,
 )
 from .game import State, make
-from .policies import BASELINES, AgentLike, agent_label, make_baseline
+from .keyvalue import key_value
+from .policies import AgentLike, agent_label
 from .records import describe_outcome
 
 MAX_OPTION_CHARS = 1000  # characters of one --option KEY=VALUE (a variant option is a word or a number)
@@ -56,17 +58,11 @@ def make_bot(spec: str | AgentLike, seed: int, where: str, seat: bool = False) -
     """The agent of ``spec`` (make_agent); a bad spec is a one-line ValueError naming ``where`` (``seat``: it
     was a seat, where ``human`` is also allowed)."""
     try:
-        if not isinstance(spec, str) or spec.strip().lower() in BASELINES:
-            return make_baseline(spec, seed)  # what make_agent does for these, without loading torch
-        from .agents.specs import make_agent  # here, not at the top: it loads torch (ppo:), a heavy import
-
         return make_agent(spec, seed)
     except (ValueError, OSError, ImportError) as e:
         msg = _one_line(e)
         if seat and msg.startswith("unknown agent spec"):
-            from .agents.specs import KNOWN  # already loaded: every unknown spec went through make_agent
-
-            raise ValueError(f"{where}: unknown seat kind {spec!r} (known: human, {KNOWN})") from None
+            raise ValueError(f"{where}: unknown seat kind {spec!r} (known: human, {known_specs()})") from None
         if msg.startswith("unknown agent spec"):
             raise ValueError(f"{where}: {msg}") from None
         raise ValueError(f"{where}: bad agent spec {spec!r}: {msg}") from None
@@ -79,11 +75,7 @@ def parse_seats(text: str | None, n_players: int) -> list[str]:
     arguments, which may load files, when :func:`make_seat_agents` builds them."""
     if text is None:
         return ["human"] + ["random"] * (n_players - 1)
-    pieces = [s.strip() for s in text.split(",") if s.strip()]
-    if any("=" in s for s in pieces):  # only then can a piece belong to the spec before it
-        from .agents.specs import split_agent_specs  # loads torch (see make_bot): imported when needed
-
-        pieces = split_agent_specs(text)
+    pieces = split_agent_specs(text)
     seats = [s if ":" in s else s.lower() for s in pieces]
     if len(seats) != n_players:
         raise ValueError(f"--seats needs {n_players} comma-separated entries, got {len(seats)}: "
@@ -117,15 +109,13 @@ def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
     them is checked by ``make``; a pair longer than :data:`MAX_OPTION_CHARS` is a ValueError."""
     options: dict[str, Any] = {}
     for pair in pairs or []:
-        key, eq, value = pair.partition("=")
-        if not eq or not key.strip():
-            raise ValueError(f"--option {pair[:40]!r}: expected KEY=VALUE")
+        key, value = key_value(pair, "--option", "KEY=VALUE")
         if len(pair) > MAX_OPTION_CHARS:
-            raise ValueError(f"--option {key.strip()[:40]!r}: longer than {MAX_OPTION_CHARS} characters")
+            raise ValueError(f"--option {key[:40]!r}: longer than {MAX_OPTION_CHARS} characters")
         try:
-            options[key.strip()] = bounded.loads(value)
+            options[key] = bounded.loads(value)
         except bounded.BoundedInputError:  # not JSON (or deeper, longer than JSON may be): the string itself
-            options[key.strip()] = value.strip()
+            options[key] = value
     return options
 
 

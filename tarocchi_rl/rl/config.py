@@ -7,9 +7,7 @@ here rather than as an allocation deep in a worker), ``seed`` in [0, 2^63). The 
 directory (``config.yaml``) and logged to TensorBoard as text, with ``payoff_scale`` resolved to a number.
 
 Two counts are never mixed: *samples* are the learner seats' decisions (what PPO trains on: ``total_samples``),
-*decisions* are every seat's (learner, league snapshots, heuristic). Keys renamed since earlier releases
-(``reward_scale`` -> ``payoff_scale``, ``total_decisions`` -> ``total_samples``) are still read
-(:data:`LEGACY_KEYS`), so old configs and checkpoints load.
+*decisions* are every seat's (learner, league snapshots, heuristic).
 
 Example (``configs/ppo_mineo.yaml``)::
 
@@ -38,6 +36,7 @@ from ..arena import MAX_DEALS
 from ..bits import SEED_MAX
 from ..core.obs_layout import build_privileged_layout, card_planes
 from ..core.phases import DECISION_KINDS
+from ..keyvalue import key_values
 from ..policies.belief import belief_shape
 from ..variants import VARIANTS, get_variant
 
@@ -460,26 +459,6 @@ def _build(cls: Any, data: dict, prefix: str) -> Any:
     return cls(**kwargs)
 
 
-# top-level keys of earlier releases (configs and checkpoints written before the rename) -> the current names
-LEGACY_KEYS = {
-    "reward_scale": "payoff_scale",  # it divided the payoffs too; renamed so as not to clash with the envs'
-    # reward_scale, which multiplies them
-    "total_decisions": "total_samples",  # it always counted the learner's samples, not every seat's decisions
-}
-
-
-def rename_legacy_keys(data: dict) -> dict:
-    """A copy of a top-level config mapping with the old names of :data:`LEGACY_KEYS` replaced by the new ones
-    (a :class:`ConfigError` when both an old name and its new name are given)."""
-    out = dict(data)
-    for old, new in LEGACY_KEYS.items():
-        if old in out:
-            if new in out:
-                raise ConfigError(f"{old}: the old name of {new}; give only {new}")
-            out[new] = out.pop(old)
-    return out
-
-
 def _set(data: dict, dotted: str, value: Any) -> None:
     """Apply one ``key=value`` override (dotted keys reach the nested sections)."""
     parts = dotted.split(".")
@@ -491,10 +470,18 @@ def _set(data: dict, dotted: str, value: Any) -> None:
     node[parts[-1]] = value
 
 
+def parse_overrides(overrides: Iterable[str]) -> dict[str, str]:
+    """``--set KEY=VALUE`` arguments -> {KEY: VALUE} (a ConfigError for one that is not ``KEY=VALUE``)."""
+    try:
+        return key_values(overrides, "--set")
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+
+
 def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[str] = (),
                 base: dict | None = None) -> TrainConfig:
     """The validated config from a YAML file (optional), then ``overrides`` (``["ppo.lr=1e-4", ...]``)."""
-    data = rename_legacy_keys(base or {})
+    data = dict(base or {})
     where = ""
     if path is not None:
         where = f"{path}: "
@@ -514,19 +501,12 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[
             loaded = {}
         if not isinstance(loaded, dict):
             raise ConfigError(f"{path}: the config must be a mapping of keys to values")
-        try:
-            data.update(rename_legacy_keys(loaded))
-        except ConfigError as e:
-            raise ConfigError(f"{where}{e}") from None
-    for ov in overrides:
-        if "=" not in ov:
-            raise ConfigError(f"--set {ov!r}: expected key=value")
-        k, _, v = ov.partition("=")
-        k = k.strip()
-        value: Any = v.strip()
+        data.update(loaded)
+    for k, v in parse_overrides(overrides).items():
+        value: Any = v
         if k.startswith("options."):  # a variant option has no declared type here: read it as YAML
             value = _yaml(value, k)  # (options.early_solo=false is the boolean, accuso_points=3 the integer)
-        _set(data, LEGACY_KEYS.get(k, k), value)
+        _set(data, k, value)
     try:
         return _build(TrainConfig, data, "").validate()
     except ConfigError as e:
@@ -549,9 +529,8 @@ def check_run_dir(path: str | os.PathLike[str]) -> str:
 
 
 def config_from_dict(d: dict) -> TrainConfig:
-    """The validated config of a mapping (a checkpoint's ``config``, ``TrainConfig.to_dict()``); the old key
-    names of :data:`LEGACY_KEYS` are read as their new names, so old checkpoints still load."""
-    return _build(TrainConfig, rename_legacy_keys(d), "").validate()
+    """The validated config of a mapping (a checkpoint's ``config``, ``TrainConfig.to_dict()``)."""
+    return _build(TrainConfig, d, "").validate()
 
 
 def dump_config(cfg: TrainConfig) -> str:
