@@ -2,6 +2,7 @@
 checkpoints, exact resume, reproducibility), the ``ppo:PATH`` agent, and clear errors for bad input."""
 
 import math
+import re
 import subprocess
 from pathlib import Path
 
@@ -106,22 +107,29 @@ def test_from_scratch_configs_load_and_differ_from_the_default_only_as_they_say(
             assert getattr(scratch, same) == getattr(default, same), same
 
 
-def test_payoff_scale_defaults_to_the_variant_and_old_keys_still_load():
+def test_payoff_scale_defaults_to_the_variant():
     assert load_config(None, ["variant=mineo"]).payoff_scale == 10.0
     assert load_config(None, ["variant=french3"]).payoff_scale == 100.0
     assert load_config(None, ["variant=french3", "payoff_scale=50"]).payoff_scale == 50.0
     assert load_config(None, ["payoff_scale=null"]).payoff_scale == 10.0
     assert "payoff_scale: 100.0" in dump_config(load_config(None, ["variant=french4"]))  # resolved in config.yaml
-    # a config dict from before the renames (checkpoints of older runs): reward_scale divided the payoffs too,
-    # total_decisions counted learner samples
-    old = {k: v for k, v in TrainConfig().to_dict().items() if k not in ("payoff_scale", "total_samples")}
-    cfg = config_from_dict({**old, "variant": "french3", "reward_scale": 10.0, "total_decisions": 1234})
-    assert cfg.payoff_scale == 10.0 and cfg.total_samples == 1234
-    with pytest.raises(ConfigError, match="reward_scale: the old name of payoff_scale"):
-        config_from_dict({"reward_scale": 10.0, "payoff_scale": 10.0})
-    assert load_config(None, ["reward_scale=5", "total_decisions=99"]).payoff_scale == 5.0
     with pytest.raises(ConfigError, match="payoff_scale: must be > 0"):
         load_config(None, ["payoff_scale=0"])
+
+
+@pytest.mark.parametrize("old", ["reward_scale", "total_decisions"])
+def test_the_old_key_names_are_unknown_keys(tmp_path, old):
+    """The names before the renames (reward_scale: payoff_scale, total_decisions: total_samples) are read no more:
+    in a config file, a --set and a config dict each is the unknown-key error naming it (and the file)."""
+    unknown = f"{old}: unknown key \\(known here: .*payoff_scale.*total_samples"
+    path = tmp_path / "old.yaml"
+    path.write_text(f"variant: mineo\n{old}: 10\n")
+    with pytest.raises(ConfigError, match=f"^{re.escape(str(path))}: {unknown}"):
+        load_config(path)
+    with pytest.raises(ConfigError, match=f"^{unknown}"):
+        load_config(None, [f"{old}=10"])
+    with pytest.raises(ConfigError, match=f"^{unknown}"):
+        config_from_dict({**TrainConfig().to_dict(), old: 10})
 
 
 def test_config_overrides_and_errors(tmp_path):
@@ -262,21 +270,24 @@ def test_same_seed_same_run_and_exact_resume(tmp_path):
     assert not all(torch.equal(a["model"][k], d["model"][k]) for k in a["model"])
 
 
-def test_resume_of_a_checkpoint_with_the_old_key_names(tmp_path):
+def test_a_checkpoint_with_an_old_key_name_is_refused_naming_it(tmp_path):
+    """A checkpoint whose config has a name from before the renames (``reward_scale``) neither builds its network
+    nor resumes: a CheckpointError naming the file and the unknown key."""
+    from tarocchi_rl.rl.network import load_network
     from tarocchi_rl.rl.trainer import resume
+    from tests.support.checkpoints import make_checkpoint
 
-    _train(tmp_path, "a", "max_updates=2", "eval.every=0", "eval.final_deals=0")
-    _train(tmp_path, "old", "max_updates=1", "eval.every=0", "eval.final_deals=0")
     ck = tmp_path / "old/checkpoints/latest.pt"
+    ck.parent.mkdir(parents=True)
+    make_checkpoint(ck)
     data = torch.load(ck, weights_only=False)
-    cfg = data["config"]
-    cfg["reward_scale"], cfg["total_decisions"] = cfg.pop("payoff_scale"), cfg.pop("total_samples")
+    data["config"]["reward_scale"] = data["config"].pop("payoff_scale")
     torch.save(data, ck)
-    r = resume(tmp_path / "old", {"max_updates": "2"}, progress=False)
-    assert r["updates"] == 2
-    a, old = load_checkpoint(tmp_path / "a"), load_checkpoint(tmp_path / "old")
-    assert old["config"]["payoff_scale"] == 10.0 and "reward_scale" not in old["config"]
-    assert all(torch.equal(a["model"][k], old["model"][k]) for k in a["model"])
+    unknown = "reward_scale: unknown key"
+    with pytest.raises(CheckpointError, match=re.escape(f"checkpoint {ck}: its config is invalid: {unknown}")):
+        load_network(ck)
+    with pytest.raises(CheckpointError, match=re.escape(f"checkpoint {ck} holds an invalid config: {unknown}")):
+        resume(tmp_path / "old", {"max_updates": "2"}, progress=False)
 
 
 def test_resume_errors(tmp_path):
