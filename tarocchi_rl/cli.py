@@ -91,6 +91,13 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_agents(args: argparse.Namespace) -> int:
+    from .agents.specs import spec_help, spec_table_markdown
+
+    print(spec_table_markdown() if args.markdown else spec_help())
+    return 0
+
+
 def _cmd_deals(args: argparse.Namespace) -> int:
     from .arena import write_deals_file
 
@@ -108,18 +115,13 @@ def _train_job(args: argparse.Namespace) -> Any:
 
     from .agents.specs import make_agent
     from .arena import check_out_dir
-    from .rl.config import ConfigError, check_run_dir, load_config
+    from .rl.config import ConfigError, check_run_dir, load_config, parse_overrides
 
     if args.resume:
         if args.config:
             raise ConfigError("--resume continues a run with its own config: drop --config")
         check_run_dir(args.resume)
-        overrides: dict[str, str] = {}
-        for ov in args.set or []:
-            k, eq, v = ov.partition("=")
-            if not eq:
-                raise ConfigError(f"--set {ov!r}: expected key=value")
-            overrides[k.strip()] = v.strip()
+        overrides = parse_overrides(args.set or [])
 
         def run_resume() -> Any:
             from .rl.trainer import resume
@@ -293,17 +295,20 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tarocchi-rl", description=__doc__)
-    sub = p.add_subparsers(dest="command", required=True)
+VARIANT_HELP = "mineo, piedmont3, piedmont4, french3, french4"
+Subparsers = Any  # argparse's _SubParsersAction (private)
 
+
+def _add_replay(sub: Subparsers) -> None:
     r = sub.add_parser("replay", help="validate and score a tarocchi-record/1 game record")
     r.add_argument("file", help="record file (JSON)")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.set_defaults(func=_cmd_replay)
 
+
+def _add_play(sub: Subparsers) -> None:
     pl = sub.add_parser("play", help="play a deal in the terminal against bots")
-    pl.add_argument("--variant", default="mineo", help="mineo, piedmont3, piedmont4, french3, french4")
+    pl.add_argument("--variant", default="mineo", help=VARIANT_HELP)
     pl.add_argument("--seats", default=None, help="comma-separated, one per seat: human or an agent spec "
                     "(random, heuristic, ismcts:iterations=200,seed=3, ppo:PATH, ...; "
                     "default: human at seat 0, random bots elsewhere)")
@@ -315,8 +320,10 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--record", default="game.json", help="where to save the record at the end")
     pl.set_defaults(func=_cmd_play)
 
+
+def _add_bench(sub: Subparsers) -> None:
     b = sub.add_parser("bench", help="core throughput (fused rollout kernel and BatchEnv step loop)")
-    b.add_argument("--variant", default="mineo", help="mineo, piedmont3, piedmont4, french3, french4")
+    b.add_argument("--variant", default="mineo", help=VARIANT_HELP)
     b.add_argument("--batch", type=int, default=4096)
     b.add_argument("--threads", type=int, default=1)
     b.add_argument("--seconds", type=float, default=2.0, help="length of each timed run")
@@ -324,8 +331,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=_cmd_bench)
 
-    e = sub.add_parser("eval", help="duplicate arena: agents on the same deals with seats rotated")
-    e.add_argument("--variant", default="mineo", help="mineo, piedmont3, piedmont4, french3, french4")
+
+def _add_eval(sub: Subparsers) -> None:
+    e = sub.add_parser("eval", help="duplicate arena: agents on the same deals with seats rotated",
+                       epilog="Every agent spec and its arguments: tarocchi-rl agents")
+    e.add_argument("--variant", default="mineo", help=VARIANT_HELP)
     e.add_argument("--agents", required=True, help="comma-separated agent specs: random, heuristic, "
                    "ppo:PATH[,greedy=false] (a checkpoint or run directory), onnx:DIR (an exported bot), "
                    "ismcts:iterations=N[,...], cmd:\"PROGRAM ARGS\"[,timeout=S] (a tarocchi-bot/1 program)")
@@ -339,6 +349,14 @@ def build_parser() -> argparse.ArgumentParser:
                    "of agents on 100 deals) in FILE (JSON lines); a rerun plays only the blocks missing there")
     e.set_defaults(func=_cmd_eval)
 
+
+def _add_agents(sub: Subparsers) -> None:
+    a = sub.add_parser("agents", help="every kind of agent spec and its arguments (type, range, default)")
+    a.add_argument("--markdown", action="store_true", help="as one Markdown table (the docs' table)")
+    a.set_defaults(func=_cmd_agents)
+
+
+def _add_deals(sub: Subparsers) -> None:
     dl = sub.add_parser("deals", help="write a frozen set of deals for comparable evaluations")
     dl.add_argument("--variant", default="mineo")
     dl.add_argument("--n", type=int, default=2000)
@@ -346,6 +364,8 @@ def build_parser() -> argparse.ArgumentParser:
     dl.add_argument("--out", required=True)
     dl.set_defaults(func=_cmd_deals)
 
+
+def _add_train(sub: Subparsers) -> None:
     t = sub.add_parser("train", help="PPO self-play training (TensorBoard logs and checkpoints in the run dir)")
     t.add_argument("--config", default=None, help="YAML config, e.g. configs/ppo_mineo.yaml")
     t.add_argument("--variant", default=None, help="train with the shipped config of this variant (the file "
@@ -358,6 +378,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
     t.set_defaults(func=_cmd_train)
 
+
+def _add_leaderboard(sub: Subparsers) -> None:
     lb = sub.add_parser("leaderboard", help="every agent on the frozen deal sets of benchmarks/: a Markdown table "
                         "per variant (mean per deal with 95%% CI, win rate, Elo, declarer success)")
     lb.add_argument("--variants", default="all", help="comma-separated variants, or all")
@@ -372,10 +394,12 @@ def build_parser() -> argparse.ArgumentParser:
     lb.add_argument("--no-progress", action="store_true")
     lb.set_defaults(func=_cmd_leaderboard)
 
+
+def _add_exploit(sub: Subparsers) -> None:
     xp = sub.add_parser("exploit", help="exploitability probe: train a best response to a frozen agent for M "
                         "minutes and report how much it wins per deal (duplicate arena, 95%% CI)")
     xp.add_argument("--target", required=True, metavar="SPEC", help="the frozen agent (any agent spec)")
-    xp.add_argument("--variant", default="mineo", help="mineo, piedmont3, piedmont4, french3, french4")
+    xp.add_argument("--variant", default="mineo", help=VARIANT_HELP)
     xp.add_argument("--minutes", type=float, required=True, help="training time of the exploiter")
     xp.add_argument("--deals", type=int, default=1000, help="duplicate deals of the measurement (default 1000)")
     xp.add_argument("--seed", type=int, default=0)
@@ -385,6 +409,8 @@ def build_parser() -> argparse.ArgumentParser:
     xp.add_argument("--no-progress", action="store_true")
     xp.set_defaults(func=_cmd_exploit)
 
+
+def _add_expert(sub: Subparsers) -> None:
     ei = sub.add_parser("expert", help="expert iteration: the network learns the visit distributions and the "
                         "outcomes of the search it guides (ismcts:net) in self-play; PPO can continue with "
                         "--set init=OUT")
@@ -408,6 +434,8 @@ def build_parser() -> argparse.ArgumentParser:
     ei.add_argument("--no-progress", action="store_true")
     ei.set_defaults(func=_cmd_expert)
 
+
+def _add_export(sub: Subparsers) -> None:
     ex = sub.add_parser("export", help="export a trained policy as a bot directory (ONNX, manifest, golden "
                         "positions, model card) that runs without torch as onnx:DIR")
     ex.add_argument("--agent", required=True, metavar="ppo:PATH", help="the policy: ppo:RUN_DIR or ppo:CHECKPOINT; "
@@ -421,16 +449,22 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--seed", type=int, default=0, help="seeds the golden positions and the evaluation deals")
     ex.set_defaults(func=_cmd_export)
 
+
+def _add_bot(sub: Subparsers) -> None:
     bt = sub.add_parser("bot", help="answer for one seat over the tarocchi-bot/1 protocol (JSON lines on "
                         "stdin/stdout, docs/bot-protocol.md)")
     bt.add_argument("--agent", required=True, help="the agent spec: heuristic, ismcts:..., ppo:PATH, onnx:DIR")
     bt.add_argument("--name", default=None, help="the name the bot gives in its hello")
     bt.set_defaults(func=_cmd_bot)
 
+
+def _add_referee(sub: Subparsers) -> None:
     rf = sub.add_parser("referee", help="a table for testing bots and frontends: deals and writes each seat's "
                         "tarocchi-bot/1 request (JSON lines, docs/bot-protocol.md)")
     rf.set_defaults(func=_cmd_referee)
 
+
+def _add_serve(sub: Subparsers) -> None:
     sv = sub.add_parser("serve", help="the browser game and the HTTP API (Starlette under uvicorn; the web extra)")
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=8000)
@@ -459,11 +493,26 @@ def build_parser() -> argparse.ArgumentParser:
                     "to open /ws tables besides the server's own, e.g. https://example.org; repeatable")
     sv.set_defaults(func=_cmd_serve)
 
+
+def _add_demo(sub: Subparsers) -> None:
     d = sub.add_parser("demo", help="the shipped bots against the heuristic and the heuristic against "
                        "random bots in the duplicate arena, every variant")
     d.add_argument("--deals", type=int, default=1000)
     d.add_argument("--seed", type=int, default=0)
     d.set_defaults(func=_cmd_demo)
+
+
+#: the subcommands in the order ``tarocchi-rl --help`` lists them, each added by its own function
+SUBCOMMANDS = (_add_replay, _add_play, _add_bench, _add_eval, _add_agents, _add_deals, _add_train, _add_leaderboard,
+               _add_exploit, _add_expert, _add_export, _add_bot, _add_referee, _add_serve, _add_demo)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``tarocchi-rl`` parser: one subparser per subcommand (:data:`SUBCOMMANDS`)."""
+    p = argparse.ArgumentParser(prog="tarocchi-rl", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+    for add in SUBCOMMANDS:
+        add(sub)
     return p
 
 
