@@ -308,9 +308,47 @@ def ablation_section() -> list[str]:
     return out
 
 
+def reliability(title: str, tables: dict[str, list[dict[str, Any]]]) -> Any:
+    """A reliability diagram: observed frequency against mean predicted probability per bin, one line per model."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(4.8, 4.2))
+    ax.plot([0, 1], [0, 1], color="k", lw=0.8, ls="--", label="perfect calibration")
+    for name, bins in tables.items():
+        pts = [(b["mean_predicted"], b["observed"]) for b in bins if b["count"]]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=name)
+    ax.set_xlabel("predicted probability")
+    ax.set_ylabel("observed frequency")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def belief_section(plots: dict[str, bytes]) -> list[str]:
+    out = ["## Belief models: calibration", "",
+           "`experiments/belief_calibration.py`: at every decision of the deals played, the deciding seat's belief "
+           "(the probability of each unseen card lying at each location) against where the card really is. "
+           "References: `counts` (each location in proportion to the unseen cards it holds: the hand sizes alone) "
+           "and `uniform`. ECE: expected calibration error; NLL: mean negative log-likelihood of the true "
+           "location (lower is better).", ""]
+    for f in sorted((RESULTS / "beliefs").glob("*.json")):
+        d = load(f)
+        out += [f"### {d['variant']}: `{d['model_path']}`", "",
+                f"{d['deals']:,} deals played by `{d['players']}`, {d['decisions']:,} decisions, "
+                f"{d['model']['cards']:,} unseen cards.", "",
+                "| beliefs | ECE | top-1 accuracy | NLL |", "|---|---|---|---|"]
+        for name in ("model", "counts", "uniform"):
+            r = d[name]
+            out.append(f"| {name} | {r['ece']:.4f} | {r['top1']:.3f} | {r['nll']:.3f} |")
+        fig = reliability(f"{d['variant']}: reliability of the beliefs",
+                          {"model": d["model"]["bins"], "counts": d["counts"]["bins"]})
+        out += ["", save(fig, f"beliefs_{f.stem}", plots), ""]
+    return out
+
+
 def page_training(plots: dict[str, bytes]) -> str:
     return "\n".join(["# Training", "", GENERATED, "", *scratch_section(plots), *finetune_section(plots),
-                      *ablation_section()])
+                      *ablation_section(), *belief_section(plots)])
 
 
 PAGE_BUILDERS: dict[str, Callable[[dict[str, bytes]], str]] = {
