@@ -5,16 +5,26 @@
 | training config | ``configs/ppo_VARIANT.yaml`` | ``tarocchi_rl/configs/``      | ``tarocchi-rl train --variant`` |
 | trained bot     | ``models/VARIANT/``          | ``tarocchi_rl/models/``       | the agent spec ``bot:VARIANT``  |
 
-Both are package data (``pyproject.toml``: the packages ``tarocchi_rl.configs`` and ``tarocchi_rl.models`` are
-the directories ``configs/`` and ``models/``); in the repository ``tarocchi_rl/configs`` and ``tarocchi_rl/models``
-are links to them, so the same lookup works in a checkout, an editable install and a wheel.
+Both are package data: ``pyproject.toml`` installs the folders ``configs/`` and ``models/`` as the packages
+``tarocchi_rl.configs`` and ``tarocchi_rl.models`` (``[tool.setuptools.package-dir]``, for an editable install and
+a wheel alike), and they are found where the import system finds those packages.
 """
 
+import importlib.util
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-CONFIGS_DIR = PACKAGE_DIR / "configs"
-MODELS_DIR = PACKAGE_DIR / "models"
+
+def package_folder(package: str) -> Path:
+    """The folder of an installed data package (a subpackage of this one), wherever the install put it; where it
+    is not installed (a checkout without ``pip install -e .``), the folder a wheel would hold, which is missing."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return Path(__file__).resolve().parent / package.rpartition(".")[2]
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+CONFIGS_DIR = package_folder("tarocchi_rl.configs")
+MODELS_DIR = package_folder("tarocchi_rl.models")
 
 
 def _available(directory: Path, pattern: str) -> list[str]:

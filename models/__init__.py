@@ -1,0 +1,1 @@
+"""The bots shipped with the package (package data, one bot directory per variant: tarocchi_rl.shipped)."""
