@@ -32,6 +32,7 @@ lowest to highest (Piedmontese Coppe and Denari: 10 9 .. 2 1 J N Q K; otherwise 
 Card names follow docs/rules.md: ``T0``..``T21``, ``EX``, rank + suit (``KC``, ``10D``, ``NS``).
 """
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -77,10 +78,10 @@ class Deck:
             raise ValueError(f"unknown card {name!r} for this deck") from None
 
     @cached_property
-    def _index(self):
+    def _index(self) -> dict[str, int]:
         return {n: i for i, n in enumerate(self.names)}
 
-    def mask_of(self, names) -> np.ndarray:
+    def mask_of(self, names: Iterable[str | int]) -> np.ndarray:
         """Two-word mask (uint64[2]) of an iterable of card names or dense ids."""
         m = np.zeros(2, dtype=np.uint64)
         for c in names:
@@ -88,7 +89,7 @@ class Deck:
             m[self.word[c]] |= np.uint64(1) << np.uint64(self.bit[c])
         return m
 
-    def cards_of(self, mask) -> list:
+    def cards_of(self, mask: Sequence[int] | np.ndarray) -> list[int]:
         """Dense ids (ascending) of the cards in a two-word mask."""
         out = []
         for w in range(2):
@@ -99,22 +100,19 @@ class Deck:
                 x &= x - 1
         return sorted(out)
 
-    def sort_key(self, c: int):
+    def sort_key(self, c: int) -> tuple[int, int]:
         """Display order: trumps high to low, EX, then suits, high to low."""
         s = int(self.suit[c])
         return (0 if s == TRUMP else 1 if s == FOOL else 2 + s, -int(self.strength[c]))
 
 
-def build_deck(trumps_low_to_high, suits) -> Deck:
+def build_deck(trumps_low_to_high: Sequence[str], suits: Sequence[tuple[str, Sequence[str]]]) -> Deck:
     """Build a Deck from trump names (lowest first) and ``[(letter, ranks lowest first), ...]``."""
-    names, word, bit, suit, strength = [], [], [], [], []
-    for k, t in enumerate(trumps_low_to_high):
-        names.append(t), word.append(0), bit.append(k), suit.append(TRUMP), strength.append(k)
-    names.append("EX"), word.append(0), bit.append(EX_BIT), suit.append(FOOL), strength.append(0)
-    for s, (letter, ranks) in enumerate(suits):
-        for k, r in enumerate(ranks):
-            names.append(r + letter), word.append(1), bit.append(SUIT_FIELD * s + k)
-            suit.append(s), strength.append(k)
+    # one row per card, in dense-id order: (name, word, bit, suit, strength)
+    cards = [(t, 0, k, TRUMP, k) for k, t in enumerate(trumps_low_to_high)] + [("EX", 0, EX_BIT, FOOL, 0)]
+    cards += [(r + letter, 1, SUIT_FIELD * s + k, s, k) for s, (letter, ranks) in enumerate(suits)
+              for k, r in enumerate(ranks)]
+    names, word, bit, suit, strength = (list(column) for column in zip(*cards, strict=True))
     pos = np.full(128, -1, dtype=np.int16)
     for c, (w, b) in enumerate(zip(word, bit, strict=True)):
         pos[w * 64 + b] = c

@@ -47,6 +47,8 @@ its size is (N + 2) x C floats (:func:`build_privileged_layout`). Every variant 
 | discard | C     | the declarer's discard so far, whoever views                                   |
 """
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .phases import N_PHASES
@@ -62,7 +64,7 @@ SECTIONS = (
 N_SECTIONS = len(SECTIONS)
 
 
-def section_sizes(n_players, n_cards, bid_words, n_contracts, n_tricks) -> dict:
+def section_sizes(n_players: int, n_cards: int, bid_words: int, n_contracts: int, n_tricks: int) -> dict[str, int]:
     n, c = n_players, n_cards
     return {
         "hand": c, "played": n * c, "trick": n * c, "stock": c, "discard": c, "shown": c, "shown_by": n * c,
@@ -73,10 +75,16 @@ def section_sizes(n_players, n_cards, bid_words, n_contracts, n_tricks) -> dict:
     }
 
 
-def build_layout(names, sizes: dict):
+#: a row of a layout table: (offset, size, section name)
+Row = tuple[int, int, str]
+Rows = list[Row]
+
+
+def build_layout(names: Sequence[str], sizes: dict[str, int]) -> tuple[np.ndarray, int, Rows]:
     """Offsets (int64[N_SECTIONS], -1 where absent), total size, and the rows of the layout table."""
     offsets = np.full(N_SECTIONS, -1, np.int64)
-    rows, k = [], 0
+    rows: Rows = []
+    k = 0
     for name in names:
         offsets[SECTIONS.index(name)] = k
         rows.append((k, sizes[name], name))
@@ -84,7 +92,7 @@ def build_layout(names, sizes: dict):
     return offsets, k, rows
 
 
-def layout_table(rows) -> str:
+def layout_table(rows: Sequence[Row]) -> str:
     """The layout as a Markdown table (offset, size, section)."""
     lines = ["| offset | size | section |", "|---|---|---|"]
     lines += [f"| {o} | {s} | {name} |" for o, s, name in rows]
@@ -95,11 +103,12 @@ PRIVILEGED_SECTIONS = ("hands", "stock", "discard")
 PV_HANDS, PV_STOCK, PV_DISCARD = range(len(PRIVILEGED_SECTIONS))
 
 
-def build_privileged_layout(n_players: int, n_cards: int):
+def build_privileged_layout(n_players: int, n_cards: int) -> tuple[np.ndarray, int, Rows]:
     """The privileged observation's offsets (int64[3], indexed by ``PV_*``), total size and layout-table rows."""
     sizes = {"hands": n_players * n_cards, "stock": n_cards, "discard": n_cards}
     offsets = np.zeros(len(PRIVILEGED_SECTIONS), np.int64)
-    rows, k = [], 0
+    rows: Rows = []
+    k = 0
     for j, name in enumerate(PRIVILEGED_SECTIONS):
         offsets[j] = k
         rows.append((k, sizes[name], name))
@@ -112,10 +121,11 @@ def build_privileged_layout(n_players: int, n_cards: int):
 CARD_SECTIONS = ("hand", "played", "trick", "stock", "discard", "shown", "shown_by")
 
 
-def card_planes(rows, n_cards: int) -> tuple[np.ndarray, np.ndarray]:
+def card_planes(rows: Sequence[Row], n_cards: int) -> tuple[np.ndarray, np.ndarray]:
     """A layout's card planes and the rest, from its rows (offset, size, name): (plane_index int64[P * C], the
     observation index of card c of plane p at p * C + c; rest_index int64[R], every other entry, in order)."""
-    planes, rest = [], []
+    planes: list[np.ndarray] = []
+    rest: list[np.ndarray] = []
     for offset, size, name in rows:
         index = np.arange(offset, offset + size, dtype=np.int64)
         (planes if name in CARD_SECTIONS else rest).append(index)

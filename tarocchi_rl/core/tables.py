@@ -70,7 +70,8 @@ The offsets and these two tables come from one declaration each (``MASKS_LAYOUT`
 checks.
 """
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -194,7 +195,8 @@ COUNT_TRIPLETS, COUNT_DIRECT = 0, 1
 EX_LAST_IF_LED, EX_LAST_ALWAYS, EX_LAST_OTHER_SIDE = 0, 1, 2
 
 
-def make_tables(deck: Deck, card_value, masks: dict, params: dict, obs) -> RuleTables:
+def make_tables(deck: Deck, card_value: Sequence[int] | np.ndarray, masks: dict[int, Any], params: dict[int, int],
+                obs: np.ndarray) -> RuleTables:
     """Compile a deck, card values, named masks {MK_*: [names]}, params {P_*: int} and an observation
     layout (int64[N_SECTIONS] offsets) into RuleTables."""
     mk = np.zeros((N_MASKS, 2), dtype=np.uint64)

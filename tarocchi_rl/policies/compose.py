@@ -74,8 +74,9 @@ class ComposeAgent(Agent):
     @rng.setter
     def rng(self, gen: np.random.Generator) -> None:
         for a in self.parts:  # each part with a generator gets its own stream drawn from gen
-            if isinstance(getattr(a, "rng", None), np.random.Generator):
-                a.rng = np.random.default_rng(int(gen.integers(2**63)))
+            part: Any = a  # a generator is no part of the AgentLike protocol
+            if isinstance(getattr(part, "rng", None), np.random.Generator):
+                part.rng = np.random.default_rng(int(gen.integers(2**63)))
 
 
 def _rows(a: Any, rows: NDArray[np.int64]) -> Any:

@@ -1269,8 +1269,8 @@ def make_plan(src: BatchState, i: int, observer: int, tb) -> Plan:
     return Plan(pi, pm, pf)
 
 
-def determinize(src: BatchState, i: int, observer: int, tb, n: int = None, dst: BatchState = None,
-                seed: int = None, parallel: bool = True) -> BatchState:
+def determinize(src: BatchState, i: int, observer: int, tb, n: int | None = None, dst: BatchState | None = None,
+                seed: int | None = None, parallel: bool = True) -> BatchState:
     """Determinizations of game ``i`` of ``src`` for seat ``observer``.
 
     src : BatchState (meta int32[B, 80], cards uint64[B, N_SETS, 2], deck int16[B, 78], rng uint64[B])
@@ -1281,6 +1281,8 @@ def determinize(src: BatchState, i: int, observer: int, tb, n: int = None, dst: 
     tell from game ``i``. RuntimeError when none exists (an inconsistent state).
     """
     if dst is None:
+        if n is None:
+            raise ValueError("determinize: give n (a new batch of n games) or dst (a batch to fill)")
         dst = alloc_state(int(n))
         dst.rng[:] = seed_states(0 if seed is None else seed, int(n))
     kernel = determinize_batch if parallel else determinize_serial

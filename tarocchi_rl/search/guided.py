@@ -281,9 +281,9 @@ def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: 
                 obs = obs_buf[:, new].reshape(n_players * len(new), -1)
                 p, v = evaluate(obs, np.tile(mask, (n_players, 1)))
                 p = p.reshape(n_players, len(new), n_actions)
-                v = np.asarray(v, np.float64).reshape(n_players, len(new))
+                seat_values = np.asarray(v, np.float64).reshape(n_players, len(new))
                 new_prior[new] = p[acting, np.arange(len(new))]
-                values[new] = v.T
+                values[new] = seat_values.T
             has_prior[new] = True
         ends = np.flatnonzero(leaf_kind != LEAF_NEW) if mix <= 0 else np.arange(k)
         if mix > 0 or len(ends):

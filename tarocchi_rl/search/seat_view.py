@@ -119,7 +119,7 @@ def parse_entry(game: Game, raw: Any, where: str) -> Entry:
         action = f"{kind.lower()}:{game.deck.names[game.deck.card_id(arg)]}"  # the card's own spelling
     else:
         action = action.lower()
-    e = Entry(where, actor, action)
+    entry = Entry(where, actor, action)
     for part in (p.strip() for p in rest):
         if part.startswith("+"):
             key, body = "+", part[1:]
@@ -131,12 +131,12 @@ def parse_entry(game: Game, raw: Any, where: str) -> Entry:
             if key.startswith("show") and not 0 <= int(key[4:]) < game.num_players:
                 raise ViewError(f"{where}: {key}: seat out of range")
         ids = _cards(game, body, where)
-        if key in e.cards:
+        if key in entry.cards:
             raise ViewError(f"{where}: {key} given twice")
-        e.cards[key] = ids
-        e.reveals.append(key)
-    e.text = canonical(game, e)
-    return e
+        entry.cards[key] = ids
+        entry.reveals.append(key)
+    entry.text = canonical(game, entry)
+    return entry
 
 
 def canonical(game: Game, e: Entry) -> str:

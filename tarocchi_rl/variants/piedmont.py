@@ -23,6 +23,7 @@ The deal: seat s holds ``deck[H*s : H*s+H]`` (H = 25 / 19), the stock is the res
 """
 
 from functools import cache
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -370,8 +371,8 @@ def outcome(st, i: int, tb) -> dict:
     accuso = [3 * int(tb.params[P_ACCUSO_POINTS]) * sum(int(max(m[ACCUSO_DECL + s], 0)) for s in range(n)
                                                         if m[SIDE + s] == k) for k in range(n_sides)]
     cards = [int(m[POINTS + k]) - accuso[k] for k in range(n_sides)]
-    details = {"excuse": {"played_by": int(m[EX_PLAYER]), "trick_won_by": int(m[EX_TRICK_WINNER]),
-                          "to_last_trick_winner": bool(m[EX_LAST])}}
+    details: dict[str, Any] = {"excuse": {"played_by": int(m[EX_PLAYER]), "trick_won_by": int(m[EX_TRICK_WINNER]),
+                                          "to_last_trick_winner": bool(m[EX_LAST])}}
     if n_sides == 2:
         details["accuso"] = [int(max(x, 0)) for x in m[ACCUSO_DECL : ACCUSO_DECL + 4]]
     return {
