@@ -12,6 +12,9 @@ Generated pages (nothing is copied into ``docs/``):
 | ``api/index.md`` | the list of modules of the package |
 | ``api/MODULE.md`` | one module's docstrings (mkdocstrings: ``::: MODULE``) |
 
+Generated text: ``<!-- agent-kinds -->`` in a page becomes the table of agent kinds and their arguments
+(``tarocchi_rl.agents.specs.spec_table_markdown``, from the kinds' own declarations).
+
 Links: a Markdown link from a page to a file of the repository outside ``docs/`` (``../tarocchi_rl/arena.py``,
 ``../notebooks/01_games.ipynb``, ``../CHANGELOG.md``) points at the page made from it; a module at its API page; any
 other file becomes its path as code (the site does not serve the repository).
@@ -24,12 +27,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Python packages documented in the API reference: (folder in the repository, dotted name)
 PACKAGES = (("tarocchi_rl", "tarocchi_rl"), ("agents", "tarocchi_rl.agents"), ("envs", "tarocchi_rl.envs"))
 LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
+LAID_OUT: list[Path] = []  # the temporary installed layouts made for mkdocstrings (removed after the build)
 ORIGIN: dict[str, str] = {}  # generated page -> the repository file it is made from (for its relative links)
 
 
@@ -132,6 +137,42 @@ def on_files(files: Files, config: Any) -> Files:
     return files
 
 
+AGENT_KINDS = "<!-- agent-kinds -->"  # in a page: replaced by the table of agent kinds, from their declarations
+
+
+def agent_kinds_table() -> str:
+    from tarocchi_rl.agents.specs import spec_table_markdown
+
+    return spec_table_markdown()
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
     uri = page.file.src_uri
+    if AGENT_KINDS in markdown:
+        markdown = markdown.replace(AGENT_KINDS, agent_kinds_table())
     return rewrite_links(markdown, ORIGIN.get(uri, f"docs/{uri}"), uri)
+
+
+@event_priority(100)  # before mkdocstrings reads its handler's paths
+def on_config(config: Any) -> Any:
+    """mkdocstrings reads the package as it is installed: ``agents/`` and ``envs/`` laid out under ``tarocchi_rl/``
+    (pyproject's package-dir), in a temporary folder, by the same code the layers contract uses."""
+    import importlib.util
+    import tempfile
+
+    spec = importlib.util.spec_from_file_location("installed_layers", ROOT / "tools" / "installed_layers.py")
+    assert spec is not None and spec.loader is not None
+    tools = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tools)
+    tree = Path(tempfile.mkdtemp(prefix="tarocchi-api-"))
+    LAID_OUT.append(tree)
+    tools.lay_out(ROOT, tree)
+    config["plugins"]["mkdocstrings"].config["handlers"]["python"]["paths"] = [str(tree)]
+    return config
+
+
+def on_shutdown() -> None:
+    import shutil
+
+    while LAID_OUT:
+        shutil.rmtree(LAID_OUT.pop(), ignore_errors=True)
