@@ -8,9 +8,10 @@ in them is typed by hand.
 Pages (``docs/results/``): ``index.md`` (the headline figures), ``leaderboards.md`` (the fast tables of every
 variant), ``search.md`` (the tables with the search agents and the equal-time search matches),
 ``exploitability.md`` (the best-response probes), ``training.md`` (runs from scratch, the fine-tune, the
-ablations, with learning curves). Plots are SVG files in ``docs/results/img/`` (written without a date, so the
-same JSON and matplotlib give the same bytes); ``--check`` compares the Markdown only (the plots' last bits
-depend on the matplotlib version) and that every plot a page shows exists.
+ablations, with learning curves; belief calibration), ``speed.md`` (the core's throughput). Plots are SVG files
+in ``docs/results/img/`` (written without a date, so the same JSON and matplotlib give the same bytes);
+``--check`` compares the Markdown only (the plots' last bits depend on the matplotlib version) and that every
+plot a page shows exists.
 """
 
 from __future__ import annotations
@@ -155,7 +156,8 @@ def page_index(plots: dict[str, bytes]) -> str:
         "- [Leaderboards](leaderboards.md): every variant's fast agents on 2,000 deals.",
         "- [Search](search.md): the tables with ISMCTS and the network-guided search, and equal-time matches.",
         "- [Exploitability](exploitability.md): how much a best response trained against each bot wins.",
-        "- [Training](training.md): runs from scratch, fine-tuning, ablations, learning curves.", ""])
+        "- [Training](training.md): runs from scratch, fine-tuning, ablations, learning curves, belief calibration.",
+        "- [Speed](speed.md): the core's throughput.", ""])
 
 
 def leaderboard_section(path: Path, table: str, plots: dict[str, bytes], plot_name: str) -> list[str]:
@@ -295,6 +297,9 @@ def ablation_section() -> list[str]:
         out += [f"### {d['variant']}: {budget} per run, seeds {', '.join(map(str, d['seeds']))}", "",
                 "| arm | overrides | seed | updates | learner samples | minutes | vs base, mean / deal [95% CI] |",
                 "|---|---|---|---|---|---|---|"]
+        if d.get("updates"):
+            out[-3:-3] = ["The budget is the number of updates; the minutes are each run's wall time on a machine "
+                          "shared with other work, for reference only.", ""]
         for arm, entry in d["arms"].items():
             for r in entry["runs"]:
                 vs = r.get("vs_base")
@@ -351,12 +356,36 @@ def page_training(plots: dict[str, bytes]) -> str:
                       *ablation_section(), *belief_section(plots)])
 
 
+def page_speed(plots: dict[str, bytes]) -> str:
+    out = ["# Speed", "", GENERATED, "",
+           "The core's throughput, `experiments/bench_core.py --variant V --out FILE` (`tarocchi-rl bench` stamped "
+           "with the machine and the time): medians of several runs of (a) the fused random-play rollout kernel "
+           "(complete deals, scoring included) and (b) the `BatchEnv` loop a learner runs (`legal_mask` + random "
+           "legal actions + checked `step` + `observe`). Compare versions side by side with "
+           "`experiments/bench_compare.py --old COMMIT`, not across these files: the machine differs.", "",
+           "| file | variant | batch | threads | runs | rollout deals/s | card plays/s | step decisions/s | "
+           "machine | when |", "|---|---|---|---|---|---|---|---|---|---|"]
+    rows = []
+    for f in sorted((RESULTS / "speed").glob("*.json")):
+        d = load(f)
+        m = d["machine"]
+        out.append(f"| `{f.name}` | `{d['variant']}` | {d['batch']:,} | {d['threads']} | {d['repeats']} x "
+                   f"{d['seconds_per_run']:g} s | {d['rollout_deals_per_s']:,.0f} | "
+                   f"{d['rollout_card_plays_per_s']:,.0f} | {d['step_decisions_per_s']:,.0f} | "
+                   f"{m['cpus']} CPUs, Python {m['python']} | {d['when']} |")
+        rows.append((d["variant"], d["step_decisions_per_s"], d["step_decisions_per_s"], d["step_decisions_per_s"]))
+    if rows:
+        out += ["", save(bars("BatchEnv step loop, one thread", rows, "decisions per second"), "speed_step", plots)]
+    return "\n".join([*out, ""])
+
+
 PAGE_BUILDERS: dict[str, Callable[[dict[str, bytes]], str]] = {
     "index.md": page_index,
     "leaderboards.md": page_leaderboards,
     "search.md": page_search,
     "exploitability.md": page_exploitability,
     "training.md": page_training,
+    "speed.md": page_speed,
 }
 
 

@@ -52,7 +52,7 @@ def test_results_pages_are_current_with_the_json():
     pytest.importorskip("matplotlib")
     pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
     built, plots = pages.build()
-    assert set(built) == {"index.md", "leaderboards.md", "search.md", "exploitability.md", "training.md"}
+    assert set(built) == {"index.md", "leaderboards.md", "search.md", "exploitability.md", "training.md", "speed.md"}
     assert plots and all(svg.lstrip().startswith(b"<?xml") for svg in plots.values())
     assert pages.stale(built) == [], "run: make results"
 
