@@ -108,8 +108,8 @@ def finished_record() -> bytes:
 
 
 def crafted_requests(count: int) -> list[bytes]:
-    """Act requests whose history swaps the card plays of two other seats: impossible, found so only by the
-    rebuild's search for a consistent deal (kept: those the heuristic bot refuses as impossible)."""
+    """Act requests whose history swaps the card plays of two other seats: mostly impossible, found so only by the
+    rebuild's search for a consistent deal (a swap the seat cannot tell from a real deal stays a legal request)."""
     rng = random.Random(3)
     out: list[bytes] = []
     for reqs in deal_requests(["french4", "mineo"], 8, 11):

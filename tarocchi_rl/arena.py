@@ -356,13 +356,18 @@ def run_arena(
     spec = get_variant(variant)
     options = spec.resolve_options(options or {})
     _check_arena_args(agent_specs, out_dir, blocks_file, fingerprint)
+    _check_deal_count(deals, decks)
+    # in memory, the agents are built before anything is dealt: a bad agent (a missing checkpoint) is reported at
+    # once, without compiling the dealing kernels first
+    agents = None if blocks_file is not None else [make_agent(s, seed=seed + 1000 * k)
+                                                   for k, s in enumerate(agent_specs)]
     game_decks = _arena_decks(variant, deals, decks, seed, options)
     setup = _ArenaSetup(spec, variant, options, [agent_label(s) for s in agent_specs], game_decks, seed,
                         seatings(spec.n_players), progress, batch_deals)
-    if blocks_file is not None:
-        assert fingerprint is not None  # checked above
+    if agents is None:
+        assert fingerprint is not None and blocks_file is not None  # checked above
         return _run_resumable(setup, [str(s) for s in agent_specs], make_agent, blocks_file, fingerprint)
-    return _run_in_memory(setup, agent_specs, make_agent, out_dir)
+    return _run_in_memory(setup, agents, out_dir)
 
 
 def _check_arena_args(agent_specs: Sequence[str | AgentLike], out_dir: str | os.PathLike[str] | None,
@@ -380,18 +385,25 @@ def _check_arena_args(agent_specs: Sequence[str | AgentLike], out_dir: str | os.
             raise ValueError("a resumable arena (a blocks file) needs agent spec strings and their fingerprint")
 
 
-def _arena_decks(variant: str, deals: int | None, decks: NDArray[np.integer[Any]] | None, seed: int,
-                 options: dict[str, Any]) -> NDArray[np.integer[Any]]:
-    """The arena's deals (int[n, C], 1 <= n <= :data:`MAX_DEALS`): ``decks`` when given, else ``deals`` deals
-    dealt from ``seed``; a ValueError when there are neither or their number is out of bounds."""
+def _check_deal_count(deals: int | None, decks: NDArray[np.integer[Any]] | None) -> None:
+    """A ValueError when there are neither deals nor decks, or their number is out of bounds (before any work)."""
     if decks is None:
         if deals is None:
             raise ValueError("run_arena needs a number of deals or the decks")
         if not 1 <= deals <= MAX_DEALS:
             raise ValueError(f"--deals must be >= 1 and <= {MAX_DEALS}, got {deals}")
-        decks = random_decks(variant, int(deals), seed, **options)
-    if not 1 <= len(decks) <= MAX_DEALS:
+    elif not 1 <= len(decks) <= MAX_DEALS:
         raise ValueError(f"an arena plays 1 to {MAX_DEALS} deals, got {len(decks)}")
+
+
+def _arena_decks(variant: str, deals: int | None, decks: NDArray[np.integer[Any]] | None, seed: int,
+                 options: dict[str, Any]) -> NDArray[np.integer[Any]]:
+    """The arena's deals (int[n, C], 1 <= n <= :data:`MAX_DEALS`): ``decks`` when given, else ``deals`` deals
+    dealt from ``seed``; a ValueError when there are neither or their number is out of bounds."""
+    _check_deal_count(deals, decks)
+    if decks is None:
+        assert deals is not None  # checked
+        decks = random_decks(variant, int(deals), seed, **options)
     return decks
 
 
@@ -412,11 +424,11 @@ class _ArenaSetup:
     batch_deals: int | None
 
 
-def _run_in_memory(setup: _ArenaSetup, agent_specs: Sequence[str | AgentLike], make_agent: Callable[..., AgentLike],
+def _run_in_memory(setup: _ArenaSetup, agents: Sequence[AgentLike],
                    out_dir: str | os.PathLike[str] | None) -> dict[str, Any]:
-    """The arena with its agents built once (agent k from seed ``seed + 1000 * k``) and kept for every block;
-    with ``out_dir``, the games are recorded and the outputs written there (:func:`_write_outputs`)."""
-    agents = [make_agent(s, seed=setup.seed + 1000 * k) for k, s in enumerate(agent_specs)]
+    """The arena with its agents built once (by :func:`run_arena`: agent k from seed ``seed + 1000 * k``) and kept
+    for every block; with ``out_dir``, the games are recorded and the outputs written there
+    (:func:`_write_outputs`)."""
     records: list[dict[str, Any]] | None = [] if out_dir else None
 
     def play(a: int, b: int, lo: int, d: NDArray[np.integer[Any]], bar: _Progress, base: int) -> tuple[Block, bool]:

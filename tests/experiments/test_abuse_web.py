@@ -21,7 +21,10 @@ def test_the_server_serves_the_honest_table_through_the_abuse():
             assert probe["n"] > 0 and probe["failed"] == 0, (phase, name, probe)
     abuser = out["abuse"]["abuser"]
     assert abuser["crafted_requests"] > 0 and sum(abuser["crafted"].values()) > 0
-    assert "200" not in abuser["crafted"], abuser["crafted"]  # an impossible history gets no action
+    # a swapped pair of plays is mostly impossible (400), but a swap the seat cannot tell apart from a real deal is
+    # a legal request (200); what must never come back is a server error
+    assert set(abuser["crafted"]) <= {"200", "400", "429", "503"}, abuser["crafted"]
+    assert abuser["crafted"].get("400", 0) > 0, abuser["crafted"]
     refused = sum(n for kind in ("search", "crafted") for status, n in abuser[kind].items() if status in ("429", "503"))
     assert refused > 0, abuser  # the per-client limits held the flood back
     # the slow upload is not checked: it is answered only when the phase outlasts the server's body timeout
