@@ -31,7 +31,7 @@ test: $(STAMP) chromium
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/pytest -q -n 2 -m "not slow"
-	NUMBA_DISABLE_JIT=1 $(BIN)/pytest -q -m nojit
+	NUMBA_DISABLE_JIT=1 $(BIN)/pytest -q -n 2 -m nojit
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # The documentation site (mkdocs.yml, docs/): served with live reload on http://127.0.0.1:8001/
@@ -46,7 +46,7 @@ results: $(STAMP)
 	$(BIN)/python experiments/results_pages.py
 
 test-nojit: $(STAMP)
-	NUMBA_DISABLE_JIT=1 $(BIN)/pytest -q -m nojit
+	NUMBA_DISABLE_JIT=1 $(BIN)/pytest -q -n 2 -m nojit
 
 # The property-based tests of every input boundary (tests/reliability) with 5,000 examples each instead of
 # make test's 60 (Hypothesis profile "fuzz", tests/reliability/conftest.py); about 4 minutes on two cores.

@@ -22,23 +22,40 @@ other file becomes its path as code (the site does not serve the repository).
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import posixpath
 import re
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Python packages documented in the API reference: (folder in the repository, dotted name)
-PACKAGES = (("tarocchi_rl", "tarocchi_rl"), ("agents", "tarocchi_rl.agents"), ("envs", "tarocchi_rl.envs"))
+
+
+@functools.cache
+def installed_layers() -> ModuleType:
+    """``tools/installed_layers.py`` (not a package): pyproject's package-dir and the installed layout."""
+    spec = importlib.util.spec_from_file_location("installed_layers", ROOT / "tools" / "installed_layers.py")
+    assert spec is not None and spec.loader is not None
+    tools = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tools)
+    return tools
+
+
+#: Python packages documented in the API reference: (folder in the repository, dotted name), from package-dir
+PACKAGES = tuple((folder.relative_to(ROOT).as_posix(), package)
+                 for package, folder in installed_layers().package_dirs(ROOT).items())
 LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
 LAID_OUT: list[Path] = []  # the temporary installed layouts made for mkdocstrings (removed after the build)
 ORIGIN: dict[str, str] = {}  # generated page -> the repository file it is made from (for its relative links)
 
 
-def modules() -> list[str]:
+@functools.cache
+def modules() -> tuple[str, ...]:
     """Every module of the package, dotted, sorted (``__init__`` as the package itself)."""
     out = set()
     for folder, dotted in PACKAGES:
@@ -49,7 +66,7 @@ def modules() -> list[str]:
                 continue
             parts = [p for p in rel.parts if p != "__init__"]
             out.add(".".join([dotted, *parts]))
-    return sorted(out)
+    return tuple(sorted(out))
 
 
 def module_of(repo_path: str) -> str | None:
@@ -157,16 +174,11 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
 def on_config(config: Any) -> Any:
     """mkdocstrings reads the package as it is installed: ``agents/`` and ``envs/`` laid out under ``tarocchi_rl/``
     (pyproject's package-dir), in a temporary folder, by the same code the layers contract uses."""
-    import importlib.util
     import tempfile
 
-    spec = importlib.util.spec_from_file_location("installed_layers", ROOT / "tools" / "installed_layers.py")
-    assert spec is not None and spec.loader is not None
-    tools = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tools)
     tree = Path(tempfile.mkdtemp(prefix="tarocchi-api-"))
     LAID_OUT.append(tree)
-    tools.lay_out(ROOT, tree)
+    installed_layers().lay_out(ROOT, tree)
     config["plugins"]["mkdocstrings"].config["handlers"]["python"]["paths"] = [str(tree)]
     return config
 

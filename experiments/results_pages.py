@@ -23,6 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tarocchi_rl.arena import head_to_head_of
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 PAGES = ROOT / "docs" / "results"
@@ -50,19 +52,6 @@ def digits_for(variant: str) -> int:
 
 def bold_if_above_zero(text: str, lo: float) -> str:
     return f"**{text}**" if lo > 0 else text
-
-
-def pair(r: dict[str, Any], a: str, b: str) -> tuple[float, float, float] | None:
-    """The head-to-head of agents a and b in an arena result, as a's score minus b's (mean, low, high)."""
-    names = [t["agent"] for t in r["table"]]
-    pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
-    for (i, j), p in zip(pairs, r.get("head_to_head") or [], strict=False):
-        d, (lo, hi) = p["mean_difference_per_deal"], p["ci95"]
-        if (names[i], names[j]) == (a, b):
-            return d, lo, hi
-        if (names[i], names[j]) == (b, a):
-            return -d, -hi, -lo
-    return None
 
 
 # ---------------------------------------------------------------------------------------------------- plots
@@ -132,12 +121,12 @@ def headline_rows() -> list[str]:
     for v in VARIANTS:
         k = digits_for(v)
         fast = load(RESULTS / f"{v}.json")["tables"]["fast"]
-        h = pair(fast, f"bot:{v}", "heuristic")
+        h = head_to_head_of(fast, f"bot:{v}", "heuristic")
         cells = [f"{h[0]:+.{k}f} {ci(h[1], h[2], k)} ({fast['deals']:,} deals)" if h else "-"]
         search = load(RESULTS / "with_search" / f"{v}.json")["tables"]["search"]
         guided = next((a for a in search["agents"] if "net=" in a), None)
-        s = pair(search, guided, f"bot:{v}") if guided else None
-        p = pair(search, f"bot:{v}", PLAIN_SEARCH)
+        s = head_to_head_of(search, guided, f"bot:{v}") if guided else None
+        p = head_to_head_of(search, f"bot:{v}", PLAIN_SEARCH)
         cells.append(f"{p[0]:+.{k}f} {ci(p[1], p[2], k)} ({search['deals']:,} deals)" if p else NOT_RECORDED)
         cells.append(f"{s[0]:+.{k}f} {ci(s[1], s[2], k)} ({search['deals']:,} deals)" if s else NOT_RECORDED)
         out.append(f"| `{v}` | " + " | ".join(cells) + " |")

@@ -399,8 +399,7 @@ def _check_deal_count(deals: int | None, decks: NDArray[np.integer[Any]] | None)
 def _arena_decks(variant: str, deals: int | None, decks: NDArray[np.integer[Any]] | None, seed: int,
                  options: dict[str, Any]) -> NDArray[np.integer[Any]]:
     """The arena's deals (int[n, C], 1 <= n <= :data:`MAX_DEALS`): ``decks`` when given, else ``deals`` deals
-    dealt from ``seed``; a ValueError when there are neither or their number is out of bounds."""
-    _check_deal_count(deals, decks)
+    dealt from ``seed`` (their number checked by :func:`_check_deal_count` before)."""
     if decks is None:
         assert deals is not None  # checked
         decks = random_decks(variant, int(deals), seed, **options)
@@ -572,6 +571,18 @@ def _head_to_head(setup: _ArenaSetup, tally: _Tally) -> list[dict[str, Any]]:
         rows.append({"agents": [setup.labels[a], setup.labels[b]], "mean_difference_per_deal": float(diff.mean()),
                      "ci95": [lo_ci, hi_ci]})
     return rows
+
+
+def head_to_head_of(result: dict[str, Any], a: str, b: str) -> tuple[float, float, float] | None:
+    """Agent a's score minus agent b's in an arena result (its ``head_to_head``, either order): (mean per deal,
+    CI low, CI high); None when the result has no such pair."""
+    for p in result.get("head_to_head") or []:
+        d, (lo, hi) = p["mean_difference_per_deal"], p["ci95"]
+        if p["agents"] == [a, b]:
+            return d, lo, hi
+        if p["agents"] == [b, a]:
+            return -d, -hi, -lo
+    return None
 
 
 def _recorded_or_played(store: BlockFile, spec: VariantSpec, options: dict[str, Any], specs: tuple[str, str],

@@ -55,14 +55,26 @@ is then the uniform one too).
 The belief model itself is evaluated once per root decision (the seat's knowledge is fixed there); its plan
 (:func:`belief_plan`: ints int64[NB] and floats, below) is built once per search with the sampler's plan.
 
-| ints (bi)                | meaning                                                                  |
-|--------------------------|--------------------------------------------------------------------------|
-| B_MODE                   | the method used: METHOD_UNIFORM, METHOD_SIR or METHOD_EXACT              |
-| B_M, B_K, B_KB, B_NF     | SIR's candidates; the DP's cards, its cap layer (-1: none), the floats   |
-| B_CARD + CARD_W k        | DP card k: + CARD_POS its position (word * 64 + bit), + CARD_PILES its   |
-|                          | piles (bit q: pile q)                                                    |
-| B_LAY + LAY_W k          | DP layer k (1 .. K-1): + LAY_OFF, LAY_DROP, LAY_LEFT, LAY_LO + q,        |
-|                          | LAY_HI + q, LAY_STRIDE + q (the uniform sampler's layer record)          |
+ints (bi), declared once (``BELIEF_INTS``, ``BELIEF_CARD``; :mod:`tarocchi_rl.core.offsets`); a DP layer's record is the
+sampler's ``LAYER_RECORD``
+
+| offset      | field             | meaning                                                            |
+|-------------|-------------------|--------------------------------------------------------------------|
+| 0           | B_MODE            | the method used: METHOD_UNIFORM, METHOD_SIR or METHOD_EXACT        |
+| 1           | B_M               | SIR's candidates per determinization                               |
+| 2           | B_K               | the DP's cards                                                     |
+| 3           | B_KB              | the DP's cap layer (-1: none)                                      |
+| 4           | B_NF              | the DP's floats                                                    |
+| 5 .. 7      | (unused)          |                                                                    |
+| 8 .. 263    | B_CARD + CARD_W k | DP card k's record (k < MAX_DP_CARDS)                              |
+| 264 .. 3746 | B_LAY + LAY_W k   | DP layer k's record (1 .. K-1): the uniform sampler's LAYER_RECORD |
+
+DP card k's record
+
+| offset | field      | meaning                                    |
+|--------|------------|--------------------------------------------|
+| 0      | CARD_POS   | the card's position (word * 64 + bit)      |
+| 1      | CARD_PILES | the piles that may take it (bit q: pile q) |
 
 floats (bf): ``[0, W_SIZE)`` SIR: the log weight of the card at position pos in pile q at ``q * 128 + pos``;
 the DP: the scaled weight of card k in pile q at ``k * MAXP + q``; then the DP's layer tables.
@@ -77,6 +89,7 @@ from numba import njit, types
 from numpy.typing import NDArray
 
 from ..bits import U0, U1, bit, lowest_bit, seed_states, splitmix_next
+from ..core.offsets import Layout
 from ..core.state import BatchState, alloc_state
 from ..core.tables import P_CARDS, P_PLAYERS
 from .determinize import (
@@ -92,6 +105,13 @@ from .determinize import (
     I_STATUS,
     KIND_DISCARD,
     KIND_STOCK,
+    LAY_DROP,
+    LAY_HI,
+    LAY_LEFT,
+    LAY_LO,
+    LAY_OFF,
+    LAY_STRIDE,
+    LAY_W,
     M_CLS,
     M_FIX,
     M_U,
@@ -132,18 +152,35 @@ MAX_DP_CARDS = N_POSITIONS  # the weighted DP's cards (at most every position)
 METHOD_UNIFORM, METHOD_SIR, METHOD_EXACT = range(3)
 METHODS = {"exact": METHOD_EXACT, "sir": METHOD_SIR}
 
-# the belief plan (module docstring): ints bi int64[NB], floats bf float64[W_SIZE + tables]
-B_MODE, B_M, B_K, B_KB, B_NF = range(5)  # method used, candidates, cards, the cap layer (-1: none), floats
-B_CARD = 8
-CARD_POS, CARD_PILES = range(2)
-CARD_W = 2
-B_LAY = B_CARD + CARD_W * MAX_DP_CARDS
-LAY_OFF, LAY_DROP, LAY_LEFT = range(3)
-LAY_LO = 3
-LAY_HI = LAY_LO + MAXP
-LAY_STRIDE = LAY_HI + MAXP
-LAY_W = LAY_STRIDE + MAXP
-NB = B_LAY + LAY_W * (MAX_DP_CARDS + 1)
+# the belief plan's ints (bi int64[NB]), declared once: the offsets, NB and the docstring's tables come from it
+BELIEF_CARD = Layout("belief card", ("field", "meaning"), [
+    ("CARD_POS", 1, "the card's position (word * 64 + bit)"),
+    ("CARD_PILES", 1, "the piles that may take it (bit q: pile q)"),
+], total="CARD_W")
+BELIEF_INTS = Layout("belief ints", ("field", "meaning"), [
+    ("B_MODE", 1, "the method used: METHOD_UNIFORM, METHOD_SIR or METHOD_EXACT"),
+    ("B_M", 1, "SIR's candidates per determinization"),
+    ("B_K", 1, "the DP's cards"),
+    ("B_KB", 1, "the DP's cap layer (-1: none)"),
+    ("B_NF", 1, "the DP's floats"),
+    ("", 3),
+    ("B_CARD + CARD_W k", BELIEF_CARD.total * MAX_DP_CARDS, "DP card k's record (k < MAX_DP_CARDS)"),
+    ("B_LAY + LAY_W k", LAY_W * (MAX_DP_CARDS + 1), "DP layer k's record (1 .. K-1): the uniform sampler's "
+                                                     "LAYER_RECORD"),
+], total="NB")
+CARD_POS = BELIEF_CARD["CARD_POS"]
+CARD_PILES = BELIEF_CARD["CARD_PILES"]
+CARD_W = BELIEF_CARD.total
+B_MODE = BELIEF_INTS["B_MODE"]
+B_M = BELIEF_INTS["B_M"]
+B_K = BELIEF_INTS["B_K"]
+B_KB = BELIEF_INTS["B_KB"]
+B_NF = BELIEF_INTS["B_NF"]
+B_CARD = BELIEF_INTS["B_CARD"]
+B_LAY = BELIEF_INTS["B_LAY"]
+NB = BELIEF_INTS.total
+BELIEF_CARD.check_bound(globals())
+BELIEF_INTS.check_bound(globals())
 W_SIZE = MAXP * N_POSITIONS  # SIR: log weight [q * 128 + pos]; the DP: weight [k * MAXP + q]
 _TWO_SETS = 2 * SET_W * MAXP  # the candidate's piles and the kept ones
 

@@ -10,6 +10,7 @@ from numba import njit
 import tarocchi_rl.core.state as state
 import tarocchi_rl.core.tables as tables
 import tarocchi_rl.search.determinize as determinize
+import tarocchi_rl.search.inference as inference
 from tarocchi_rl.core.offsets import Layout, tables_missing_from
 
 pytestmark = pytest.mark.nojit
@@ -20,6 +21,7 @@ LAYOUTS = [
     (determinize, determinize.PLAN_INTS), (determinize, determinize.PILE_RECORD),
     (determinize, determinize.CLASS_RECORD), (determinize, determinize.LAYER_RECORD),
     (determinize, determinize.PLAN_MASKS),
+    (inference, inference.BELIEF_INTS), (inference, inference.BELIEF_CARD),
 ]
 IDS = [f"{module.__name__.rsplit('.', 1)[1]}.{layout.name}" for module, layout in LAYOUTS]
 
@@ -57,6 +59,8 @@ PINNED = {
     "determinize.layer": ({"LAY_OFF": 0, "LAY_DROP": 1, "LAY_LEFT": 2, "LAY_LO": 3, "LAY_HI": 11, "LAY_STRIDE": 19},
                           27),
     "determinize.masks": ({"M_PILE": 0, "M_FIX": 16, "M_CLS": 32, "M_U": 160}, 162),
+    "inference.belief ints": ({"B_MODE": 0, "B_M": 1, "B_K": 2, "B_KB": 3, "B_NF": 4, "B_CARD": 8, "B_LAY": 264}, 3747),
+    "inference.belief card": ({"CARD_POS": 0, "CARD_PILES": 1}, 2),
 }
 
 

@@ -15,42 +15,19 @@ import random
 import pytest
 
 from tests.oracles.oracle_french import EXCUSE_LAST_TRICK, FrenchOracle, full_deck, half_points_of
-
-RANKS = ("K", "Q", "N", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2", "1")
-
-
-def suit(s: str, ranks: str | None = None) -> list[str]:
-    """Cards of suit s: suit("S", "K Q 1") -> ["KS", "QS", "1S"]; all 14 (K..1) when ranks is None."""
-    names = RANKS if ranks is None else ranks.split()
-    return [r + s for r in names]
-
-
-def trumps(hi: int, lo: int) -> list[str]:
-    """Trumps from T<hi> down to T<lo>."""
-    return [f"T{i}" for i in range(hi, lo - 1, -1)]
+from tests.support.cards78 import SHAPE, fill, suit, trumps
 
 
 def make_deal(n: int, fixed: dict[int, list[str]], chien: list[str] | None = None):
     """Hands with the given cards first, the rest filled in deck order (suits, then trumps, then EX):
     seats 0..n-1, then the chien."""
-    size = 24 if n == 3 else 18
-    used = [c for cards in fixed.values() for c in cards] + list(chien or [])
-    rest = [c for c in full_deck() if c not in used]
-    hands = []
-    for seat in range(n):
-        hand = list(fixed.get(seat, []))
-        while len(hand) < size:
-            hand.append(rest.pop(0))
-        hands.append(hand)
-    chien = list(chien) if chien is not None else [rest.pop(0) for _ in range(6)]
-    assert not rest
-    return hands, chien
+    return fill(f"french{n}", fixed, chien)
 
 
 def random_deal(n: int, rng: random.Random):
     deck = full_deck()
     rng.shuffle(deck)
-    size = 24 if n == 3 else 18
+    _, size, _ = SHAPE[f"french{n}"]
     return [deck[size * i : size * i + size] for i in range(n)], deck[size * n :]
 
 

@@ -19,28 +19,16 @@ from tests.oracles.oracle_piedmont import (
     thirds_of,
     trick_winner_index,
 )
-
-SIZES = {"piedmont3": (3, 25, 3), "piedmont4": (4, 19, 2)}  # players, hand size, stock size
+from tests.support.cards78 import SHAPE, fill
 
 
 def make_deal(fixed: dict[int, list[str]], stock: list[str] | None = None, variant: str = "piedmont3"):
     """Hands with the given cards first, the rest filled in deck order (seats 0.., then the stock)."""
-    n, size, stock_size = SIZES[variant]
-    used = [c for cards in fixed.values() for c in cards] + list(stock or [])
-    rest = [c for c in full_deck() if c not in used]
-    hands = []
-    for seat in range(n):
-        hand = list(fixed.get(seat, []))
-        while len(hand) < size:
-            hand.append(rest.pop(0))
-        hands.append(hand)
-    stock = list(stock) if stock is not None else [rest.pop(0) for _ in range(stock_size)]
-    assert not rest
-    return hands, stock
+    return fill(variant, fixed, stock)
 
 
 def random_deal(rng: random.Random, variant: str):
-    n, size, _ = SIZES[variant]
+    n, size, _ = SHAPE[variant]
     deck = full_deck()
     rng.shuffle(deck)
     return [deck[size * i : size * i + size] for i in range(n)], deck[n * size :]
@@ -183,7 +171,7 @@ CONFIGS = [
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(str(v) for v in c.values()))
 def test_random_games_invariants(config):
     variant = config["variant"]
-    n, size, _ = SIZES[variant]
+    n, size, _ = SHAPE[variant]
     rng = random.Random(20240 + len(str(config)))
     accusos = 0
     for _ in range(200):
