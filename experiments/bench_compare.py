@@ -18,6 +18,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,6 +81,19 @@ def measure_fixed(tree: Path, variant: str, batch: int, calls: int, repeats: int
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@contextmanager
+def old_tree(ref: str) -> Iterator[Path]:
+    """The commit ``ref`` checked out in a temporary git worktree (removed afterwards)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp) / "old"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old), ref], check=True,
+                       capture_output=True)
+        try:
+            yield old
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--old", required=True, help="git ref of the old version")
@@ -95,31 +110,25 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=5)
     a = p.parse_args()
     variants = [v.strip() for v in a.variants.split(",") if v.strip()]
-    with tempfile.TemporaryDirectory() as tmp:
-        old = Path(tmp) / "old"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old), a.old], check=True,
-                       capture_output=True)
-        try:
-            trees = {"old": old, "new": ROOT}
-            metrics = ("rollout_deals_per_s",) if a.fixed_work else METRICS
+    with old_tree(a.old) as old:
+        trees = {"old": old, "new": ROOT}
+        metrics = ("rollout_deals_per_s",) if a.fixed_work else METRICS
 
-            def one(tree: Path, v: str, seconds: float) -> dict:
-                if a.fixed_work:
-                    return measure_fixed(tree, v, a.batch, a.calls, a.repeats)
-                return measure(tree, v, a.batch, seconds, a.clock)
+        def one(tree: Path, v: str, seconds: float) -> dict:
+            if a.fixed_work:
+                return measure_fixed(tree, v, a.batch, a.calls, a.repeats)
+            return measure(tree, v, a.batch, seconds, a.clock)
 
-            for v in variants:  # warm both Numba caches
-                for tree in trees.values():
-                    one(tree, v, 0.2)
-            runs = {(v, k): [] for v in variants for k in trees}
-            for r in range(a.rounds):
-                order = ("old", "new") if r % 2 == 0 else ("new", "old")
-                for v in variants:
-                    for k in order:
-                        runs[v, k].append(one(trees[k], v, a.seconds))
-                print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False)
+        for v in variants:  # warm both Numba caches
+            for tree in trees.values():
+                one(tree, v, 0.2)
+        runs = {(v, k): [] for v in variants for k in trees}
+        for r in range(a.rounds):
+            order = ("old", "new") if r % 2 == 0 else ("new", "old")
+            for v in variants:
+                for k in order:
+                    runs[v, k].append(one(trees[k], v, a.seconds))
+            print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
     what = (f"fixed work: {a.calls} calls x 4 deals per slot, best of {a.repeats} by CPU time" if a.fixed_work
             else f"{a.seconds:g} s ({a.clock} clock)")
     print(f"old = {a.old}, new = this tree; batch {a.batch}, 1 thread, medians of {a.rounds} alternating runs, "

@@ -31,3 +31,10 @@ def last_json(text: str) -> Any:
         if line.startswith("{"):
             return json.loads(line)
     raise AssertionError(f"no JSON line in:\n{text[-2000:]}")
+
+
+def git_worktrees() -> set[str]:
+    """The paths of the repository's worktrees (the side-by-side benchmarks must leave none behind)."""
+    out = subprocess.run(["git", "-C", str(ROOT), "worktree", "list", "--porcelain"], capture_output=True,
+                         text=True).stdout
+    return {line.removeprefix("worktree ") for line in out.splitlines() if line.startswith("worktree ")}

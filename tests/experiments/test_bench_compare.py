@@ -8,16 +8,9 @@ import subprocess
 
 import pytest
 
-from .scripts import ROOT, ok, run_script
+from .scripts import ROOT, git_worktrees, ok, run_script
 
 NO_JIT = {"NUMBA_DISABLE_JIT": "1"}
-
-
-def git_worktrees() -> set[str]:
-    """The paths of the repository's worktrees."""
-    out = subprocess.run(["git", "-C", str(ROOT), "worktree", "list", "--porcelain"], capture_output=True,
-                         text=True).stdout
-    return {line.removeprefix("worktree ") for line in out.splitlines() if line.startswith("worktree ")}
 
 
 pytestmark = pytest.mark.skipif(
