@@ -15,8 +15,7 @@ from tarocchi_rl.bot import BotServer, Referee
 from tarocchi_rl.variants import VARIANTS, get_variant
 from tarocchi_rl.web.app import IDLE_CLOSE, WS_MESSAGES, ServerConfig, create_app
 from tests.support.web_client import LocalClient
-
-from .test_web_table import check_message
+from tests.support.web_views import check_message
 
 EXTRA = "ismcts:iterations=20,c=0.7"  # a spec with a comma: --agents and --seats split it whole
 EXTRA_NAME = "bot1"  # the neutral name of a bare --agents spec (clients never see the spec)
