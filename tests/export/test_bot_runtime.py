@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from .test_onnx_export import NO_TORCH
+from tests.support.no_torch import NO_TORCH
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -30,6 +30,7 @@ from tarocchi_rl.policies.onnx_policy import (
 from tarocchi_rl.rl.export import ExportError, export_policy, read_golden
 from tarocchi_rl.rl.policy import PPOAgent
 from tarocchi_rl.variants import get_variant
+from tests.support.no_torch import NO_TORCH
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -185,20 +186,6 @@ def test_the_agent_refuses_another_game(bot):
 
 
 # -- without torch --------------------------------------------------------------------------------------------
-NO_TORCH = """
-import sys
-
-
-class _NoTorch:
-    def find_spec(self, name, path=None, target=None):
-        if name == "torch" or name.startswith("torch."):
-            raise ImportError(f"torch is blocked in this test ({name})")
-        return None
-
-
-sys.meta_path.insert(0, _NoTorch())
-"""
-
 PLAY = """
 import json, sys
 try:
