@@ -8,23 +8,7 @@ import pytest
 import torch
 
 from tarocchi_rl.rl.checkpoint import CHECKSUM_PREFIX, CheckpointError, load_checkpoint, save_checkpoint
-from tarocchi_rl.rl.config import load_config
-
-TINY = [
-    "variant=mineo", "num_envs=8", "rollout_steps=6", "num_workers=0", "async_rollouts=false", "torch_threads=1",
-    "network.hidden=[32]", "ppo.minibatch_size=64", "ppo.epochs=2", "league.snapshot_every=1",
-    "league.pool_size=2", "eval.every=0", "eval.final_deals=0", "max_minutes=0",
-]
-
-
-def _cfg(*extra):
-    return load_config(None, [*TINY, *extra])
-
-
-def _train(path, *extra):
-    from tarocchi_rl.rl.trainer import train
-
-    return train(_cfg(*extra), path, progress=False)
+from tests.support.checkpoints import TINY_RUN_MINEO, train_tiny
 
 
 def _same_weights(a, b):
@@ -53,7 +37,7 @@ def test_resume_falls_back_from_a_damaged_latest(tmp_path, caplog, damage):
     from tarocchi_rl.rl.trainer import resume
 
     run = tmp_path / "r"
-    _train(run, "max_updates=3", "checkpoint_every=2", "keep_checkpoints=1")
+    train_tiny(run, "max_updates=3", "checkpoint_every=2", "keep_checkpoints=1")
     ck = run / "checkpoints"
     (ck / "final.pt").unlink()  # leave latest.pt (update 3) and update_000002.pt
     latest = ck / "latest.pt"
@@ -78,7 +62,7 @@ def test_resume_with_every_checkpoint_damaged_is_one_clear_error(tmp_path):
     from tarocchi_rl.rl.trainer import resume
 
     run = tmp_path / "r"
-    _train(run, "max_updates=2", "checkpoint_every=1", "keep_checkpoints=1")
+    train_tiny(run, "max_updates=2", "checkpoint_every=1", "keep_checkpoints=1")
     ck = run / "checkpoints"
     names = sorted(p.name for p in ck.glob("*.pt"))
     assert names == ["final.pt", "latest.pt", "update_000001.pt"]
@@ -112,7 +96,7 @@ def test_non_finite_loss_stops_before_a_checkpoint(tmp_path, monkeypatch, capsys
     monkeypatch.setattr(tr.Trainer, "_count", count)
     run = tmp_path / "nan"
     with pytest.raises(tr.NonFiniteError, match="non-finite loss at update 3") as e:
-        _train(run, "max_updates=5", "checkpoint_every=1", "keep_checkpoints=5")
+        train_tiny(run, "max_updates=5", "checkpoint_every=1", "keep_checkpoints=5")
     assert isinstance(e.value, ValueError)
     ck = run / "checkpoints"
     assert sorted(p.name for p in ck.glob("*.pt")) == ["latest.pt", "update_000001.pt", "update_000002.pt"]
@@ -132,7 +116,7 @@ def test_non_finite_loss_stops_before_a_checkpoint(tmp_path, monkeypatch, capsys
     monkeypatch.setattr(tr.Trainer, "_learn", learn)
     out = tmp_path / "inf"
     code = main(["train", "--out", str(out), "--no-progress",
-                 *[x for t in [*TINY, "max_updates=3", "checkpoint_every=1"] for x in ("--set", t)]])
+                 *[x for t in [*TINY_RUN_MINEO, "max_updates=3", "checkpoint_every=1"] for x in ("--set", t)]])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and err[-1].startswith("error: non-finite weights after update 1"), err
     assert [p.name for p in out.glob("checkpoints/*.pt")] == ["latest.pt"]  # the run's start, nothing later
@@ -144,7 +128,7 @@ def test_ctrl_c_saves_latest_and_resume_is_exact(tmp_path, monkeypatch, capsys):
     from tarocchi_rl.rl import trainer as tr
 
     extra = ["max_updates=4", "checkpoint_every=100", "keep_checkpoints=1"]
-    _train(tmp_path / "a", *extra)
+    train_tiny(tmp_path / "a", *extra)
 
     real_learn = tr.Trainer._learn
 
@@ -155,7 +139,7 @@ def test_ctrl_c_saves_latest_and_resume_is_exact(tmp_path, monkeypatch, capsys):
         return real_learn(self, batches)
 
     monkeypatch.setattr(tr.Trainer, "_learn", learn)
-    r = _train(tmp_path / "b", *extra)
+    r = train_tiny(tmp_path / "b", *extra)
     assert r["interrupted"] is True and r["updates"] == 2
     err = capsys.readouterr().err
     assert "interrupted: saved update 2" in err and "--resume" in err
@@ -174,7 +158,7 @@ def test_ctrl_c_during_the_rollout_also_resumes_exactly(tmp_path, monkeypatch):
     from tarocchi_rl.rl.workers import LocalPool
 
     extra = ["max_updates=3", "checkpoint_every=100", "keep_checkpoints=1"]
-    _train(tmp_path / "a", *extra)
+    train_tiny(tmp_path / "a", *extra)
     real = LocalPool.sample
     calls = {"n": 0}
 
@@ -186,7 +170,7 @@ def test_ctrl_c_during_the_rollout_also_resumes_exactly(tmp_path, monkeypatch):
         return out
 
     monkeypatch.setattr(LocalPool, "sample", sample)
-    assert _train(tmp_path / "b", *extra)["updates"] == 1
+    assert train_tiny(tmp_path / "b", *extra)["updates"] == 1
     monkeypatch.setattr(LocalPool, "sample", real)
     assert tr.resume(tmp_path / "b", progress=False)["updates"] == 3
     assert _same_weights(load_checkpoint(tmp_path / "a"), load_checkpoint(tmp_path / "b"))
@@ -200,5 +184,5 @@ def test_nothing_on_disk_when_the_workers_fail_to_start(tmp_path, monkeypatch):
 
     monkeypatch.setattr(tr, "make_worker_pool", broken)
     with pytest.raises(ValueError, match="workers failed to start: RuntimeError"):
-        _train(tmp_path / "w", "max_updates=1")
+        train_tiny(tmp_path / "w", "max_updates=1")
     assert not (tmp_path / "w").exists()

@@ -15,8 +15,7 @@ import pytest
 
 from experiments import kill_resume  # process-tree helpers and the kill experiment
 from tarocchi_rl.rl.checkpoint import load_checkpoint
-
-from .test_checkpoint_integrity import TINY, _train
+from tests.support.checkpoints import TINY_RUN_MINEO, train_tiny
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_a_killed_rollout_worker_is_replaced_and_the_run_completes(tmp_path):
     pytest.importorskip("ray")
     updates = 14
-    sets = [*[t for t in TINY if not t.startswith("num_workers")], "num_workers=2", "async_rollouts=true",
+    sets = [*[t for t in TINY_RUN_MINEO if not t.startswith("num_workers")], "num_workers=2", "async_rollouts=true",
             "num_envs=32", "rollout_steps=16", f"max_updates={updates}", "checkpoint_every=1", "keep_checkpoints=50"]
     run = tmp_path / "run"
     proc = subprocess.Popen([sys.executable, "-m", "tarocchi_rl.cli", "train", "--out", str(run), "--no-progress",
@@ -59,7 +58,7 @@ def test_a_new_run_directory_appears_whole(tmp_path, monkeypatch):
 
     monkeypatch.setattr(tb, "SummaryWriter", broken)
     with pytest.raises(OSError):
-        _train(tmp_path / "w", "max_updates=1")
+        train_tiny(tmp_path / "w", "max_updates=1")
     assert sorted(p.name for p in (tmp_path / "w").rglob("*")) == ["checkpoints", "config.yaml", "latest.pt"]
     assert load_checkpoint(tmp_path / "w")["update"] == 0
     monkeypatch.undo()
@@ -73,7 +72,7 @@ def test_a_new_run_directory_appears_whole(tmp_path, monkeypatch):
 
     monkeypatch.setattr(tr, "save_checkpoint", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        _train(tmp_path / "x", "max_updates=1")
+        train_tiny(tmp_path / "x", "max_updates=1")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["w"]
     monkeypatch.undo()
     assert tr.resume(tmp_path / "w", progress=False)["updates"] == 1
@@ -82,7 +81,7 @@ def test_a_new_run_directory_appears_whole(tmp_path, monkeypatch):
 def test_a_resumed_run_trims_the_evaluation_log(tmp_path):
     from tarocchi_rl.rl import trainer as tr
 
-    _train(tmp_path / "r", "max_updates=4", "checkpoint_every=2", "eval.every=1", "eval.deals=4")
+    train_tiny(tmp_path / "r", "max_updates=4", "checkpoint_every=2", "eval.every=1", "eval.deals=4")
     log = tmp_path / "r/eval.jsonl"
     assert [json.loads(x)["update"] for x in log.read_text().splitlines()] == [1, 2, 3]
     # as if killed after update 3's evaluation with latest.pt at update 2, mid-way through writing a line
@@ -117,7 +116,7 @@ def test_a_second_ctrl_c_during_the_save_is_ignored(tmp_path, monkeypatch, capsy
     # Python's own handler, as in a terminal (a pytest-xdist worker may start with SIGINT ignored)
     outer = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        r = _train(tmp_path / "c", "max_updates=4", "checkpoint_every=100")
+        r = train_tiny(tmp_path / "c", "max_updates=4", "checkpoint_every=100")
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored afterwards
     finally:
         signal.signal(signal.SIGINT, outer)
@@ -133,7 +132,8 @@ def test_ctrl_c_while_the_workers_start_is_one_line(tmp_path, monkeypatch, capsy
         raise KeyboardInterrupt
 
     monkeypatch.setattr(tr, "make_worker_pool", slow_ray)
-    code = main(["train", "--out", str(tmp_path / "k"), "--no-progress", *[x for t in TINY for x in ("--set", t)]])
+    code = main(["train", "--out", str(tmp_path / "k"), "--no-progress",
+                 *[x for t in TINY_RUN_MINEO for x in ("--set", t)]])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 130 and err[-1] == "interrupted", err
     assert not (tmp_path / "k").exists()
@@ -143,7 +143,7 @@ def test_resume_restores_workers_missing_from_the_checkpoint(tmp_path):
     """A checkpoint saved when the Ray workers could not answer holds no worker states: it still resumes."""
     from tarocchi_rl.rl import trainer as tr
 
-    _train(tmp_path / "m", "max_updates=2")
+    train_tiny(tmp_path / "m", "max_updates=2")
     ck = tmp_path / "m/checkpoints/latest.pt"
     data = load_checkpoint(ck)
     data.pop("path")

@@ -2,7 +2,8 @@
 
 ``make_checkpoint`` saves a freshly initialised network in the trainer's checkpoint format (with a numpy RNG state
 in its worker states, as the trainer's have) and returns its config and network. ``TINY_RUN``: the ``--set``
-overrides of a training run of a few seconds (one in-process worker, no evaluation), for the tests that train.
+overrides of a training run of a few seconds (one in-process worker, no evaluation), for the tests that train;
+``TINY_RUN_MINEO`` and ``train_tiny``: the same run on mineo with the trainer's default checkpoint cadence.
 """
 
 from pathlib import Path
@@ -21,6 +22,10 @@ TINY_RUN = [
     "league.pool_size=2", "eval.every=0", "eval.final_deals=0", "checkpoint_every=1", "keep_checkpoints=1",
     "max_minutes=0",
 ]
+# TINY_RUN on mineo, checkpoint_every and keep_checkpoints left at the trainer's defaults (the checkpoint tests
+# set them per run)
+TINY_RUN_MINEO = ["variant=mineo",
+                  *(s for s in TINY_RUN if not s.startswith(("checkpoint_every=", "keep_checkpoints=")))]
 
 
 def make_checkpoint(path: str | Path, variant: str = "mineo", hidden: tuple[int, ...] = (32,), seed: int = 0,
@@ -48,3 +53,11 @@ def decisive_checkpoint(path: Path, variant: str = "mineo", hidden: tuple[int, .
     tests' network; returns ``path``."""
     make_checkpoint(path, variant, tuple(hidden), seed, head_gain)
     return path
+
+
+def train_tiny(run_dir: str | Path, *extra: str) -> dict:
+    """Train a new ``TINY_RUN_MINEO`` run in ``run_dir`` with the ``--set`` overrides ``extra`` (later ones win);
+    returns the trainer's result."""
+    from tarocchi_rl.rl.trainer import train
+
+    return train(load_config(None, [*TINY_RUN_MINEO, *extra]), run_dir, progress=False)
