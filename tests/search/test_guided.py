@@ -8,60 +8,19 @@ import pytest
 from tarocchi_rl.agents.ismcts import ISMCTSAgent
 from tarocchi_rl.agents.specs import make_agent
 from tarocchi_rl.batch import BatchEnv
-from tarocchi_rl.search.guided import guided_search
 from tarocchi_rl.variants import get_variant
 from tests.support.checkpoints import make_checkpoint
+from tests.support.search import Uniform, guided_search_on, unfinished_positions
 
 VARIANTS = ["mineo", "piedmont3", "piedmont4", "french3", "french4"]
 
 
-def _positions(variant, n, seed, max_steps=90):
-    """n unfinished games of ``variant`` after random numbers of random decisions, with at least two legal
-    actions each."""
-    from tarocchi_rl import engine
-    from tarocchi_rl.core.phases import DONE
-    from tarocchi_rl.core.state import PHASE
-
-    rng = np.random.default_rng(seed)
-    env = BatchEnv(variant, n, seed=seed)
-    for i in range(n):
-        for _ in range(int(rng.integers(0, max_steps))):
-            row = env.state.meta[i].copy(), env.state.cards[i].copy(), env.state.deck[i].copy()
-            engine.step_row(env.state, i, engine.random_action_row(env.state, i, env.tables), env.tables)
-            if env.state.meta[i, PHASE] == DONE:  # one step back: the position before the end
-                env.state.meta[i], env.state.cards[i], env.state.deck[i] = row
-                break
-    mask = env.legal_mask()
-    return env, np.flatnonzero(mask.sum(axis=1) > 1)
-
-
-class Uniform:
-    """An evaluator: uniform over the legal actions, value 0; counts its calls and the positions evaluated."""
-
-    def __init__(self):
-        self.calls, self.positions = 0, 0
-
-    def __call__(self, obs, mask):
-        self.calls += 1
-        self.positions += len(obs)
-        p = mask.astype(np.float32)
-        return p / p.sum(axis=1, keepdims=True), np.zeros(len(obs), np.float32)
-
-
-def _search(env, idx, evaluate, iterations, seed=1, **kw):
-    obs = env.observe()[idx]
-    mask = env.legal_mask()[idx]
-    seeds = np.arange(seed, seed + len(idx), dtype=np.uint64)
-    return guided_search(env.state, idx, env.tables, env.num_players, env.num_actions, obs, mask, evaluate,
-                         iterations, 1.5, get_variant(env.variant).payoff_scale, seeds, **kw)
-
-
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_guided_searches_give_legal_actions_and_count_one_root_visit_per_iteration(variant):
-    env, idx = _positions(variant, 12, seed=4)
+    env, idx = unfinished_positions(variant, 12, seed=4)
     before = [x.copy() for x in env.state]
     ev = Uniform()
-    actions, visits = _search(env, idx, ev, 40)
+    actions, visits = guided_search_on(env, idx, ev, 40)
     mask = env.legal_mask()[idx]
     assert mask[np.arange(len(idx)), actions].all()
     assert (visits.sum(axis=1) == 40).all()
@@ -75,7 +34,7 @@ def test_guided_searches_give_legal_actions_and_count_one_root_visit_per_iterati
 
 
 def test_the_prior_steers_the_visits():
-    env, idx = _positions("mineo", 16, seed=6)
+    env, idx = unfinished_positions("mineo", 16, seed=6)
     mask = env.legal_mask()[idx]
     favourite = env.num_actions - 1 - mask[:, ::-1].argmax(axis=1)  # each game's highest legal action
 
@@ -86,7 +45,7 @@ def test_the_prior_steers_the_visits():
             p[np.arange(len(idx)), favourite] = 1.0
         return p / p.sum(axis=1, keepdims=True), np.zeros(len(obs), np.float32)
 
-    actions, visits = _search(env, idx, confident, 60)
+    actions, visits = guided_search_on(env, idx, confident, 60)
     assert (actions == favourite).all()
     assert (visits[np.arange(len(idx)), favourite] > 30).all()
 
@@ -136,15 +95,15 @@ def test_the_values_steer_the_visits():
         return evaluate
 
     for r in range(len(idx)):  # one game per search: the evaluator knows its chosen card
-        actions, visits = _search(env, idx[r:r + 1], rewarding(r), 80)
+        actions, visits = guided_search_on(env, idx[r:r + 1], rewarding(r), 80)
         assert actions[0] == chosen_action[r]
         assert visits[0, chosen_action[r]] > 40
 
 
 def test_a_rollout_mix_gives_finished_deals_their_payoffs():
-    env, idx = _positions("piedmont3", 6, seed=9)
+    env, idx = unfinished_positions("piedmont3", 6, seed=9)
     for mix in (0.0, 0.5, 1.0):
-        actions, visits = _search(env, idx, Uniform(), 30, mix=mix, rollout="random")
+        actions, visits = guided_search_on(env, idx, Uniform(), 30, mix=mix, rollout="random")
         assert (visits.sum(axis=1) == 30).all()
         assert env.legal_mask()[idx][np.arange(len(idx)), actions].all()
 
@@ -164,10 +123,10 @@ class RowsPerCall(Uniform):
 def test_with_rollouts_alone_only_the_acting_seat_is_evaluated():
     """mix=1: leaf values come from rollouts, so each new leaf costs one observation (the actor's, for its
     prior) instead of one per seat; the search still takes every root visit."""
-    env, idx = _positions("mineo", 8, seed=12)
+    env, idx = unfinished_positions("mineo", 8, seed=12)
     every, actor = Uniform(), RowsPerCall()
-    _search(env, idx, every, 30, mix=0.5, rollout="random")
-    actions, visits = _search(env, idx, actor, 30, mix=1.0, rollout="random")
+    guided_search_on(env, idx, every, 30, mix=0.5, rollout="random")
+    actions, visits = guided_search_on(env, idx, actor, 30, mix=1.0, rollout="random")
     assert (visits.sum(axis=1) == 30).all()
     assert actor.rows[0] == len(idx)  # the root priors
     assert max(actor.rows[1:]) <= len(idx)  # then at most one observation per game and iteration step
@@ -179,23 +138,23 @@ def test_lazy_priors_evaluate_a_node_on_its_second_visit_only(variant):
     """lazy: a new node is only rolled out; the descent stops at a node on its second visit to evaluate its prior.
     So fewer positions are evaluated than with a prior per new node (yet some are: the nodes visited twice), and
     the search still takes every root visit and plays legal actions."""
-    env, idx = _positions(variant, 8, seed=21)
+    env, idx = unfinished_positions(variant, 8, seed=21)
     eager, lazy = RowsPerCall(), RowsPerCall()
-    _search(env, idx, eager, 60, mix=1.0, rollout="random")
-    actions, visits = _search(env, idx, lazy, 60, mix=1.0, rollout="random", lazy=True)
+    guided_search_on(env, idx, eager, 60, mix=1.0, rollout="random")
+    actions, visits = guided_search_on(env, idx, lazy, 60, mix=1.0, rollout="random", lazy=True)
     assert (visits.sum(axis=1) == 60).all()
     assert env.legal_mask()[idx][np.arange(len(idx)), actions].all()
     assert lazy.rows[0] == len(idx)  # the root priors, before the loop
     assert 0 < lazy.positions - len(idx) < eager.positions - len(idx)
     with pytest.raises(ValueError, match="lazy priors need mix = 1"):
-        _search(env, idx, Uniform(), 5, mix=0.5, lazy=True)
+        guided_search_on(env, idx, Uniform(), 5, mix=0.5, lazy=True)
 
 
 def test_guided_search_is_reproducible():
-    env, idx = _positions("french4", 8, seed=3)
-    a1, v1 = _search(env, idx, Uniform(), 50, seed=11, mix=0.5)
-    a2, v2 = _search(env, idx, Uniform(), 50, seed=11, mix=0.5)
-    _, v3 = _search(env, idx, Uniform(), 50, seed=99, mix=0.5)
+    env, idx = unfinished_positions("french4", 8, seed=3)
+    a1, v1 = guided_search_on(env, idx, Uniform(), 50, seed=11, mix=0.5)
+    a2, v2 = guided_search_on(env, idx, Uniform(), 50, seed=11, mix=0.5)
+    _, v3 = guided_search_on(env, idx, Uniform(), 50, seed=99, mix=0.5)
     assert (a1 == a2).all() and (v1 == v2).all()
     assert not (v1 == v3).all()
 
@@ -216,7 +175,7 @@ def test_the_agent_spec_plays_a_guided_search_with_a_checkpoint(options, iterati
                                                                  tiny_checkpoint):
     agent = make_agent(f"ismcts:net={tiny_checkpoint},{options}", seed=0)
     assert agent.needs_obs and agent.lazy == lazy
-    env, idx = _positions("mineo", games, seed=seed)
+    env, idx = unfinished_positions("mineo", games, seed=seed)
     actions, visits = agent.search(env.observe()[idx], env, idx)
     assert env.legal_mask()[idx][np.arange(len(idx)), actions].all()
     assert (visits.sum(axis=1) == iterations).all()
@@ -224,7 +183,7 @@ def test_the_agent_spec_plays_a_guided_search_with_a_checkpoint(options, iterati
 
 def test_a_time_budget_calibrates_the_iterations(tiny_checkpoint):
     agent = ISMCTSAgent(net=str(tiny_checkpoint), time_budget=0.01, seed=1)
-    env, idx = _positions("mineo", 4, seed=8)
+    env, idx = unfinished_positions("mineo", 4, seed=8)
     _, visits = agent.search(env.observe()[idx], env, idx)
     n = visits.sum(axis=1)
     assert (n >= 1).all() and (n == n[0]).all()

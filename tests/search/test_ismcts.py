@@ -7,29 +7,15 @@ import pytest
 from tarocchi_rl.agents.ismcts import ISMCTSAgent, parse_ismcts_spec
 from tarocchi_rl.agents.specs import make_agent, split_agent_specs
 from tarocchi_rl.batch import BatchEnv
+from tests.support.search import games_after
 
 VARIANTS = ["mineo", "piedmont3", "piedmont4", "french3", "french4"]
-
-
-def _positions(variant, n, seed, steps):
-    """n games of ``variant``, game i after ``steps[i]`` random decisions (or finished)."""
-    from tarocchi_rl import engine
-    from tarocchi_rl.core.phases import DONE
-    from tarocchi_rl.core.state import PHASE
-
-    env = BatchEnv(variant, n, seed=seed)
-    for i in range(n):
-        for _ in range(int(steps[i])):
-            if env.state.meta[i, PHASE] == DONE:
-                break
-            engine.step_row(env.state, i, engine.random_action_row(env.state, i, env.tables), env.tables)
-    return env
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_searches_give_legal_actions_in_every_phase(variant):
     rng = np.random.default_rng(0)
-    env = _positions(variant, 24, seed=5, steps=list(rng.integers(0, 90, 24)))
+    env = games_after(variant, 24, seed=5, steps=list(rng.integers(0, 90, 24)))
     live = np.nonzero(~env.done())[0]
     agent = ISMCTSAgent(iterations=60, seed=1)
     actions, visits = agent.search(None, env, live)
@@ -44,7 +30,7 @@ def test_searches_give_legal_actions_in_every_phase(variant):
 
 
 def test_search_is_reproducible_and_seeded():
-    env = _positions("mineo", 6, seed=2, steps=[30] * 6)
+    env = games_after("mineo", 6, seed=2, steps=[30] * 6)
     idx = np.arange(6)
     a1, v1 = ISMCTSAgent(iterations=200, seed=7).search(None, env, idx)
     a2, v2 = ISMCTSAgent(iterations=200, seed=7).search(None, env, idx)
@@ -54,7 +40,7 @@ def test_search_is_reproducible_and_seeded():
 
 
 def test_search_does_not_change_the_game():
-    env = _positions("french3", 4, seed=3, steps=[40] * 4)
+    env = games_after("french3", 4, seed=3, steps=[40] * 4)
     before = [x.copy() for x in env.state]
     ISMCTSAgent(iterations=100, rollout="heuristic").act(None, None, env, np.arange(4))
     for x, y in zip(before, env.state, strict=True):
@@ -64,7 +50,7 @@ def test_search_does_not_change_the_game():
 def test_root_parallel_workers_merge_their_statistics():
     ray = pytest.importorskip("ray")
     try:
-        env = _positions("mineo", 3, seed=4, steps=[35] * 3)
+        env = games_after("mineo", 3, seed=4, steps=[35] * 3)
         agent = make_agent("ismcts:iterations=80,workers=2,seed=3")
         actions, visits = agent.search(None, env, np.arange(3))
         mask = env.legal_mask()
@@ -90,7 +76,7 @@ def test_spec_parsing_and_errors():
 
 
 def test_time_budget_calibrates_iterations():
-    env = _positions("mineo", 2, seed=6, steps=[30, 30])
+    env = games_after("mineo", 2, seed=6, steps=[30, 30])
     agent = ISMCTSAgent(time_budget=0.02, seed=1)
     actions, visits = agent.search(None, env, np.arange(2))
     assert agent._cost > 0 and visits.sum() > 0
@@ -105,7 +91,7 @@ def test_prior_from_a_ppo_checkpoint(tmp_path):
     train(cfg, tmp_path / "run", progress=False)
     agent = make_agent(f"ismcts:iterations=50,prior={tmp_path / 'run'}")
     assert agent.needs_obs
-    env = _positions("mineo", 2, seed=1, steps=[30, 30])
+    env = games_after("mineo", 2, seed=1, steps=[30, 30])
     a = agent.act(env.observe()[[0, 1]], None, env, np.arange(2))
     assert env.legal_mask()[np.arange(2), a].all()
 
@@ -129,11 +115,11 @@ def test_jit_and_pure_python_searches_agree():
     jit_disabled = os.environ.get("NUMBA_DISABLE_JIT", "0") == "1"
     code = (
         "import numpy as np, json\n"
-        "from tests.search.test_ismcts import _positions\n"
+        "from tests.support.search import games_after\n"
         "from tarocchi_rl.agents.ismcts import ISMCTSAgent\n"
         "out = []\n"
         "for v in ('mineo', 'french3'):\n"
-        "    env = _positions(v, 2, seed=9, steps=[12, 40])\n"
+        "    env = games_after(v, 2, seed=9, steps=[12, 40])\n"
         "    a, vis = ISMCTSAgent(iterations=25, seed=3).search(None, env, np.arange(2))\n"
         "    out.append([a.tolist(), vis.tolist()])\n"
         "print(json.dumps(out))\n"
@@ -153,7 +139,7 @@ def test_jit_and_pure_python_searches_agree():
 # search_digest() of the search before search_row was split into its steps (commit 1a47ccd; French re-recorded
 # with that search code after the rule changes 5a67bc6 and 691f0ba), per variant: (random rollouts, heuristic
 # rollouts, a root prior). The same seeds must give the same root statistics. A change of the rules changes them
-# too: re-record (python tests/search/test_ismcts.py) with the search code of before.
+# too: re-record (python -m tests.search.test_ismcts) with the search code of before.
 RECORDED_SEARCHES = {
     "mineo": ("c150da2312c4ec80", "94aa52ace7cbbf97", "7fb0ade5c6048310"),
     "piedmont3": ("72885d67daf99dd9", "28a36f72bc2c867a", "60aa4dac69048045"),
@@ -173,7 +159,7 @@ def search_digest(variant, rollout):
     from tarocchi_rl.search.ismcts import ROLLOUT_RANDOM, search_batch
     from tarocchi_rl.variants import get_variant
 
-    env = _positions(variant, 6, seed=13, steps=[0, 8, 20, 35, 50, 70])
+    env = games_after(variant, 6, seed=13, steps=[0, 8, 20, 35, 50, 70])
     live = np.nonzero(~env.done())[0]
     if rollout == "prior":
         k = len(live)

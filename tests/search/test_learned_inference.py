@@ -16,9 +16,7 @@ from tarocchi_rl.search import determinize as D
 from tarocchi_rl.search import inference as I
 from tarocchi_rl.search.ismcts import ROLLOUT_RANDOM, SearchTrees
 from tarocchi_rl.variants import get_variant
-from tests.support.engine import JIT_DISABLED
-
-from .test_search_determinize import (
+from tests.support.determinize import (
     CONFIGS,
     annulled,
     chi_square_p,
@@ -30,6 +28,8 @@ from .test_search_determinize import (
     random_positions,
     sample_problems,
 )
+from tests.support.engine import JIT_DISABLED
+from tests.support.search import Uniform, guided_search_on, unfinished_positions
 
 P_TOLERANCE = 1e-4  # chi-square: the p-value a uniform sampler must exceed (as the uniform sampler's own test)
 
@@ -266,12 +266,6 @@ def test_bad_beliefs_are_refused():
 # the searches and the agent
 
 
-def _env_positions(variant, n, seed):
-    from .test_guided import _positions
-
-    return _positions(variant, n, seed)
-
-
 def _trees(env, live, log_b, m, iterations=120, method="sir"):
     scale = get_variant(env.variant).payoff_scale
     priors = np.zeros((len(live), env.num_actions), np.float32)
@@ -284,7 +278,7 @@ def _trees(env, live, log_b, m, iterations=120, method="sir"):
 
 
 def test_search_with_one_candidate_is_the_plain_search_and_with_beliefs_stays_legal():
-    env, live = _env_positions("french4", 6, 4)
+    env, live = unfinished_positions("french4", 6, 4)
     n_c = n_cards(env.tables)
     log_b = I.log_beliefs(np.random.default_rng(0).dirichlet(np.ones(6), size=(len(live), n_c)), 4, n_c)
     plain = _trees(env, live, None, 1)
@@ -300,17 +294,15 @@ def test_search_with_one_candidate_is_the_plain_search_and_with_beliefs_stays_le
 
 
 def test_guided_search_takes_beliefs():
-    from .test_guided import Uniform, _search
-
-    env, live = _env_positions("mineo", 5, 2)
+    env, live = unfinished_positions("mineo", 5, 2)
     n_c = n_cards(env.tables)
     log_b = I.log_beliefs(I.uniform_beliefs(len(live), 4, n_c), 4, n_c)
-    plain = _search(env, live, Uniform(), 40)
-    one = _search(env, live, Uniform(), 40, log_beliefs=log_b, belief_method="sir", belief_samples=1)
+    plain = guided_search_on(env, live, Uniform(), 40)
+    one = guided_search_on(env, live, Uniform(), 40, log_beliefs=log_b, belief_method="sir", belief_samples=1)
     assert np.array_equal(plain[0], one[0]) and np.array_equal(plain[1], one[1])
     for method in ("sir", "exact"):
-        actions, visits = _search(env, live, Uniform(), 40, log_beliefs=log_b, belief_method=method,
-                                  belief_samples=4)
+        actions, visits = guided_search_on(env, live, Uniform(), 40, log_beliefs=log_b, belief_method=method,
+                                           belief_samples=4)
         assert env.legal_mask()[live][np.arange(len(live)), actions].all()
         assert np.allclose(visits.sum(axis=1), 40)
 
@@ -350,7 +342,7 @@ def test_a_model_of_another_shape_is_a_clear_error():
         def beliefs(self, obs):
             return np.ones((len(obs), 3, 3), np.float32)
 
-    env, live = _env_positions("mineo", 3, 5)
+    env, live = unfinished_positions("mineo", 3, 5)
     agent = ISMCTSAgent(iterations=10, belief="uniform")
     agent._belief_model = Wrong()
     with pytest.raises(ValueError, match="belief=uniform: beliefs: expected"):
