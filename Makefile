@@ -30,7 +30,7 @@ test: $(STAMP) chromium
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/pytest -q -n 2 -m "not slow"
+	$(BIN)/pytest -q -n 2 -m "not slow" --durations=25
 	NUMBA_DISABLE_JIT=1 $(BIN)/pytest -q -n 2 -m nojit
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 

@@ -4,6 +4,7 @@ with ``mkdocs build --strict`` by ``make test``.)"""
 
 import importlib.util
 import pathlib
+import re
 import sys
 
 import pytest
@@ -91,3 +92,10 @@ def test_api_reference_covers_every_module():
                  "tarocchi_rl.web.app"):
         assert must in names
     assert len(names) == len(set(names)) and all(".." not in n for n in names)
+
+
+def test_test_modules_import_no_other_test_module():
+    """Shared test helpers live in tests/support; a test module importing another couples their collection."""
+    sibling = re.compile(r"^\s*(from\s+(\.+|tests\.)(\w+\.)*test_\w*\s+import|import\s+tests(\.\w+)*\.test_)", re.M)
+    offenders = [str(f.relative_to(ROOT)) for f in (ROOT / "tests").rglob("*.py") if sibling.search(f.read_text())]
+    assert not offenders, f"test modules importing test modules: {offenders}"
