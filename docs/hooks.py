@@ -56,13 +56,15 @@ ORIGIN: dict[str, str] = {}  # generated page -> the repository file it is made 
 
 @functools.cache
 def modules() -> tuple[str, ...]:
-    """Every module of the package, dotted, sorted (``__init__`` as the package itself)."""
+    """Every module of the package, dotted, sorted (``__init__`` as the package itself): the Python files whose
+    folders are packages (an ``__init__.py`` in each: not, say, Alembic's migration scripts)."""
     out = set()
     for folder, dotted in PACKAGES:
         base = ROOT / folder
         for path in base.rglob("*.py"):
             rel = path.relative_to(base).with_suffix("")
-            if "__pycache__" in rel.parts or path.is_symlink() or any((base / p).is_symlink() for p in rel.parts[:1]):
+            folders = [base.joinpath(*rel.parts[:k]) for k in range(1, len(rel.parts))]
+            if "__pycache__" in rel.parts or not all((f / "__init__.py").is_file() for f in folders):
                 continue
             parts = [p for p in rel.parts if p != "__init__"]
             out.add(".".join([dotted, *parts]))
