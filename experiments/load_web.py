@@ -254,7 +254,8 @@ def main() -> int:
         deals = deal_requests(api_variants, a.act_deals, 7) if a.skip != "api" else []
         port = free_port()
         cli = str(Path(sys.executable).parent / "tarocchi-rl")
-        proc = subprocess.Popen([cli, "serve", "--port", str(port), "--agents", agent, "--workers", str(a.workers)],
+        proc = subprocess.Popen([cli, "serve", "--port", str(port), "--agents", agent, "--workers", str(a.workers),
+                                 "--db", f"sqlite:///{tmp}/games.db"],  # every game stored, as a server does
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
             try:

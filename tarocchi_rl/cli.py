@@ -17,6 +17,8 @@ from typing import Any
 def _cmd_replay(args: argparse.Namespace) -> int:
     from .records import RecordError, describe_outcome, load, replay
 
+    if args.file.endswith(".jsonl"):
+        return _replay_lines(args)
     try:
         state = replay(load(args.file))
     except RecordError as e:
@@ -29,6 +31,30 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     print(f"{args.file}: valid {state.game.variant} record, {len(state.history)} actions")
     for line in describe_outcome(out, state.game.variant):
         print(line)
+    return 0
+
+
+def _replay_lines(args: argparse.Namespace) -> int:
+    """``replay FILE.jsonl``: every record of a JSON-lines file checked (the first bad one: its line, exit 2)."""
+    from .records import RecordError, load_lines, replay
+
+    variants: dict[str, int] = {}
+    try:
+        for line, record in load_lines(args.file):  # a line that is not a JSON object: "line K: ..."
+            try:
+                variant = replay(record).game.variant
+            except RecordError as e:
+                raise RecordError(f"line {line}: {e}") from None
+            variants[variant] = variants.get(variant, 0) + 1
+    except RecordError as e:
+        print(f"error: {args.file}: " + " ".join(str(e).split()), file=sys.stderr)
+        return 2
+    n = sum(variants.values())
+    if args.json:
+        print(json.dumps({"file": args.file, "valid": True, "records": n, "variants": variants}))
+    else:
+        counts = ", ".join(f"{v} {k}" for v, k in variants.items())
+        print(f"{args.file}: {n} valid record{'' if n == 1 else 's'}" + (f" ({counts})" if counts else ""))
     return 0
 
 
@@ -282,9 +308,24 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                           seats=split_agent_specs(args.seats) if args.seats else None,
                           ismcts=args.ismcts, idle_timeout=args.idle_timeout, max_tables=args.max_tables,
                           allowed_hosts=args.allow_host or [], allowed_origins=args.allow_origin or [],
+                          db=None if args.db.strip().lower() == "none" else args.db,
                           **{k: getattr(args, k) for k in ("max_tables_per_client", "max_connections_per_client")
                              if getattr(args, k) is not None})  # unset: ServerConfig's defaults
     run_server(config, args.host, args.port, args.workers, public=args.public)
+    return 0
+
+
+def _cmd_games(args: argparse.Namespace) -> int:
+    try:
+        from .web.games import export_games, format_stats, games_stats
+    except ImportError as e:  # sqlalchemy, alembic: the web extra
+        raise ValueError(f"games needs the web extra (pip install 'tarocchi-rl[web]'): {e}") from None
+    if args.action == "export":  # errors (StoreError and the rest: ValueErrors) are one line: see main
+        n = export_games(args.db, args.out, args.variant, args.since, args.practice)
+        print(f"wrote {n} game{'' if n == 1 else 's'} to {args.out}", file=sys.stderr)
+        return 0
+    stats = games_stats(args.db)
+    print(json.dumps(stats) if args.json else format_stats(stats))
     return 0
 
 
@@ -296,12 +337,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 VARIANT_HELP = "mineo, piedmont3, piedmont4, french3, french4"
+GAMES_DB = "sqlite:///tarocchi-games.db"  # serve's --db: a file in the working directory
 Subparsers = Any  # argparse's _SubParsersAction (private)
 
 
 def _add_replay(sub: Subparsers) -> None:
     r = sub.add_parser("replay", help="validate and score a tarocchi-record/1 game record")
-    r.add_argument("file", help="record file (JSON)")
+    r.add_argument("file", help="record file (JSON), or FILE.jsonl: a record a line, every one checked")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.set_defaults(func=_cmd_replay)
 
@@ -491,7 +533,29 @@ def _add_serve(sub: Subparsers) -> None:
                     "besides the bound host (and localhost when bound to loopback), e.g. a LAN name; repeatable")
     sv.add_argument("--allow-origin", action="append", default=None, metavar="URL", help="a page origin allowed "
                     "to open /ws tables besides the server's own, e.g. https://example.org; repeatable")
+    sv.add_argument("--db", default=GAMES_DB, metavar="URL", help="where every game is stored: an SQLAlchemy URL "
+                    f"(default {GAMES_DB}, a file in the working directory; postgresql://USER@HOST/DB with a driver "
+                    "installed; none: nothing stored)")
     sv.set_defaults(func=_cmd_serve)
+
+
+def _add_games(sub: Subparsers) -> None:
+    gm = sub.add_parser("games", help="the games a web server stored (serve --db): export them as records, "
+                        "or the bots' results against people")
+    acts = gm.add_subparsers(dest="action", required=True)
+    ex = acts.add_parser("export", help="the finished games as tarocchi-record/1 JSON lines (replay, "
+                         "eval --deals-file)")
+    ex.add_argument("--db", default=GAMES_DB, metavar="URL", help=f"the database (default {GAMES_DB})")
+    ex.add_argument("--out", required=True, metavar="FILE.jsonl", help="the file to write")
+    ex.add_argument("--variant", default=None, help=f"only this variant ({VARIANT_HELP})")
+    ex.add_argument("--since", default=None, metavar="YYYY-MM-DD", help="only the games dealt since that day (UTC)")
+    ex.add_argument("--practice", action="store_true", help="the practice tables too (a client chose the seed)")
+    ex.set_defaults(func=_cmd_games)
+    st = acts.add_parser("stats", help="per bot against people and per person (anonymous ids): deals, mean per "
+                         "deal with 95%% CI, win rate (practice tables left out)")
+    st.add_argument("--db", default=GAMES_DB, metavar="URL", help=f"the database (default {GAMES_DB})")
+    st.add_argument("--json", action="store_true")
+    st.set_defaults(func=_cmd_games)
 
 
 def _add_demo(sub: Subparsers) -> None:
@@ -504,7 +568,7 @@ def _add_demo(sub: Subparsers) -> None:
 
 #: the subcommands in the order ``tarocchi-rl --help`` lists them, each added by its own function
 SUBCOMMANDS = (_add_replay, _add_play, _add_bench, _add_eval, _add_agents, _add_deals, _add_train, _add_leaderboard,
-               _add_exploit, _add_expert, _add_export, _add_bot, _add_referee, _add_serve, _add_demo)
+               _add_exploit, _add_expert, _add_export, _add_bot, _add_referee, _add_serve, _add_games, _add_demo)
 
 
 def build_parser() -> argparse.ArgumentParser:

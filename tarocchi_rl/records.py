@@ -13,6 +13,7 @@
 """
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from . import bounded
@@ -21,6 +22,7 @@ from .variants import get_variant
 
 FORMAT = RECORD_FORMAT
 MAX_RECORD_BYTES = 1 << 20  # bytes of one record (file or text); a real record is under 2 kB
+MAX_RECORDS_FILE_BYTES = 1 << 31  # bytes of a JSON-lines file of records (a million games is about 2 GB)
 
 
 class RecordError(ValueError):
@@ -66,6 +68,32 @@ def load(path_or_text: str | os.PathLike[str]) -> dict[str, Any]:
     if not isinstance(record, dict):
         raise RecordError(f"a record must be a JSON object, got {type(record).__name__}")
     return record
+
+
+def load_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The records of a JSON-lines file (``games.jsonl`` of an arena, ``tarocchi-rl games export``): (line
+    number, record) for every line that is not blank, read line by line within bounds
+    (:data:`MAX_RECORDS_FILE_BYTES`, :data:`MAX_RECORD_BYTES` a line). A :class:`RecordError` naming the line
+    (``line K: ...``) or the file."""
+    where = os.fspath(path)
+    try:
+        chunks = bounded.iter_chunks(path, MAX_RECORDS_FILE_BYTES, what=f"records file {_show(where)}")
+        for k, line in enumerate(bounded.iter_lines(chunks, MAX_RECORD_BYTES), 1):
+            if len(line) > MAX_RECORD_BYTES:
+                raise RecordError(f"line {k}: longer than {MAX_RECORD_BYTES:,} bytes")
+            if not line.strip():
+                continue
+            try:
+                record = bounded.loads(line.decode("utf-8"))
+            except UnicodeDecodeError as e:
+                raise RecordError(f"line {k}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+            except bounded.BoundedInputError as e:
+                raise RecordError(f"line {k}: {e}") from None
+            if not isinstance(record, dict):
+                raise RecordError(f"line {k}: a record must be a JSON object, got {type(record).__name__}")
+            yield k, record
+    except bounded.BoundedInputError as e:
+        raise RecordError(str(e)) from None
 
 
 def replay(record: dict[str, Any], require_finished: bool = True) -> State:

@@ -24,8 +24,12 @@ connection, so ``serve --workers N`` (processes) scales both the tables and the 
 Privacy: a table's messages before ``over`` carry no seed, no other seat's hidden card and no bot's legal
 moves (:mod:`~tarocchi_rl.web.table`); a failing bot is a generic error to the client, its details go to the
 log; bots are shown by display name (:mod:`~tarocchi_rl.web.bots`). A deal from a client's seed is a practice
-table (``"practice": true`` in ``over`` and its record). The server aggregates no results: whatever collects web
-records must skip practice ones.
+table (``"practice": true`` in ``over`` and its record).
+
+Games: with ``ServerConfig.db`` (``serve --db URL``) every deal is stored as it is played (its seats, each move
+and its time, the record at the end, the practice flag; a person by an anonymous id of the connection, never the
+address), written by one thread off the event loop (:mod:`~tarocchi_rl.web.writer`, :mod:`~tarocchi_rl.web.store`);
+``tarocchi-rl games export`` and ``stats`` read them, practice tables left out unless asked for.
 
 Cross-site: only the hosts of :attr:`ServerConfig.allowed_hosts` are served (``TrustedHostMiddleware``: no DNS
 rebinding); ``/ws`` refuses a browser ``Origin`` other than the server's own host or one of
@@ -71,7 +75,9 @@ from . import openapi as oa
 from .bots import DEFAULT_BOT, DEFAULT_ISMCTS, Catalogue
 from .inline import InlineAct
 from .openapi import Endpoint
+from .store import open_store
 from .table import SeatBot, Table, check_options, replay_steps, variants_info
+from .writer import StoreWriter, TableRecorder, new_person_id
 
 __all__ = ["PROTOCOL", "ServerConfig", "WS_MESSAGES", "app_from_env", "create_app"]
 
@@ -120,6 +126,7 @@ class ServerConfig:
     body_timeout: float = limits.BODY_SECONDS
     keep_alive_timeout: float = limits.KEEP_ALIVE_SECONDS
     queues: dict[str, limits.QueueLimit] = field(default_factory=lambda: dict(limits.QUEUES))
+    db: str | None = None  # the games' database (an SQLAlchemy URL; --db): None, nothing is stored
 
 
 def _default(x: Any) -> Any:
@@ -159,6 +166,7 @@ class Server:
         self.inline = InlineAct()  # cheap /v1/act requests on the loop, within a budget and a share per client
         self.queues = {kind: limits.WorkQueue(kind, limits.QueueLimit(*q), self._processes(kind))
                        for kind, q in config.queues.items()}
+        self.recorder: TableRecorder | None = None  # the games' database (config.db), from the app's startup
 
     def _processes(self, kind: str) -> "limits.Processes | None":
         """How the act and replay queues start their worker processes (:mod:`~tarocchi_rl.web.workers`); None:
@@ -261,9 +269,11 @@ class Server:
             msg.update(table.result())
         return msg
 
-    async def message(self, table: Table | None, text: str, client: str = "") -> tuple[Table | None, dict[str, Any]]:
+    async def message(self, table: Table | None, text: str, client: str = "",
+                      person: str = "") -> tuple[Table | None, dict[str, Any]]:
         """One client message -> (the connection's table now, the answer). Never raises. ``client``: its address
-        (limits: its tables, its share of the queues; a busy queue is an error with ``busy``, the table kept)."""
+        (limits: its tables, its share of the queues; a busy queue is an error with ``busy``, the table kept);
+        ``person``: the anonymous id its deals are stored under (:mod:`~tarocchi_rl.web.writer`)."""
         rid = None
         try:
             if len(text) > MAX_WS_MESSAGE:
@@ -282,12 +292,16 @@ class Server:
             if kind == "ping":
                 out: dict[str, Any] = {"type": "pong"}
             elif kind == "start":  # a new deal replaces the old one, even if the bots fail below
+                if self.recorder is not None and not self.recorder.has_room():
+                    raise limits.Busy("game store", False)  # the database is behind: deals in progress go first
                 place = self.table_count.opening(client) if table is None else contextlib.nullcontext()
                 with place:  # a place among the tables (ValueError: none), held while the bots play
                     new = self.new_table(msg)
                     self._check_queue(new, client)  # busy: the old deal stays
                     out = await self._advance(new, client)
+                self.abandon(table)
                 table = new
+                self._store(table, person, out)
             else:
                 if table is None:
                     raise ValueError("no deal in progress: send start first")
@@ -296,16 +310,28 @@ class Server:
                 self._check_queue(table, client)  # busy: the move is not played
                 table.act(msg["action"])  # an unknown or illegal move: ValueError, the game unchanged
                 out = await self._advance(table, client)
+                self._store(table, person, out)
         except limits.Busy as e:
             out = {"type": "error", "error": str(e), "busy": True, "retry_after": e.retry_after}
         except ValueError as e:
             out = {"type": "error", "error": str(e)}
         except _BotFailed:
+            self.abandon(table)  # an act's table (a start's failed before it was stored; the old one goes too)
             table = None
             out = {"type": "error", "error": BOT_FAILED, "fatal": True}
         if rid is not None:
             out["id"] = rid
         return table, out
+
+    def _store(self, table: Table, person: str, out: dict[str, Any]) -> None:
+        """The deal's moves since the last answer (and its record when over) to the games' database."""
+        if self.recorder is not None:
+            self.recorder.sync(table, person, out.get("record") if out["type"] == "over" else None)
+
+    def abandon(self, table: Table | None) -> None:
+        """A connection's deal ends unfinished (closed, replaced, a bot failed): stored as abandoned."""
+        if self.recorder is not None and table is not None:
+            self.recorder.abandon(table)
 
     def _check_queue(self, table: Table, client: str) -> None:
         queue = self.table_queue(table)
@@ -489,6 +515,7 @@ async def ws_table(websocket: WebSocket) -> None:
         await websocket.close(code=1013)
         return
     client = limits.client_of(websocket.scope)
+    person = new_person_id()  # the connection's deals are stored under it (never the address)
     clock = limits.ConnectionClock(srv.config.idle_timeout, srv.config.table_lifetime)
     rate = limits.MessageRate()
     table: Table | None = None
@@ -507,7 +534,7 @@ async def ws_table(websocket: WebSocket) -> None:
                 out: dict[str, Any] = {"type": "error", "error": "send JSON text messages, not binary ones"}
             else:
                 held = table is not None
-                table, out = await srv.message(table, text, client)
+                table, out = await srv.message(table, text, client, person)
                 srv.table_count.change(client, held, table is not None)
                 if out["type"] in ("state", "over"):  # a move: pings and errors do not keep a table open
                     clock.moved()
@@ -521,6 +548,7 @@ async def ws_table(websocket: WebSocket) -> None:
             await websocket.close(code=1011)
     finally:
         srv.table_count.change(client, table is not None, False)
+        srv.abandon(table)
 
 
 async def _close_table(websocket: WebSocket, config: ServerConfig, why: str) -> None:
@@ -569,6 +597,10 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        writer = None
+        if server.config.db is not None:  # the schema upgraded here; serve abandoned the unfinished games before
+            writer = StoreWriter(await run_in_threadpool(open_store, server.config.db)).start()
+            server.recorder = TableRecorder(writer)
         if server.config.warmup:
             await server.queues["search"].run("startup", server.warm_search)  # first: Numba's threads start here
             await asyncio.gather(run_in_threadpool(server.warmup), server.queues["act"].run("startup", workers.ping),
@@ -576,6 +608,10 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         yield
         for queue in server.queues.values():
             queue.close()
+        if writer is not None:
+            server.recorder = None
+            await run_in_threadpool(writer.close)  # the writes still queued, then the thread stops
+            writer.store.close()
 
     routes: list[BaseRoute] = [_route(e) for e in ENDPOINTS]
     routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))

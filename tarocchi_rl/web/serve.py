@@ -10,6 +10,7 @@ from starlette.applications import Starlette
 
 from .app import CONFIG_ENV, MAX_WS_MESSAGE, ServerConfig, config_env, create_app, hosts_for
 from .limits import CAPPED_PROTOCOL, CONNECTIONS_ENV, GIL_SWITCH_SECONDS, check_exposure, describe
+from .store import new_sqlite_file, prepare_database
 
 
 def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
@@ -24,6 +25,8 @@ def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, 
     if not 0 <= port < 65536:
         raise ValueError(f"--port must be 0..65535, got {port}")
     config = dataclasses.replace(config, allowed_hosts=hosts_for(host, config.allowed_hosts))  # DNS rebinding
+    if config.db is not None:
+        prepare_games_database(config.db, workers)
     # no access log by default: a line per request costs about as much as answering a cached bot request
     kw: dict[str, Any] = {"host": host, "port": port, "log_level": log_level, "ws_max_size": 4 * MAX_WS_MESSAGE,
                           "access_log": access_log, "limit_concurrency": config.max_connections,
@@ -52,3 +55,16 @@ def print_exposure(app: Starlette, host: str, port: int, workers: int) -> None:
     for line in describe(server.config, routes, server.catalogue.names, {k: q.limit for k, q in
                                                                           server.queues.items()}):
         print("  " + line, flush=True)
+
+
+def prepare_games_database(url: str, workers: int) -> None:
+    """Before anything listens: the games' database checked (a StoreError, one line, when it cannot be used),
+    upgraded, and the games a killed server left in progress marked abandoned (here once, before the worker
+    processes start; a new SQLite file is left for the app's startup to make, so that nothing is written before
+    the server runs)."""
+    if workers == 1 and new_sqlite_file(url):
+        return
+    abandoned = prepare_database(url)
+    if abandoned:
+        print(f"games database: {abandoned} game{'s' if abandoned > 1 else ''} left in progress by an earlier "
+              "server marked abandoned", file=sys.stderr, flush=True)

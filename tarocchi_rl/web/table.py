@@ -199,7 +199,8 @@ class Table:
     """One deal on :class:`Views`: ``seats[k]`` is a :class:`SeatBot` or None (the human; exactly one for a
     game, none for a replay). ``advance`` plays the bots and the human's forced moves; ``act`` the human's move;
     ``snapshot`` what a seat may see; ``take_moves`` the moves since the last call, as the human saw them.
-    ``seed`` stays on the server until :meth:`result`; ``practice``: the client chose it (module docstring)."""
+    ``seed`` stays on the server until :meth:`result`; ``practice``: the client chose it (module docstring).
+    ``step_ms[k]``: milliseconds between step k and the one before it (the deal for the first), as stored."""
 
     def __init__(self, game: Game, deck_ids: Sequence[int], seats: Sequence[SeatBot | None], seed: int = 0,
                  replay: bool = False, practice: bool = False) -> None:
@@ -217,6 +218,8 @@ class Table:
         self.pace_owed = 0.0  # seconds of pacing owed to the client (take_pace)
         self.names = game.deck.names
         self.steps: list[dict[str, Any]] = []  # per action: seat, phase, action (its true string), by, ...
+        self.step_ms: list[int] = []  # per action: milliseconds since the one before it (the first: since the deal)
+        self._last_step = time.monotonic()
         self.tricks: list[dict[str, Any]] = []  # completed tricks: number, leader, cards [{seat, card}], winner
         self.current: list[dict[str, str | int]] = []  # the trick on the table
         self.sent = 0  # steps already reported by take_moves
@@ -345,6 +348,9 @@ class Table:
                 self.current = []
                 step["won_by"] = winner
         self.steps.append(step)
+        now = time.monotonic()
+        self.step_ms.append(round(1000 * (now - self._last_step)))
+        self._last_step = now
         if phase in BIDDING_PHASES:
             self.auction.append({"seat": seat, "phase": step["phase"], "action": text})
         elif phase in DECLARATION_PHASES:

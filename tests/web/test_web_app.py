@@ -290,11 +290,12 @@ def test_the_page_and_its_hooks(client):
     assert client.get("/static/../app.py").status_code == 404
 
 
-def test_the_serve_command(monkeypatch, capsys):
+def test_the_serve_command(monkeypatch, capsys, tmp_path):
     import uvicorn
 
     from tarocchi_rl.web.app import CONFIG_ENV, app_from_env
 
+    monkeypatch.chdir(tmp_path)  # serve's default --db is a file here (made before the processes of --workers 2)
     calls = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append((app, kw)))
     monkeypatch.setenv(CONFIG_ENV, "{}")
@@ -307,15 +308,20 @@ def test_the_serve_command(monkeypatch, capsys):
                      "--seats", "human,strong,heuristic,random"]) == 0
     app, _ = calls[-1]
     assert app.state.server.catalogue.specs["strong"] == EXTRA and app.state.server.seats[1] == "strong"
+    assert app.state.server.config.db == "sqlite:///tarocchi-games.db" and not (tmp_path / "tarocchi-games.db").exists()
     assert cli.main(["serve", "--workers", "2", "--idle-timeout", "60"]) == 0
     app, kw = calls[-1]
     assert app == "tarocchi_rl.web.app:app_from_env" and kw["factory"] and kw["workers"] == 2
     assert app_from_env().state.server.config.idle_timeout == 60
+    assert (tmp_path / "tarocchi-games.db").is_file()  # made and upgraded once, before the worker processes
+    assert cli.main(["serve", "--db", "none"]) == 0 and calls[-1][0].state.server.config.db is None
     for args, message in ((["--agents", "alphazero"], "unknown agent spec"),
                           (["--seats", "human,human,random"], "exactly one seat"),
                           (["--seats", "human,heuristic,onnx:x"], "unknown bot"),
                           (["--agents", "heuristic=random"], "taken"),
-                          (["--ismcts", "ismcts:speed=3"], "ismcts spec"), (["--workers", "0"], "--workers")):
+                          (["--ismcts", "ismcts:speed=3"], "ismcts spec"), (["--workers", "0"], "--workers"),
+                          (["--db", "nonsense"], "not a database URL"), (["--db", "sqlite:///no/such/dir/g.db"],
+                                                                         "no directory")):
         capsys.readouterr()
         assert cli.main(["serve", *args]) == 2
         assert message in capsys.readouterr().err
