@@ -53,7 +53,7 @@ def _replay_lines(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"file": args.file, "valid": True, "records": n, "variants": variants}))
     else:
-        counts = ", ".join(f"{v} {k}" for v, k in variants.items())
+        counts = ", ".join(f"{k} {v}" for v, k in variants.items())
         print(f"{args.file}: {n} valid record{'' if n == 1 else 's'}" + (f" ({counts})" if counts else ""))
     return 0
 

@@ -136,13 +136,11 @@ def check_url(url: str) -> URL:
     try:
         parsed = make_url(url.strip())
         parsed.get_dialect()
+    except NoSuchModuleError:  # (an ArgumentError too)
+        raise StoreError(f"--db {url!r}: unknown database kind {url.partition(':')[0]!r}") from None
     except ArgumentError:
         raise StoreError(f"--db {url!r}: not a database URL (e.g. sqlite:///games.db, "
                          "postgresql://user@host/games)") from None
-    except NoSuchModuleError:
-        raise StoreError(f"--db {url!r}: unknown database kind {url.partition(':')[0]!r}") from None
-    except ImportError as e:  # a driver that is not installed (psycopg2 for postgresql://)
-        raise StoreError(f"--db {_shown(parsed)}: its driver is not installed ({e})") from None
     path = sqlite_path(parsed)
     if path is not None and path.is_dir():
         raise StoreError(f"--db {_shown(parsed)}: {path} is a directory")
@@ -185,7 +183,9 @@ def open_store(url: str, create: bool = True) -> "Store":
         kw["connect_args"] = {"timeout": SQLITE_BUSY_SECONDS}
     try:
         engine = sa.create_engine(parsed, **kw)
-    except (ImportError, ArgumentError) as e:
+    except ImportError as e:  # the driver (psycopg2 for postgresql://)
+        raise StoreError(f"--db {_shown(parsed)}: its driver is not installed ({e})") from None
+    except ArgumentError as e:
         raise StoreError(f"--db {_shown(parsed)}: {' '.join(str(e).split())}") from None
     if parsed.get_backend_name() == "sqlite":
         sa.event.listen(engine, "connect", _sqlite_pragmas)
