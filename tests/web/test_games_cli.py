@@ -144,3 +144,14 @@ def test_bad_input_is_one_line_and_exit_2(db, tmp_path, capsys):
         assert err.startswith("error: ") and err.count("\n") == 1 and message in err, (args, err)
         assert "Traceback" not in err
     assert not missing.exists() and not (tmp_path / "out.jsonl").exists()
+
+
+def test_replay_of_an_endless_jsonl_stops_at_its_first_long_line(tmp_path, capsys):
+    import time
+
+    zeros = tmp_path / "zeros.jsonl"
+    zeros.symlink_to("/dev/zero")
+    start = time.monotonic()
+    code, _, err = run(["replay", str(zeros)], capsys)
+    assert code == 2 and err.strip() == f"error: {zeros}: line 1: longer than 1,048,576 bytes"
+    assert time.monotonic() - start < 5
