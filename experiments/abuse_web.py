@@ -31,8 +31,10 @@ import argparse
 import asyncio
 import json
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -386,8 +388,9 @@ def main() -> int:
         return 0
     port = free_port()
     cli = str(Path(sys.executable).parent / "tarocchi-rl")
-    proc = subprocess.Popen([cli, "serve", "--port", str(port), *a.serve_args.split()], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    db = tempfile.mkdtemp(prefix="abuse-web-")  # the server stores its games as it would in service
+    proc = subprocess.Popen([cli, "serve", "--port", str(port), "--db", f"sqlite:///{db}/games.db",
+                             *a.serve_args.split()], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     probes = {"replay": finished_record(), "health": b"", "act": deal_requests(["mineo"], 1, 3)[0][10]}
     try:
         asyncio.run(wait_ready(port, proc))
@@ -401,6 +404,7 @@ def main() -> int:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+        shutil.rmtree(db, ignore_errors=True)
     out = {"server": {"honest": a.honest, "deals": a.deals, "think_s": a.think, "alive_at_the_end": alive,
                       "honest_addresses": f"{client_address(1000)}..."},
            "quiet": quiet, "abuse": abuse, "targets": verdict(quiet, abuse)}

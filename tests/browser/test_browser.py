@@ -48,12 +48,15 @@ ENABLED = "#game [data-action]:not([disabled])"
 
 # -- the server and the browser -----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    """``tarocchi-rl serve`` on a free loopback port; its URL. Its output is kept for the failure message."""
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``tarocchi-rl serve`` on a free loopback port, its games stored in a temporary database; its URL. Its
+    output is kept for the failure message."""
+    db = tmp_path_factory.mktemp("games") / "games.db"
     script = Path(sys.executable).with_name("tarocchi-rl")
     cmd = [str(script)] if script.exists() else [sys.executable, "-c",
                                                   "import sys; from tarocchi_rl.cli import main; sys.exit(main())"]
-    proc = subprocess.Popen([*cmd, "serve", "--host", "127.0.0.1", "--port", "0"], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([*cmd, "serve", "--host", "127.0.0.1", "--port", "0", "--db", f"sqlite:///{db}"],
+                            stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     lines: list[str] = []
     ready = threading.Event()
