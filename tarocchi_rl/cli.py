@@ -308,7 +308,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                           seats=split_agent_specs(args.seats) if args.seats else None,
                           ismcts=args.ismcts, idle_timeout=args.idle_timeout, max_tables=args.max_tables,
                           allowed_hosts=args.allow_host or [], allowed_origins=args.allow_origin or [],
-                          db=None if args.db.strip().lower() == "none" else args.db,
+                          db=None if args.db.strip().lower() == "none" else args.db, seat_grace=args.seat_grace,
                           **{k: getattr(args, k) for k in ("max_tables_per_client", "max_connections_per_client")
                              if getattr(args, k) is not None})  # unset: ServerConfig's defaults
     run_server(config, args.host, args.port, args.workers, public=args.public)
@@ -536,6 +536,9 @@ def _add_serve(sub: Subparsers) -> None:
     sv.add_argument("--db", default=GAMES_DB, metavar="URL", help="where every game is stored: an SQLAlchemy URL "
                     f"(default {GAMES_DB}, a file in the working directory; postgresql://USER@HOST/DB with a driver "
                     "installed; none: nothing stored)")
+    sv.add_argument("--seat-grace", type=float, default=60.0, metavar="SECONDS", help="at a table for several "
+                    "people, how long a seat waits for a person who left before a bot plays it (they take it back "
+                    "with their seat token; default 60)")
     sv.set_defaults(func=_cmd_serve)
 
 

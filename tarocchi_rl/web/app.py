@@ -4,7 +4,8 @@ the HTTP API").
 | route                | what                                                                                  |
 |----------------------|---------------------------------------------------------------------------------------|
 | ``GET /``            | the page (``static/``: plain HTML, CSS and JavaScript)                                |
-| ``WS /ws``           | one table per connection (messages: :data:`WS_MESSAGES`)                              |
+| ``WS /ws``           | a table per connection, or a seat at a shared table (messages: :data:`WS_MESSAGES`)   |
+| ``GET /v1/tables``   | the lobby: shared tables opened with ``lobby`` that have a free seat                  |
 | ``GET /v1/variants`` | variants, players, options (types, defaults, choices), the action tables              |
 | ``GET /v1/bots``     | the bots this server offers (a client names one; never a spec or a path)              |
 | ``POST /v1/act``     | a ``tarocchi-bot/1`` act request -> the bot's answer (``?agent=NAME``, default heuristic)|
@@ -25,6 +26,10 @@ Privacy: a table's messages before ``over`` carry no seed, no other seat's hidde
 moves (:mod:`~tarocchi_rl.web.table`); a failing bot is a generic error to the client, its details go to the
 log; bots are shown by display name (:mod:`~tarocchi_rl.web.bots`). A deal from a client's seed is a practice
 table (``"practice": true`` in ``over`` and its record).
+
+Shared tables (:mod:`~tarocchi_rl.web.shared`): ``open`` seats people and bots at one table under a short code,
+``join`` takes a free seat by the code (or one's own back with its seat token); each connection is sent its own
+seat's view only; a seat whose person left is played by a bot after ``seat_grace`` seconds until they come back.
 
 Games: with ``ServerConfig.db`` (``serve --db URL``) every deal is stored as it is played (its seats, each move
 and its time, the record at the end, the practice flag; a person by an anonymous id of the connection, never the
@@ -75,6 +80,7 @@ from . import openapi as oa
 from .bots import DEFAULT_BOT, DEFAULT_ISMCTS, Catalogue
 from .inline import InlineAct
 from .openapi import Endpoint
+from .shared import BOT_FAILED, SEAT_GRACE, BotFailed, Conn, SharedTables
 from .store import open_store
 from .table import SeatBot, Table, check_options, replay_steps, variants_info
 from .writer import StoreWriter, TableRecorder, new_person_id
@@ -87,6 +93,8 @@ CONFIG_ENV = "TAROCCHI_WEB_CONFIG"  # the JSON ServerConfig of `serve --workers 
 MAX_WS_MESSAGE = 64 * 1024  # characters of one WebSocket message from a client
 WS_MESSAGES = {  # client -> server: fields (all others are an error)
     "start": ("type", "id", "variant", "options", "seats", "seed"),
+    "open": ("type", "id", "variant", "options", "seats", "lobby", "replacement"),
+    "join": ("type", "id", "code", "token"),
     "act": ("type", "id", "action"),
     "ping": ("type", "id"),
 }
@@ -95,7 +103,6 @@ ORIGIN_CLOSE = 1008  # WebSocket close code (policy violation) of a connection f
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")  # the Host names of a server bound to loopback
 MAX_SEED_TEXT = 20  # digits of a seed sent as a string (seeds are below 2**63)
 JSON_MEDIA_TYPE = "application/json"  # the only body a POST takes (a cross-site form cannot send it unasked)
-BOT_FAILED = "a bot failed; the deal is abandoned: send start for a new one"  # all a client learns of it
 WARM_SEARCH = "ismcts:iterations=8"  # the search run at startup in the search queue's thread
 log = logging.getLogger("tarocchi_rl.web")
 T = TypeVar("T")
@@ -127,6 +134,7 @@ class ServerConfig:
     keep_alive_timeout: float = limits.KEEP_ALIVE_SECONDS
     queues: dict[str, limits.QueueLimit] = field(default_factory=lambda: dict(limits.QUEUES))
     db: str | None = None  # the games' database (an SQLAlchemy URL; --db): None, nothing is stored
+    seat_grace: float = SEAT_GRACE  # seconds a shared table's seat waits for its person before a bot plays it
 
 
 def _default(x: Any) -> Any:
@@ -167,6 +175,8 @@ class Server:
         self.queues = {kind: limits.WorkQueue(kind, limits.QueueLimit(*q), self._processes(kind))
                        for kind, q in config.queues.items()}
         self.recorder: TableRecorder | None = None  # the games' database (config.db), from the app's startup
+        self.default_bot = DEFAULT_BOT
+        self.shared = SharedTables(self)  # the tables of several people, by code
 
     def _processes(self, kind: str) -> "limits.Processes | None":
         """How the act and replay queues start their worker processes (:mod:`~tarocchi_rl.web.workers`); None:
@@ -270,10 +280,11 @@ class Server:
         return msg
 
     async def message(self, table: Table | None, text: str, client: str = "",
-                      person: str = "") -> tuple[Table | None, dict[str, Any]]:
+                      person: str = "", conn: Conn | None = None) -> tuple[Table | None, dict[str, Any]]:
         """One client message -> (the connection's table now, the answer). Never raises. ``client``: its address
         (limits: its tables, its share of the queues; a busy queue is an error with ``busy``, the table kept);
-        ``person``: the anonymous id its deals are stored under (:mod:`~tarocchi_rl.web.writer`)."""
+        ``person``: the anonymous id its deals are stored under (:mod:`~tarocchi_rl.web.writer`); ``conn``: the
+        connection at the shared tables (``open``, ``join``, and ``act`` once seated at one)."""
         rid = None
         try:
             if len(text) > MAX_WS_MESSAGE:
@@ -289,8 +300,19 @@ class Server:
             if extra:
                 raise ValueError(f"unknown field {extra[0]!r} in a {kind} message "
                                  f"(known: {', '.join(WS_MESSAGES[kind])})")
+            shared = conn is not None and conn.table is not None
             if kind == "ping":
                 out: dict[str, Any] = {"type": "pong"}
+            elif kind in ("open", "join") or (kind == "act" and shared):
+                if conn is None:
+                    raise ValueError(f"{kind}: shared tables are reached over /ws")
+                out = (self.shared.open(msg, conn) if kind == "open" else
+                       await self.shared.join(msg, conn) if kind == "join" else await self.shared.act(msg, conn))
+                if kind != "act":  # seated at a shared table: a deal of one's own ends
+                    self.abandon(table)
+                    table = None
+            elif shared:
+                raise ValueError("you sit at a shared table: close the connection to leave it before a start")
             elif kind == "start":  # a new deal replaces the old one, even if the bots fail below
                 if self.recorder is not None and not self.recorder.has_room():
                     raise limits.Busy("game store", False)  # the database is behind: deals in progress go first
@@ -315,7 +337,7 @@ class Server:
             out = {"type": "error", "error": str(e), "busy": True, "retry_after": e.retry_after}
         except ValueError as e:
             out = {"type": "error", "error": str(e)}
-        except _BotFailed:
+        except BotFailed:
             self.abandon(table)  # an act's table (a start's failed before it was stored; the old one goes too)
             table = None
             out = {"type": "error", "error": BOT_FAILED, "fatal": True}
@@ -333,20 +355,35 @@ class Server:
         if self.recorder is not None and table is not None:
             self.recorder.abandon(table)
 
-    def _check_queue(self, table: Table, client: str) -> None:
+    def store_shared(self, table: Table, people: dict[int, str], result: dict[str, Any] | None) -> None:
+        """A shared table's moves (and its record when over: ``result``) to the games' database; ``people``: the
+        anonymous id of each person seat."""
+        if self.recorder is not None:
+            self.recorder.sync(table, people, None if result is None else result["record"])
+
+    def check_queue(self, table: Table, client: str) -> None:
+        """:class:`limits.Busy` when the queue that plays this table's slow bots has no room for ``client``."""
         queue = self.table_queue(table)
         if queue is not None:
             queue.check(client)
 
+    _check_queue = check_queue
+
     async def _advance(self, table: Table, client: str = "") -> dict[str, Any]:
+        out: dict[str, Any] = await self.advanced(table, client, self._play_bots)
+        return out
+
+    async def advanced(self, table: Table, client: str, play: Callable[[Table], T]) -> T:
+        """``play(table)`` (the bots' moves) on the loop or in the table's queue, then the pace owed for a search
+        bot's forced moves; :class:`BotFailed` when a bot failed (the details in the log)."""
         try:
-            out = await self.run(self.table_queue(table), client, self._play_bots, table)
+            out = await self.run(self.table_queue(table), client, play, table)
         except limits.Busy:
             raise
         except Exception:  # a bot failed (an illegal answer, a crash): the table cannot go on
             log.exception("a bot failed at a %s table, step %d; the deal is abandoned", table.game.variant,
                           len(table.steps))  # the details (its legal moves, the exception) stay in the log
-            raise _BotFailed() from None
+            raise BotFailed() from None
         pace = table.take_pace()  # a search bot's forced moves answer no faster than its searched ones
         if pace > 0:
             await asyncio.sleep(pace)
@@ -355,10 +392,6 @@ class Server:
     def _play_bots(self, table: Table) -> dict[str, Any]:
         table.advance()
         return self.report(table)
-
-
-class _BotFailed(Exception):
-    pass
 
 
 # -- HTTP ------------------------------------------------------------------------------------------------------
@@ -405,6 +438,10 @@ async def bots(request: Request) -> Response:
     srv = _server(request)
     return json_response({"bots": srv.catalogue.info(), "default": DEFAULT_BOT, "seats": srv.seats,
                           "idle_timeout": srv.config.idle_timeout})
+
+
+async def lobby(request: Request) -> Response:
+    return json_response({"tables": _server(request).shared.lobby()})
 
 
 async def health(request: Request) -> Response:
@@ -519,13 +556,18 @@ async def ws_table(websocket: WebSocket) -> None:
     clock = limits.ConnectionClock(srv.config.idle_timeout, srv.config.table_lifetime)
     rate = limits.MessageRate()
     table: Table | None = None
+    conn = Conn(client, person, websocket, dumps)  # its seat at a shared table, if it takes one
     try:
         while True:
+            if conn.table is not None:  # a shared table's idle time is the table's (shared.py)
+                clock.moved()
             left, why = clock.next_deadline()
             try:
                 msg = await asyncio.wait_for(websocket.receive(), timeout=max(0.0, left))
             except asyncio.TimeoutError:
-                await _close_table(websocket, srv.config, why)
+                if why == "idle" and conn.table is not None:
+                    continue
+                await _close_table(websocket, srv.config, why, conn)
                 return
             if msg["type"] == "websocket.disconnect":
                 return
@@ -534,11 +576,16 @@ async def ws_table(websocket: WebSocket) -> None:
                 out: dict[str, Any] = {"type": "error", "error": "send JSON text messages, not binary ones"}
             else:
                 held = table is not None
-                table, out = await srv.message(table, text, client, person)
+                table, out = await srv.message(table, text, client, person, conn)
                 srv.table_count.change(client, held, table is not None)
-                if out["type"] in ("state", "over"):  # a move: pings and errors do not keep a table open
+                if out["type"] in ("state", "over", "joined"):  # a move: pings and errors do not keep a table open
                     clock.moved()
-            await websocket.send_text(dumps(out))
+            if conn.link is not None:  # seated at a shared table once: every message through its outbox
+                conn.link.put(out)
+                for later in conn.take_later():
+                    conn.link.put(later)
+            else:
+                await websocket.send_text(dumps(out))
             await asyncio.sleep(rate.delay())  # a client sending faster than the rate is read more slowly
     except WebSocketDisconnect:
         pass
@@ -549,16 +596,22 @@ async def ws_table(websocket: WebSocket) -> None:
     finally:
         srv.table_count.change(client, table is not None, False)
         srv.abandon(table)
+        srv.shared.leave(conn)
 
 
-async def _close_table(websocket: WebSocket, config: ServerConfig, why: str) -> None:
+async def _close_table(websocket: WebSocket, config: ServerConfig, why: str, conn: Conn | None = None) -> None:
     """Close a connection idle too long (no move) or open too long (its lifetime), saying so first."""
     if why == "idle":
         text, code = f"idle for {config.idle_timeout:g} s: the table is closed", IDLE_CLOSE
     else:
         text, code = (f"open for {config.table_lifetime:g} s, the most a connection may: the table is closed "
                       "(connect again for a new deal)", limits.LIFETIME_CLOSE)
-    await websocket.send_text(dumps({"type": "error", "fatal": True, "error": text}))
+    out = {"type": "error", "fatal": True, "error": text}
+    if conn is not None and conn.link is not None:
+        conn.link.put(out)
+        await conn.link.drain()
+    else:
+        await websocket.send_text(dumps(out))
     await websocket.close(code=code, reason=why)
 
 
@@ -577,6 +630,7 @@ ENDPOINTS = (  # the routes (and /static) and what GET /openapi.json says of eac
     Endpoint("/v1/variants", variants, oa.VARIANTS),
     Endpoint("/v1/bots", bots, oa.BOTS),
     Endpoint("/v1/health", health, oa.HEALTH),
+    Endpoint("/v1/tables", lobby, oa.TABLES),
     Endpoint("/v1/act", act, oa.ACT),
     Endpoint("/v1/replay", replay_record, oa.REPLAY),
     Endpoint("/openapi.json", openapi, oa.OPENAPI),
@@ -606,6 +660,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             await asyncio.gather(run_in_threadpool(server.warmup), server.queues["act"].run("startup", workers.ping),
                                  server.queues["replay"].run("startup", workers.ping))  # the worker processes start
         yield
+        server.shared.close_all()
         for queue in server.queues.values():
             queue.close()
         if writer is not None:

@@ -233,6 +233,28 @@ class BotList(TypedDict):
     idle_timeout: float
 
 
+class LobbyTable(TypedDict):
+    """A shared table with a free seat: its code (join it with {type: join, code} over /ws), variant, options,
+    who sits where (human: a person's seat, else the bot's name), its person seats and how many are taken, and
+    the seconds since it opened."""
+
+    code: str
+    variant: Variant
+    options: Options
+    players: int
+    seats: list[str]
+    people: int
+    taken: int
+    open_for: Annotated[int, Json(description="seconds since the table opened")]
+
+
+class TableList(TypedDict):
+    """The lobby: the shared tables opened with lobby: true that have a free seat, newest first (at most 50);
+    a table opened without it is never listed."""
+
+    tables: list[LobbyTable]
+
+
 class Health(TypedDict):
     """The server is alive; its open tables."""
 

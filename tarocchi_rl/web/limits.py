@@ -15,6 +15,8 @@ trusted, every client has the proxy's address: trust it, or raise the per-client
 | idle (no move; pings don't count)| ``idle_timeout``             | closed (code 4000)                           |
 | /ws messages per second         | :data:`MESSAGES_PER_SECOND`   | the next message is read later               |
 | seconds to send a request body  | :data:`BODY_SECONDS`          | 408, the connection closed                   |
+| wrong table codes / seat tokens | 10 at once, 6 a minute        | ``join`` refused (:mod:`~.shared`)           |
+| a shared table's person away    | ``seat_grace`` (60 s)         | a bot plays the seat until they come back    |
 | idle keep-alive connection      | :data:`KEEP_ALIVE_SECONDS`    | closed by uvicorn                            |
 | work queued, per kind           | :data:`QUEUES`                | HTTP 503 + Retry-After; /ws: a busy error    |
 | work queued per client and kind | :data:`QUEUES`                | HTTP 429 + Retry-After; /ws: a busy error    |
@@ -117,7 +119,7 @@ log = logging.getLogger("tarocchi_rl.web")
 
 
 POSITIVE_LIMITS = ("idle_timeout", "max_tables", "max_connections", "max_connections_per_client",
-                   "max_tables_per_client", "table_lifetime", "body_timeout", "keep_alive_timeout")
+                   "max_tables_per_client", "table_lifetime", "body_timeout", "keep_alive_timeout", "seat_grace")
 
 
 def check_limits(config: Any) -> None:

@@ -21,6 +21,7 @@ from .bodies import (
     Record,
     ReplayError,
     ReplayResult,
+    TableList,
     VariantList,
 )
 from .bots import DEFAULT_BOT
@@ -85,7 +86,13 @@ WS_DESCRIPTION = (
     "{type: act, action: 'play:KC' (or its id), id?}, {type: ping, id?}. Server messages: {type: state, table, "
     "moves} (no seed before the end), {type: over, seed (a string), practice, table, moves, outcome, summary, "
     "record, annulled}, {type: error, error, fatal?}, {type: pong}; id is echoed. An idle table is closed (code "
-    "4000); a handshake whose Origin is another site's is refused (code 1008).")
+    "4000); a handshake whose Origin is another site's is refused (code 1008). A table for several people: "
+    "{type: open, variant, options?, seats: ['human', 'human', BOT, ...], lobby?: bool (listed by GET /v1/tables), "
+    "replacement?: BOT (plays a seat whose person left, default heuristic), id?} -> {type: joined, code, seat, "
+    "token, started, waiting_for, people, ...}; {type: join, code, token?, id?}: a free seat, or with the seat's "
+    "token one's own seat back (a wrong code or token costs the address one of its tries); then act as above. "
+    "Each seat is sent its own view: {type: state | over, code, table, moves, people} after every move at the "
+    "table, {type: people, people} when someone comes or goes.")
 BODY_REPLIES = {  # a POST's body refused
     413: Reply("the body is larger than the limit (1 MB by default)", Error),
     415: Reply(f"the body is not declared Content-Type: {JSON}", Error),
@@ -106,6 +113,8 @@ VARIANTS = Operation("GET", "Variants: long names, players, options (type, defau
                      {200: Reply("the variants", VariantList)})
 BOTS = Operation("GET", "The bots this server offers, by name and index (the only names /ws and /v1/act accept)",
                  {200: Reply("the bots", BotList)})
+TABLES = Operation("GET", "The lobby: shared tables opened for it that have a free seat (join by code over /ws)",
+                   {200: Reply("the open tables, newest first", TableList)})
 HEALTH = Operation("GET", "Liveness and the number of open tables", {200: Reply("alive", Health)})
 ACT = Operation(
     "POST", f"One {BOT_PROTOCOL} act request answered by one of the server's bots",

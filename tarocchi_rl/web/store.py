@@ -7,9 +7,12 @@ whenever a store is opened; a database of a revision this version does not know 
   (``in_progress``, ``finished``, ``abandoned``), created_at and finished_at (UTC), record (the
   ``tarocchi-record/1`` record, JSON, once finished);
 - ``seats``, a seat of a game: game_id, seat, kind (``person``, ``bot``), name (the bot's display name or the
-  person's anonymous id: never an address), payoff (once finished);
+  person's anonymous id: never an address), payoff (once finished), replaced_by (the bot that took over a
+  person's seat when the person left a shared table; null: never taken over);
 - ``moves``, an action of a game: game_id, step (0, 1, ...), seat, action (its string), ms (since the move
-  before it: a bot's thinking time, a person's answer with the network's round trip).
+  before it: a bot's thinking time, a person's answer with the network's round trip), by (who played it:
+  ``person``, ``bot``, ``forced`` (a person's only legal move, played for them), ``replacement`` (the bot that
+  took over a person's seat); null in games stored before revision 0002).
 
 A game is written as it is played (:mod:`~tarocchi_rl.web.writer`): its row and seats when dealt, its moves as
 they come, its record when it ends; a deal that ends otherwise (the connection closes, a new deal replaces it, a
@@ -33,11 +36,13 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
-__all__ = ["Abandoned", "Finished", "MIGRATIONS", "Moves", "NewGame", "STATUSES", "Store", "StoreError",
-           "Write", "check_url", "new_sqlite_file", "open_store", "prepare_database", "utc_now"]
+__all__ = ["Abandoned", "Finished", "MIGRATIONS", "MOVE_BY", "Moves", "NewGame", "STATUSES", "SeatReplaced",
+           "Store", "StoreError", "Write", "check_url", "new_sqlite_file", "open_store", "prepare_database", "utc_now"]
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 STATUSES = ("in_progress", "finished", "abandoned")
+MOVE_BY = {"human": "person", "bot": "bot", "forced": "forced", "replacement": "replacement"}  # a table's step's
+# ``by`` -> the stored one
 SQLITE_BUSY_SECONDS = 30.0  # how long a SQLite write waits for another process's (serve --workers N) to end
 MAX_NAME = 64  # characters of a seat's name (bot display names and person ids are far shorter)
 MAX_ACTION = 64  # characters of an action string (tarocchi_rl.web.table.MAX_ACTION_TEXT)
@@ -62,6 +67,7 @@ seats = sa.Table(
     sa.Column("kind", sa.String(8), nullable=False),
     sa.Column("name", sa.String(MAX_NAME), nullable=False),
     sa.Column("payoff", sa.Integer, nullable=True),
+    sa.Column("replaced_by", sa.String(MAX_NAME), nullable=True),
 )
 moves = sa.Table(
     "moves", metadata,
@@ -70,6 +76,7 @@ moves = sa.Table(
     sa.Column("seat", sa.Integer, nullable=False),
     sa.Column("action", sa.String(MAX_ACTION), nullable=False),
     sa.Column("ms", sa.Integer, nullable=False),
+    sa.Column("by", sa.String(12), nullable=True),
 )
 
 
@@ -97,11 +104,22 @@ class NewGame:
 
 @dataclass(frozen=True)
 class Moves:
-    """Moves ``first``, ``first + 1``, ... of a game: (seat, action, ms) each."""
+    """Moves ``first``, ``first + 1``, ... of a game: (seat, action, ms) each; ``by``: who played each (a value
+    of :data:`MOVE_BY`; empty: not said)."""
 
     game: str
     first: int
     rows: tuple[tuple[int, str, int], ...]
+    by: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SeatReplaced:
+    """A bot (by display name) took over a person's seat of a game (the person left a shared table)."""
+
+    game: str
+    seat: int
+    bot: str
 
 
 @dataclass(frozen=True)
@@ -121,7 +139,7 @@ class Abandoned:
     at: dt.datetime
 
 
-Write = NewGame | Moves | Finished | Abandoned
+Write = NewGame | Moves | Finished | Abandoned | SeatReplaced
 
 
 # -- URLs and opening ------------------------------------------------------------------------------------------------
@@ -325,6 +343,17 @@ class Store:
         except SQLAlchemyError as e:
             raise self._error(e) from None
 
+    def moves_by(self, game: str) -> list[tuple[int, int, str | None]]:
+        """Who played each move of a game: (step, seat, by), in order (by: a value of :data:`MOVE_BY`, None when
+        not stored)."""
+        try:
+            with self.engine.connect() as conn:
+                rows = conn.execute(sa.select(moves.c.step, moves.c.seat, moves.c.by)
+                                    .where(moves.c.game_id == game).order_by(moves.c.step)).all()
+        except SQLAlchemyError as e:
+            raise self._error(e) from None
+        return [(int(a), int(b), None if c is None else str(c)) for a, b, c in rows]
+
     def stored_moves(self, game: str) -> list[tuple[int, int, str, int]]:
         """A game's moves: (step, seat, action, ms), in order."""
         try:
@@ -357,7 +386,8 @@ def _apply(conn: Connection, w: Write) -> None:
     elif isinstance(w, Moves):
         if w.rows:
             conn.execute(moves.insert(), [{"game_id": w.game, "step": w.first + k, "seat": seat,
-                                           "action": action[:MAX_ACTION], "ms": ms}
+                                           "action": action[:MAX_ACTION], "ms": ms,
+                                           "by": w.by[k] if k < len(w.by) else None}
                                           for k, (seat, action, ms) in enumerate(w.rows)])
     elif isinstance(w, Finished):
         conn.execute(games.update().where(games.c.id == w.game)
@@ -365,6 +395,9 @@ def _apply(conn: Connection, w: Write) -> None:
         payoffs = (w.record.get("result") or {}).get("payoffs") or []
         for k, p in enumerate(payoffs):
             conn.execute(seats.update().where(seats.c.game_id == w.game, seats.c.seat == k).values(payoff=int(p)))
+    elif isinstance(w, SeatReplaced):
+        conn.execute(seats.update().where(seats.c.game_id == w.game, seats.c.seat == w.seat)
+                     .values(replaced_by=w.bot[:MAX_NAME]))
     else:
         conn.execute(games.update().where(games.c.id == w.game, games.c.status == "in_progress")
                      .values(status="abandoned", finished_at=w.at))

@@ -1,9 +1,11 @@
-"""A table of the browser game: one deal, one human seat, bots in the others, and the snapshot of what a seat may
-see. Pure Python on :class:`tarocchi_rl.views.Views` (the game stepped with legality checks, and what each seat
-has seen): no web framework here, so that all of it is tested directly.
+"""A table of the browser game: one deal, one or more person seats, bots in the others, and the snapshot of what
+a seat may see. Pure Python on :class:`tarocchi_rl.views.Views` (the game stepped with legality checks, and what
+each seat has seen): no web framework here, so that all of it is tested directly.
 
 The bots are driven as the arena and ``tarocchi-rl play`` drive them (:func:`tarocchi_rl.play.bot_action`: the
-observation and legal mask of their own seat). A decision of the human with one legal move plays itself.
+observation and legal mask of their own seat). A decision of the human with one legal move plays itself. A
+person's seat may be taken over by a bot (:meth:`Table.replace`: its moves are then ``by`` ``replacement``) and
+given back (:meth:`Table.reclaim`); :attr:`Table.persons` are the seats dealt to people, whoever plays them now.
 
 What a seat may see (:meth:`Table.snapshot`) is read from the public rows of the core (the auction, contract,
 declarer, the called trump, the cards shown to all, the trick on the table, the tricks and card points won) and
@@ -196,9 +198,10 @@ def _parse_entry(text: str) -> dict[str, Any]:
 
 
 class Table:
-    """One deal on :class:`Views`: ``seats[k]`` is a :class:`SeatBot` or None (the human; exactly one for a
-    game, none for a replay). ``advance`` plays the bots and the human's forced moves; ``act`` the human's move;
-    ``snapshot`` what a seat may see; ``take_moves`` the moves since the last call, as the human saw them.
+    """One deal on :class:`Views`: ``seats[k]`` is a :class:`SeatBot` or None (a person; at least one for a
+    game, none for a replay; ``human`` is the first). ``advance`` plays the bots and the people's forced moves;
+    ``act`` a person's move; ``snapshot`` what a seat may see; ``take_moves`` the moves since the last call, as
+    the human saw them; :meth:`moves_from` as any seat saw them.
     ``seed`` stays on the server until :meth:`result`; ``practice``: the client chose it (module docstring).
     ``step_ms[k]``: milliseconds between step k and the one before it (the deal for the first), as stored."""
 
@@ -207,12 +210,13 @@ class Table:
         if len(seats) != game.num_players:
             raise ValueError(f"seats: {game.variant} has {game.num_players} seats, got {len(seats)}")
         humans = [k for k, s in enumerate(seats) if s is None]
-        if not replay and len(humans) != 1:
-            raise ValueError(f"seats: exactly one must be human, got {len(humans)}")
+        if not replay and not humans:
+            raise ValueError("seats: at least one must be a person's")
         self.game = game
         self.views = Views(game, deck_ids)
         self.seats = list(seats)
         self.human: int | None = None if replay else humans[0]
+        self.persons: tuple[int, ...] = () if replay else tuple(humans)  # the seats dealt to people
         self.seed = int(seed)
         self.practice = practice
         self.pace_owed = 0.0  # seconds of pacing owed to the client (take_pace)
@@ -270,7 +274,24 @@ class Table:
                     return
                 self.apply(legal[0], "forced")
                 continue
-            self.apply(self._bot_move(bot, p), "bot")
+            self.apply(self._bot_move(bot, p), "replacement" if p in self.persons else "bot")
+
+    def replace(self, seat: int, bot: SeatBot) -> None:
+        """A bot plays a person's seat from now on (the person left); :meth:`advance` then plays it."""
+        if seat not in self.persons:
+            raise ValueError(f"seat {seat} is not a person's")
+        self.seats[seat] = bot
+
+    def reclaim(self, seat: int) -> None:
+        """The person plays their seat again (its replacement bot, if any, stands up)."""
+        if seat not in self.persons:
+            raise ValueError(f"seat {seat} is not a person's")
+        self.seats[seat] = None
+
+    def replaced_by(self, seat: int) -> str | None:
+        """The bot playing a person's seat now (None: the person, or not a person's seat)."""
+        bot = self.seats[seat]
+        return bot.name if bot is not None and seat in self.persons else None
 
     def _bot_move(self, bot: SeatBot, seat: int) -> int:
         """The bot's move; a slow bot's forced move waits its typical decision time (module docstring)."""
@@ -317,12 +338,14 @@ class Table:
             return action
         raise ValueError("action: expected an action string such as 'play:KC' (or its id)")
 
-    def act(self, action: Any) -> None:
-        """The human's move; an unknown or illegal one is a ValueError and changes nothing."""
+    def act(self, action: Any, seat: int | None = None) -> None:
+        """A person's move (``seat``; default :attr:`human`); an unknown or illegal one is a ValueError and changes
+        nothing."""
         v = self.views
+        seat = self.human if seat is None else seat
         if v.is_terminal():
             raise ValueError("the deal is over: send start for a new deal")
-        if self.human is None or v.current_player() != self.human:
+        if seat is None or v.current_player() != seat or self.seats[seat] is not None:
             raise ValueError(f"it is seat {v.current_player()}'s turn, not yours")
         a = self.action_id(action)
         if a not in v.legal_actions():
@@ -385,17 +408,24 @@ class Table:
 
     def take_moves(self) -> list[dict[str, Any]]:
         """The moves since the last call, as the human saw them."""
-        out = [self.move(k, self.human) for k in range(self.sent, len(self.steps))]
+        out = self.moves_from(self.sent, self.human)
         self.sent = len(self.steps)
         return out
+
+    def moves_from(self, first: int, viewer: int | None) -> list[dict[str, Any]]:
+        """Moves ``first``, ``first + 1``, ... as ``viewer`` saw them."""
+        return [self.move(k, viewer) for k in range(first, len(self.steps))]
 
     def _cards(self, w: Any) -> list[str]:
         d = self.game.deck
         return [d.names[c] for c in sorted(d.cards_of(w), key=d.sort_key)]
 
     def player(self, q: int) -> str | None:
-        """Who sits at seat q: ``human`` or the bot's name (None in a replay)."""
+        """Who sits at seat q: ``human`` (a person's seat, whoever plays it now) or the bot's name (None in a
+        replay)."""
         bot = self.seats[q]
+        if q in self.persons:
+            return "human"
         if bot is None:
             return None if self.human is None else "human"
         return bot.name
@@ -436,7 +466,8 @@ class Table:
             "options": dict(g.options),
             "players": n,
             "seat": seat,
-            "seats": [{"seat": q, "player": self.player(q)} for q in range(n)],
+            "seats": [{"seat": q, "player": self.player(q), **({"replaced_by": self.replaced_by(q)}
+                                                             if self.replaced_by(q) else {})} for q in range(n)],
             "phase": PHASE_NAMES[phase],
             "to_act": to_act,
             "your_turn": seat is not None and to_act == seat,

@@ -11,7 +11,8 @@ refuses is logged and counted in :attr:`StoreWriter.failed`.
 
 :class:`TableRecorder` follows the tables of the server: a deal is written when its first answer is sent (its
 game and seats, and the moves played so far), then its moves after every answer, its record when it ends; a
-deal left unfinished is marked abandoned.
+deal left unfinished is marked abandoned. At a shared table each person seat has its own anonymous id, every
+move says who played it, and a seat taken over by a bot is noted (:meth:`TableRecorder.replaced`).
 """
 
 import logging
@@ -19,11 +20,12 @@ import queue
 import secrets
 import threading
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from .store import Abandoned, Finished, Moves, NewGame, Store, StoreError, Write, utc_now
+from .store import MOVE_BY, Abandoned, Finished, Moves, NewGame, SeatReplaced, Store, StoreError, Write, utc_now
 from .table import Table
 
 __all__ = ["BATCH", "StoreWriter", "TableRecorder", "WRITE_QUEUE", "new_person_id"]
@@ -148,13 +150,16 @@ class TableRecorder:
     def has_room(self) -> bool:
         return self.writer.has_room()
 
-    def sync(self, table: Table, person: str, record: dict[str, Any] | None = None) -> None:
+    def sync(self, table: Table, person: str | Mapping[int, str], record: dict[str, Any] | None = None) -> None:
         """After an answer: the deal's game and seats when new, the moves since, and ``record`` (the finished
-        deal's ``tarocchi-record/1`` record) when it is over."""
+        deal's ``tarocchi-record/1`` record) when it is over. ``person``: the anonymous id of the table's person,
+        or of each person seat (a shared table)."""
         stored = self._deals.get(table)
         if stored is None:
             stored = self._deals[table] = _Stored(uuid.uuid4().hex)
-            seats = tuple(("person", person) if bot is None else ("bot", bot.name) for bot in table.seats)
+            people = {k: person for k in table.persons} if isinstance(person, str) else person
+            seats = tuple(("person", people[k]) if k in table.persons or bot is None else ("bot", bot.name)
+                          for k, bot in enumerate(table.seats))
             self.writer.put(NewGame(stored.id, table.game.variant, dict(table.game.options), table.practice,
                                     utc_now(), seats))
         if stored.closed:
@@ -163,11 +168,18 @@ class TableRecorder:
         if len(steps) > stored.moves:
             rows = tuple((int(s["seat"]), str(s["action"]), int(table.step_ms[k]))
                          for k, s in enumerate(steps[stored.moves:], stored.moves))
-            self.writer.put(Moves(stored.id, stored.moves, rows))
+            by = tuple(MOVE_BY.get(str(s["by"]), "bot") for s in steps[stored.moves:])
+            self.writer.put(Moves(stored.id, stored.moves, rows, by))
             stored.moves = len(steps)
         if record is not None:
             self.writer.put(Finished(stored.id, record, utc_now()))
             stored.closed = True
+
+    def replaced(self, table: Table, seat: int, bot: str) -> None:
+        """A bot took over a person's seat of ``table``'s deal (stored once the deal is)."""
+        stored = self._deals.get(table)
+        if stored is not None and not stored.closed:
+            self.writer.put(SeatReplaced(stored.id, seat, bot))
 
     def abandon(self, table: Table | None) -> None:
         """The deal of ``table`` ends unfinished (its connection closed, a new deal replaced it, a bot failed)."""

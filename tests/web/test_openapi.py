@@ -65,7 +65,7 @@ def test_every_schema_of_the_document_is_a_valid_json_schema(doc):
 
 
 def test_the_get_routes_answer_as_described(client, doc):
-    for path in ("/v1/variants", "/v1/bots", "/v1/health", "/openapi.json"):
+    for path in ("/v1/variants", "/v1/bots", "/v1/health", "/v1/tables", "/openapi.json"):
         check_answer(doc, path, "get", client.get(path))
 
 

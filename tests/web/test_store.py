@@ -36,7 +36,7 @@ def url_of(path) -> str:
 def test_the_migrations_make_the_schema_and_a_newer_revision_is_refused(tmp_path):
     url = url_of(tmp_path / "g.db")
     store = open_store(url)
-    assert store.revision() == "0001"
+    assert store.revision() == "0002"  # 0002: moves.by, seats.replaced_by (shared tables)
     inspector = sa.inspect(store.engine)
     for table in metadata.sorted_tables:
         assert {c["name"] for c in inspector.get_columns(table.name)} == {c.name for c in table.columns}
@@ -47,6 +47,30 @@ def test_the_migrations_make_the_schema_and_a_newer_revision_is_refused(tmp_path
         conn.execute("UPDATE alembic_version SET version_num = 'f00d'")
     with pytest.raises(StoreError, match=r"schema revision 'f00d' is unknown to this tarocchi-rl .*upgrade"):
         open_store(url)
+
+
+def test_a_database_of_revision_0001_is_upgraded_and_keeps_its_games(tmp_path):
+    from alembic import command
+
+    from tarocchi_rl.web.store import _alembic_config
+
+    url = url_of(tmp_path / "old.db")
+    engine = sa.create_engine(url)
+    cfg = _alembic_config()
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0001")
+    with engine.begin() as conn:  # a game as revision 0001 stored it: no moves.by, no seats.replaced_by
+        conn.execute(sa.text("INSERT INTO games VALUES ('g', 'french3', '{}', 0, 'finished', '2026-01-01', NULL, "
+                             "NULL)"))
+        conn.execute(sa.text("INSERT INTO seats VALUES ('g', 0, 'person', 'p-1', NULL)"))
+        conn.execute(sa.text("INSERT INTO moves VALUES ('g', 0, 0, 'bid:pass', 5)"))
+    engine.dispose()
+    store = open_store(url)
+    assert store.revision() == "0002"
+    assert store.stored_moves("g") == [(0, 0, "bid:pass", 5)] and store.moves_by("g") == [(0, 0, None)]
+    assert store.game_row("g")["seats"][0]["replaced_by"] is None
+    store.close()
 
 
 def test_serve_marks_the_games_left_in_progress_abandoned(tmp_path):

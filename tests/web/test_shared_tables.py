@@ -1,0 +1,255 @@
+"""Tables for several people (tarocchi_rl.web.shared) over /ws: two people and two bots play a whole Mineo deal, each
+sent only their own seat's view; a person who leaves is replaced by the table's bot after the grace and takes the
+seat back with its token; wrong codes and tokens are refused and cost the address its tries; the lobby lists only
+the tables opened for it; the stored game has both people, who played which move, and the takeover."""
+
+import json
+import time
+
+import pytest
+
+from tarocchi_rl.web.app import ServerConfig, create_app
+from tarocchi_rl.web.shared import CODE_ALPHABET, CODE_LENGTH, GUESSES_BURST, new_code, normalize_code
+from tarocchi_rl.web.store import open_store
+from tests.support.web_client import LocalClient
+from tests.support.web_views import check_message
+
+GRACE = 0.3  # seconds: the seat grace of these tests
+SEATS = ["human", "heuristic", "human", "heuristic"]  # people at seats 0 and 2
+
+
+def server(tmp_path, **kw):
+    return create_app(ServerConfig(warmup=False, seat_grace=GRACE, db=f"sqlite:///{tmp_path / 'g.db'}", **kw))
+
+
+def open_table(ws, **extra) -> dict:
+    ws.send_json({"type": "open", "variant": "mineo", "seats": SEATS, **extra})
+    joined = ws.receive_json()
+    assert joined["type"] == "joined", joined
+    return joined
+
+
+class Person:
+    """One connection at the table: every message it was sent (raw and parsed), its latest view."""
+
+    def __init__(self, ws, seat: int) -> None:
+        self.ws, self.seat = ws, seat
+        self.texts: list[str] = []
+        self.views: list[dict] = []
+
+    def receive(self, *kinds: str) -> dict:
+        text = self.ws.receive_text()
+        msg = json.loads(text)
+        assert msg["type"] in kinds, msg
+        self.texts.append(text)
+        if msg["type"] in ("state", "over"):
+            self.views.append(msg)
+        return msg
+
+    @property
+    def latest(self) -> dict:
+        return self.views[-1]
+
+
+def start_two(a_ws, b_ws) -> tuple[Person, Person, dict, dict]:
+    """A opens the table, B joins it by its code (typed in lower case, with a dash): the deal starts."""
+    a, joined_a = Person(a_ws, 0), open_table(a_ws)
+    assert joined_a["seat"] == 0 and not joined_a["started"] and joined_a["waiting_for"] == 1
+    code = joined_a["code"]
+    assert len(code) == CODE_LENGTH and set(code) <= set(CODE_ALPHABET)
+    b_ws.send_json({"type": "join", "code": f"{code[:4]}-{code[4:]}".lower()})
+    b = Person(b_ws, 2)
+    joined_b = b.receive("joined")
+    assert joined_b["seat"] == 2 and joined_b["started"] and joined_b["code"] == code
+    assert joined_a["token"] != joined_b["token"]
+    b.receive("state")
+    a.receive("people")
+    a.receive("state")
+    return a, b, joined_a, joined_b
+
+
+def move(mover: Person, other: Person) -> None:
+    """The person whose turn it is plays their first legal move; both are sent the table after it."""
+    legal = mover.latest["table"]["legal"]
+    assert mover.latest["table"]["your_turn"] and legal
+    mover.ws.send_json({"type": "act", "action": legal[0]["action"]})
+    mover.receive("state", "over")
+    other.receive("state", "over")
+    assert mover.latest["table"]["steps"] == other.latest["table"]["steps"]
+
+
+def play_out(a: Person, b: Person) -> dict:
+    while a.latest["type"] != "over":
+        mover, other = (a, b) if a.latest["table"]["your_turn"] else (b, a)
+        move(mover, other)
+    assert b.latest["type"] == "over"
+    return a.latest
+
+
+def check_views(person: Person, record: dict, other_token: str) -> None:
+    """Every view the person got shows only what their seat may know, and never the other seat's token."""
+    for msg in person.views:
+        check_message(msg, record, person.seat)
+        assert msg["table"]["seat"] == person.seat
+    assert all(other_token not in text for text in person.texts)
+    assert all('"seed"' not in text for text in person.texts[:-1])
+
+
+def test_two_people_and_two_bots_play_a_whole_deal_each_seeing_only_their_seat(tmp_path):
+    with LocalClient(server(tmp_path)) as client:
+        with client.websocket_connect("/ws") as a_ws, client.websocket_connect("/ws") as b_ws:
+            a, b, joined_a, joined_b = start_two(a_ws, b_ws)
+            assert client.get("/v1/health").json()["tables"] == 1
+            over = play_out(a, b)
+            assert client.get("/v1/health").json()["tables"] == 0  # the table is over: its place given back
+    record = over["record"]
+    assert a.latest["record"] == b.latest["record"] and "practice" not in record
+    check_views(a, record, joined_b["token"])
+    check_views(b, record, joined_a["token"])
+    assert {m["seat"] for msg in a.views for m in msg["moves"] if m["by"] == "human"} == {0, 2}
+
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    (game,) = list(store.finished_games())
+    assert game["record"] == record
+    people = [s["name"] for s in game["seats"] if s["kind"] == "person"]
+    assert [s["kind"] for s in game["seats"]] == ["person", "bot", "person", "bot"] and len(set(people)) == 2
+    by = store.moves_by(game["id"])
+    assert {who for _, seat, who in by if seat in (1, 3)} == {"bot"}
+    assert {who for _, seat, who in by if seat in (0, 2)} <= {"person", "forced"}
+    store.close()
+
+
+def test_a_person_who_leaves_is_replaced_after_the_grace_and_takes_the_seat_back_with_the_token(tmp_path):
+    with LocalClient(server(tmp_path)) as client:
+        with client.websocket_connect("/ws") as a_ws:
+            with client.websocket_connect("/ws") as b_ws:
+                a, b, _, joined_b = start_two(a_ws, b_ws)
+            left = a.receive("people")  # B's connection closed: the seat waits
+            assert left["people"][1] == {"seat": 2, "taken": True, "present": False, "replaced_by": None}
+            t0 = time.monotonic()
+            taken = a.receive("state")  # after the grace, the bot plays B's seat
+            assert time.monotonic() - t0 >= GRACE * 0.5
+            assert taken["people"][1]["replaced_by"] == "heuristic"
+            assert taken["table"]["seats"][2] == {"seat": 2, "player": "human", "replaced_by": "heuristic"}
+            for _ in range(2):  # A plays; the replacement plays B's seat between
+                legal = a.latest["table"]["legal"]
+                a_ws.send_json({"type": "act", "action": legal[0]["action"]})
+                a.receive("state")
+            replaced = [m for msg in a.views for m in msg["moves"] if m.get("by") == "replacement"]
+            assert replaced and {m["seat"] for m in replaced} == {2}
+
+            with client.websocket_connect("/ws") as thief:  # the code alone does not give a taken seat
+                thief.send_json({"type": "join", "code": joined_b["code"]})
+                assert "is full" in thief.receive_json()["error"]
+                thief.send_json({"type": "join", "code": joined_b["code"], "token": joined_b["token"][:-1] + "x"})
+                assert thief.receive_json()["error"] == f"wrong seat token for table {joined_b['code']}"
+
+            with client.websocket_connect("/ws") as b2_ws:  # B comes back with the seat's token
+                b2_ws.send_json({"type": "join", "code": joined_b["code"], "token": joined_b["token"], "id": 7})
+                b2 = Person(b2_ws, 2)
+                back = b2.receive("joined")
+                assert back["seat"] == 2 and back["id"] == 7 and back["people"][1]["replaced_by"] is None
+                missed = b2.receive("state")
+                assert missed["table"]["seats"][2] == {"seat": 2, "player": "human"}
+                assert any(m.get("by") == "replacement" for m in missed["moves"])
+                assert a.receive("people")["people"][1]["present"]
+                over = play_out(a, b2)
+    record = over["record"]
+    for person in (a, b, b2):
+        for msg in person.views:
+            check_message(msg, record, person.seat)
+    assert all(joined_b["token"] not in text for text in a.texts)
+
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    (game,) = list(store.finished_games())
+    assert game["record"] == record
+    row = store.game_row(game["id"])
+    assert [(s["kind"], s["replaced_by"]) for s in row["seats"]] == [("person", None), ("bot", None),
+                                                                    ("person", "heuristic"), ("bot", None)]
+    assert row["seats"][2]["name"] != row["seats"][0]["name"]  # B's anonymous id, kept when B came back
+    by = [who for _, seat, who in store.moves_by(game["id"]) if seat == 2]
+    first, last = by.index("replacement"), len(by) - 1 - by[::-1].index("replacement")
+    assert set(by[first:last + 1]) == {"replacement"}  # the bot played B's seat while B was away ...
+    assert set(by[:first]) <= {"person", "forced"} and "person" in by[last + 1:]  # ... and B before and after
+    assert {who for _, seat, who in store.moves_by(game["id"]) if seat == 0} <= {"person", "forced"}
+    store.close()
+
+
+def test_wrong_codes_and_tokens_are_refused_and_cost_the_address_its_tries(tmp_path):
+    with LocalClient(server(tmp_path)) as client:
+        with client.websocket_connect("/ws") as a_ws, client.websocket_connect("/ws") as x:
+            joined = open_table(a_ws)
+            a_ws.send_json({"type": "act", "action": "bid:pass"})
+            assert "waits for 1 more people" in a_ws.receive_json()["error"]
+            a_ws.send_json({"type": "start", "variant": "mineo", "seats": ["human"] + ["random"] * 3})
+            assert "shared table" in a_ws.receive_json()["error"]
+            unknown = next(c for c in iter(new_code, None) if c != joined["code"])
+            x.send_json({"type": "join", "code": unknown})
+            assert x.receive_json()["error"] == f"no open table has the code {unknown}"
+            x.send_json({"type": "join", "code": "O0I1"})
+            assert "code: expected 8 characters" in x.receive_json()["error"]
+            x.send_json({"type": "join", "code": joined["code"], "token": ["not", "a", "token"]})
+            assert "wrong seat token" in x.receive_json()["error"]
+            for _ in range(GUESSES_BURST - 3):
+                x.send_json({"type": "join", "code": unknown})
+                assert "no open table" in x.receive_json()["error"]
+            x.send_json({"type": "join", "code": joined["code"]})  # the right code, but no tries left
+            refused = x.receive_json()
+            assert refused["type"] == "error" and "too many wrong table codes" in refused["error"]
+            x.send_json({"type": "join", "code": joined["code"], "seat": 2})
+            assert "unknown field 'seat'" in x.receive_json()["error"]
+
+
+def test_the_lobby_lists_only_the_tables_opened_for_it_while_a_seat_is_free(tmp_path):
+    with LocalClient(server(tmp_path)) as client:
+        assert client.get("/v1/tables").json() == {"tables": []}
+        with client.websocket_connect("/ws") as a_ws, client.websocket_connect("/ws") as c_ws:
+            private = open_table(a_ws)
+            listed = open_table(c_ws, lobby=True, replacement="random")
+            tables = client.get("/v1/tables").json()["tables"]
+            assert [t["code"] for t in tables] == [listed["code"]] and private["code"] not in json.dumps(tables)
+            (t,) = tables
+            assert (t["variant"], t["players"], t["people"], t["taken"]) == ("mineo", 4, 2, 1)
+            assert t["seats"] == SEATS
+            jsonschema = pytest.importorskip("jsonschema")
+            doc = client.get("/openapi.json").json()
+            schema = doc["paths"]["/v1/tables"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+            jsonschema.Draft202012Validator({**schema, "components": doc["components"]}).validate({"tables": tables})
+            with client.websocket_connect("/ws") as d_ws:
+                d_ws.send_json({"type": "join", "code": t["code"]})
+                assert d_ws.receive_json()["type"] == "joined"
+                assert client.get("/v1/tables").json() == {"tables": []}  # full: no longer listed
+        time.sleep(GRACE * 3)  # everyone left: past the grace the tables close
+        assert client.get("/v1/health").json()["tables"] == 0
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    assert store.counts()["abandoned"] == 1 and store.counts()["finished"] == 0  # the started one
+    store.close()
+
+
+def test_open_errors_and_the_tables_per_client():
+    with LocalClient(create_app(ServerConfig(warmup=False, max_tables_per_client=1))) as client:
+        with client.websocket_connect("/ws") as ws, client.websocket_connect("/ws") as other:
+            ws.send_json({"type": "open", "variant": "mineo", "seats": ["heuristic"] * 4})
+            assert "at least one entry must be 'human'" in ws.receive_json()["error"]
+            ws.send_json({"type": "open", "variant": "mineo", "seats": SEATS, "lobby": "yes"})
+            assert "lobby: expected true" in ws.receive_json()["error"]
+            ws.send_json({"type": "open", "variant": "mineo", "seats": SEATS, "replacement": "nobody"})
+            assert "replacement: unknown bot 'nobody'" in ws.receive_json()["error"]
+            open_table(ws)
+            other.send_json({"type": "open", "variant": "mineo", "seats": SEATS})
+            assert "already holds 1 tables" in other.receive_json()["error"]
+            ws.send_json({"type": "open", "variant": "mineo", "seats": SEATS})
+            assert "you sit at table" in ws.receive_json()["error"]
+
+
+def test_codes_are_normalized_or_refused():
+    code = new_code()
+    assert normalize_code(code.lower()) == code and normalize_code(f" {code[:4]}-{code[4:]} ") == code
+    assert normalize_code("0" * CODE_LENGTH) is None and normalize_code(code + "A") is None
+    assert normalize_code(7) is None and normalize_code("A" * 1000) is None
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("inf")])
+def test_the_seat_grace_must_be_positive(bad):
+    with pytest.raises(ValueError, match="seat-grace must be a positive number"):
+        create_app(ServerConfig(warmup=False, seat_grace=bad))
