@@ -93,6 +93,7 @@ class Link:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(size)
         self.closed = False
         self.task = asyncio.get_running_loop().create_task(self._send_all())
+        self.closing: asyncio.Task[None] | None = None
 
     def put(self, msg: dict[str, Any]) -> None:
         if self.closed:
@@ -400,8 +401,10 @@ class SharedTables:
         self._tell_people(st, None)
 
     def close_all(self) -> None:
-        """At shutdown: every table's timers and tasks stop."""
+        """At shutdown: every table's timers and tasks stop, the deals in progress abandoned."""
         for st in list(self.tables.values()):
+            if st.started and st.result is None:
+                self.host.abandon(st.table)
             st.closed = True
             for s in st.seats.values():
                 if s.timer is not None:

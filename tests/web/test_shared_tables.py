@@ -253,3 +253,73 @@ def test_codes_are_normalized_or_refused():
 def test_the_seat_grace_must_be_positive(bad):
     with pytest.raises(ValueError, match="seat-grace must be a positive number"):
         create_app(ServerConfig(warmup=False, seat_grace=bad))
+
+
+def test_a_failing_bot_closes_the_table_for_everyone(tmp_path, monkeypatch):
+    from tarocchi_rl.web import table as table_module
+
+    with LocalClient(server(tmp_path)) as client:
+        with client.websocket_connect("/ws") as a_ws, client.websocket_connect("/ws") as b_ws:
+            a, b, _, _ = start_two(a_ws, b_ws)
+
+            def fails(*args, **kw):
+                raise RuntimeError("the bot's secret details")
+
+            monkeypatch.setattr(table_module, "bot_action", fails)
+            while True:  # the people play until a bot is to move after them
+                mover, other = (a, b) if a.latest["table"]["your_turn"] else (b, a)
+                legal = mover.latest["table"]["legal"]
+                mover.ws.send_json({"type": "act", "action": legal[0]["action"]})
+                answer = json.loads(mover.ws.receive_text())
+                told = json.loads(other.ws.receive_text())
+                if answer["type"] == "error":
+                    break
+                mover.views.append(answer)
+                other.views.append(told)
+            assert answer["fatal"] and "a bot failed" in answer["error"]
+            assert told["type"] == "error" and told["fatal"] and "secret" not in json.dumps([answer, told])
+            assert client.get("/v1/health").json()["tables"] == 0
+            other.ws.send_json({"type": "act", "action": "bid:pass"})  # unbound: a deal of one's own is needed
+            assert "no deal in progress" in other.ws.receive_json()["error"]
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    assert store.counts()["abandoned"] == 1
+    store.close()
+
+
+def test_an_idle_shared_table_is_closed(tmp_path):
+    with LocalClient(server(tmp_path, idle_timeout=0.4)) as client:
+        with client.websocket_connect("/ws") as ws:
+            open_table(ws)
+            closed = ws.receive_json()
+            assert closed["type"] == "error" and closed["fatal"] and "idle for 0.4 s" in closed["error"]
+            assert client.get("/v1/health").json()["tables"] == 0
+
+
+def test_a_connection_that_does_not_read_is_closed_without_holding_up_the_others():
+    import asyncio
+
+    from tarocchi_rl.web.shared import OUTBOX, OVERFLOW_CLOSE, Link
+
+    class Stuck:
+        """A WebSocket whose sends never finish (a client that does not read)."""
+
+        def __init__(self) -> None:
+            self.closed_with: int | None = None
+
+        async def send_text(self, text: str) -> None:
+            await asyncio.Event().wait()
+
+        async def close(self, code: int) -> None:
+            self.closed_with = code
+
+    async def run() -> Stuck:
+        ws = Stuck()
+        link = Link(ws, json.dumps)
+        t0 = time.perf_counter()
+        for k in range(OUTBOX + 2):  # one is taken by the sending task, OUTBOX wait, the next overflows
+            link.put({"k": k})
+        assert time.perf_counter() - t0 < 0.5 and link.closed
+        await asyncio.sleep(0.05)
+        return ws
+
+    assert asyncio.run(run()).closed_with == OVERFLOW_CLOSE
