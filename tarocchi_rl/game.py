@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from . import engine
 from .batch import BatchEnv, illegal_action_message
 from .core.phases import PHASE_NAMES
 from .core.state import HAND, PHASE, copy_state
@@ -123,6 +124,15 @@ class State:
         if not 0 <= p < self.game.num_players:
             raise ValueError(f"player must be a seat 0..{self.game.num_players - 1}, got {player}")
         return self._env.observe(np.array([p]))[0]
+
+    def privileged_observation(self, player: int | None = None) -> NDArray[np.float32]:
+        """float32[H]: the cards hidden from ``player`` (default: the player to act), where they lie (every hand,
+        the stock, the discard): training only, the perfect-information critic's extra input
+        (:func:`tarocchi_rl.engine.observe_privileged`), never a policy's."""
+        p = self.current_player() if player is None else int(player)
+        if not 0 <= p < self.game.num_players:
+            raise ValueError(f"player must be a seat 0..{self.game.num_players - 1}, got {player}")
+        return engine.observe_privileged(self._env.state, self._env.tables, np.array([p]))[0]
 
     def outcome(self) -> dict[str, Any]:
         """Payoffs, card points per side and itemised bonuses of the finished deal."""

@@ -10,10 +10,14 @@
 ``deal.hands[s]`` lists seat s's cards in deal order (Mineo: the first five are the early-round cards);
 ``deal.stock`` is the monte / talon / chien. :func:`replay` checks everything and raises
 :class:`RecordError` naming the field or the action index and the reason.
+
+A record exported from the games' database (``tarocchi-rl games export``) also holds ``stored``: the game's id,
+its UTC times and who sat where, ``"seats": [{"kind": "person" | "bot", "name": "..."}, ...]`` one per seat
+(:func:`stored_seat_kinds` reads the kinds). :func:`replay` ignores it.
 """
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import bounded
@@ -23,6 +27,7 @@ from .variants import get_variant
 FORMAT = RECORD_FORMAT
 MAX_RECORD_BYTES = 1 << 20  # bytes of one record (file or text); a real record is under 2 kB
 MAX_RECORDS_FILE_BYTES = 1 << 31  # bytes of a JSON-lines file of records (a million games is about 2 GB)
+SEAT_KINDS = ("person", "bot")  # stored.seats[i].kind of an exported record
 
 
 class RecordError(ValueError):
@@ -96,13 +101,15 @@ def load_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
         raise RecordError(str(e)) from None
 
 
-def replay(record: dict[str, Any], require_finished: bool = True) -> State:
+def replay(record: dict[str, Any], require_finished: bool = True,
+           on_action: Callable[[State, int], object] | None = None) -> State:
     """Rebuild the game of a record, checking every field and every action.
 
     Returns the final State. Raises RecordError on a wrong format, unknown variant or option, a malformed
     deal (wrong hand size, unknown or duplicated card), an unknown or illegal action (naming its index), a
     record that ends before the deal is over (when ``require_finished``), or a ``result`` that disagrees
-    with the engine.
+    with the engine. ``on_action(state, action)``, when given, sees every action (its id) once it is checked
+    legal, with the state before it is applied (e.g. to read the acting seat's observation and legal mask).
     """
     if not isinstance(record, dict):
         raise RecordError(f"a record must be a JSON object, got {type(record).__name__}")
@@ -148,6 +155,8 @@ def replay(record: dict[str, Any], require_finished: bool = True) -> State:
                 f"legal: {names}",
                 k,
             )
+        if on_action is not None:
+            on_action(state, a)
         state.apply(a)
     if not state.is_terminal():
         if require_finished:
@@ -168,6 +177,27 @@ def replay(record: dict[str, Any], require_finished: bool = True) -> State:
             if payoffs != state.returns():
                 raise RecordError(f"result.payoffs {_show(payoffs)} disagree with the engine: {state.returns()}")
     return state
+
+
+def stored_seat_kinds(record: dict[str, Any], num_players: int) -> list[str] | None:
+    """The kind of each seat (one of :data:`SEAT_KINDS`) of an exported record's ``stored.seats``; None for a
+    record without ``stored``. A :class:`RecordError` when ``stored`` is not an object whose ``seats`` lists
+    ``num_players`` objects with a known ``kind``."""
+    stored = record.get("stored")
+    if stored is None:
+        return None
+    if not isinstance(stored, dict):
+        raise RecordError(f"stored must be an object, got {_show(stored)}")
+    seats = stored.get("seats")
+    if not isinstance(seats, list) or len(seats) != num_players:
+        raise RecordError(f"stored.seats must list the {num_players} seats, got {_show(seats)}")
+    kinds = []
+    for k, seat in enumerate(seats):
+        kind = seat.get("kind") if isinstance(seat, dict) else None
+        if kind not in SEAT_KINDS:
+            raise RecordError(f"stored.seats[{k}].kind must be one of {', '.join(SEAT_KINDS)}, got {_show(kind)}")
+        kinds.append(kind)
+    return kinds
 
 
 def describe_outcome(out: dict[str, Any], variant: str) -> list[str]:
