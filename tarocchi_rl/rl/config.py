@@ -228,22 +228,42 @@ class LeagueConfig:
         _need(self.learner_seats in ("some", "one"), "league.learner_seats", "must be some or one")
 
 
+RECORD_SEATS = ("people", "all")  # ImitationConfig.record_seats
+
+
 @dataclass
 class ImitationConfig:
-    decisions: int = 0  # teacher decisions imitated before PPO (warm start, rl/imitation.py); 0 = pure RL
+    # decisions imitated before PPO (warm start, rl/imitation.py): the teacher's, or at most this many of the
+    # records' (imitation.records); 0 = pure RL
+    decisions: int = 0
     teacher: str = "heuristic"  # the agent spec imitated (tarocchi-rl exploit: the target, so it starts as a clone)
+    # JSON-lines files of tarocchi-record/1 games (e.g. `tarocchi-rl games export`), one path or a list: when set, the
+    # warm start imitates the decisions recorded there instead of the teacher (rl/record_imitation.py)
+    records: list[str] = field(default_factory=list)
+    # whose decisions of the records are imitated: people (the seats whose stored.seats[i].kind is person; every
+    # seat of a record without `stored`) | all
+    record_seats: str = "people"
     lr: float = 1e-3  # Adam learning rate of the imitation phase
     minibatch_size: int = 2048  # samples per gradient step
-    value_coef: float = 0.5  # weight of the value regression on the teacher's deals' payoffs
+    epochs: int = 1  # passes over each chunk of decisions (a teacher's are new every chunk; records are few)
+    value_coef: float = 0.5  # weight of the value regression on the deals' payoffs (the teacher's or the records')
 
     def validate(self) -> None:
         _need(self.decisions >= 0, "imitation.decisions", "must be >= 0")
         _need(0 < len(self.teacher) <= 4096, "imitation.teacher", "must be an agent spec")
+        _need(all(0 < len(p) <= 4096 for p in self.records), "imitation.records",
+              "must be a path or a list of paths of JSON-lines files of records")
+        _need(not self.records or self.decisions > 0, "imitation.records",
+              "needs imitation.decisions > 0: the most recorded decisions imitated")
+        _need(self.record_seats in RECORD_SEATS, "imitation.record_seats",
+              f"must be one of {', '.join(RECORD_SEATS)}, got {_show(self.record_seats)}")
         _need(self.lr > 0, "imitation.lr", "must be > 0")
         _need(self.minibatch_size >= 1, "imitation.minibatch_size", "must be >= 1")
+        _need(self.epochs >= 1, "imitation.epochs", "must be >= 1")
         _need(self.value_coef >= 0, "imitation.value_coef", "must be >= 0")
         _at_most(self.decisions, BIG, "imitation.decisions")
         _at_most(self.minibatch_size, 2**24, "imitation.minibatch_size")
+        _at_most(self.epochs, 10_000, "imitation.epochs")
 
 
 @dataclass
@@ -441,6 +461,9 @@ def _coerce_scalar(value: Any, typ: Any, key: str) -> Any:
     raise ConfigError(f"{key}: unsupported field type {typ}")  # pragma: no cover
 
 
+ONE_OR_MANY = ("imitation.records",)  # list fields that also take one string (not starting with "[") as one entry
+
+
 def _build(cls: Any, data: dict, prefix: str) -> Any:
     if not isinstance(data, dict):
         raise ConfigError(f"{prefix or 'config'}: expected a mapping, got {_show(data)}")
@@ -452,6 +475,8 @@ def _build(cls: Any, data: dict, prefix: str) -> Any:
         if k not in known:
             raise ConfigError(f"{key}: unknown key (known here: {', '.join(sorted(known))})")
         typ = hints[k]
+        if key in ONE_OR_MANY and isinstance(v, str) and not v.lstrip().startswith("["):
+            v = [v]  # one path, taken as written (not read as YAML)
         if dataclasses.is_dataclass(typ):
             kwargs[k] = _build(typ, v, key + ".")
         else:

@@ -57,10 +57,15 @@ def commit_phrase(p: dict[str, Any]) -> str:
 
 def start_phrase(p: dict[str, Any], cfg: dict[str, Any]) -> str:
     """How the training run started, before its PPO updates: from another checkpoint's weights (config ``init``),
-    a warm start imitating a teacher, both (in that order) or neither (empty)."""
+    a warm start imitating a teacher (or recorded games), both (in that order) or neither (empty)."""
     teacher = cfg["imitation"].get("teacher", "heuristic")  # absent from configs older than the option
     teacher = "the heuristic" if teacher == "heuristic" else f"`{teacher}`"
-    start = (f"a warm start imitating {teacher} on {cfg['imitation']['decisions']:,} decisions, then "
+    records = cfg["imitation"].get("records") or []  # absent from configs older than the option
+    if records:
+        whose = "people's" if cfg["imitation"].get("record_seats", "people") == "people" else "every seat's"
+        teacher = f"{whose} decisions in the recorded games of " + ", ".join(f"`{r}`" for r in records)
+    on = "at most " if records else ""
+    start = (f"a warm start imitating {teacher} on {on}{cfg['imitation']['decisions']:,} decisions, then "
              if p.get("imitation_warm_start") else "")
     if cfg.get("init"):  # the run started from another checkpoint's weights
         start = f"from the weights of `{cfg['init']}` (config `init`), then {start}"

@@ -3,7 +3,8 @@
 ``Trainer.run``, top to bottom::
 
     the network: built from the config, its weights from ``init`` when set (a checkpoint, e.g. expert iteration's)
-    warm start (imitation.decisions > 0 and no init): imitate imitation.teacher (the heuristic), evaluate (update 0)
+    warm start (imitation.decisions > 0 and no init): imitate imitation.teacher (the heuristic), or the decisions
+        recorded in imitation.records (people's), evaluate (update 0)
     until a stopping rule (total_samples, max_minutes, max_updates):
         batches = workers.sample(weights, league)       one rollout per worker, GAE already computed
         (critic: perfect) advantages and targets recomputed with the perfect-information critic
@@ -119,7 +120,7 @@ from .checkpoint import (
     write_atomic,
 )
 from .config import RESUMABLE_KEYS, TrainConfig, config_from_dict, dump_config
-from .imitation import imitate
+from .imitation import imitate, teacher_source
 from .losses import belief_loss, explained_variance, gae, ppo_loss
 from .network import (
     build_critic,
@@ -130,6 +131,7 @@ from .network import (
     resolve_device,
 )
 from .policy import PPOAgent
+from .record_imitation import check_records, record_chunks
 from .rollout import AgentFactory, merge_stats
 from .workers import LocalPool, make_worker_pool
 
@@ -248,11 +250,15 @@ class Trainer:
         self.imitation_stats: dict | None = None
         self.agent_factory = agent_factory or make_baseline
         # the warm start's teacher when one is still to come, built now so that a bad spec fails before any file
-        # is written (None: no warm start in this session)
+        # is written (None: no warm start in this session, or one on records); with imitation.records, the records
+        # read and checked now, for the same reason (self.records: what they hold)
         warm_start_due = (cfg.imitation.decisions > 0 and cfg.init is None
                           and not (resume_from or {}).get("imitated", False))
-        self.teacher = self.agent_factory(cfg.imitation.teacher, cfg.seed) if warm_start_due else None
-        self._check_fixed_agents(warm_start_due)
+        on_records = warm_start_due and bool(cfg.imitation.records)
+        self.records = check_records(cfg) if on_records else None
+        self.teacher = (self.agent_factory(cfg.imitation.teacher, cfg.seed) if warm_start_due and not on_records
+                        else None)
+        self._check_fixed_agents(self.teacher is not None)
         try:
             self.workers = make_worker_pool(cfg, ray_address, agent_factory=agent_factory)
         except Exception as e:
@@ -392,9 +398,9 @@ class Trainer:
         write_atomic(path, "".join(keep).encode())
 
     def _warm_start(self, writer: Any) -> None:
-        """A new run with ``imitation.decisions > 0``: imitate the teacher, then evaluate (update 0)."""
-        if self.teacher is not None and self.update == 0 and not self.imitated:
-            self._imitate(writer, self.teacher)
+        """A new run with ``imitation.decisions > 0``: imitate the teacher or the records, then evaluate (update 0)."""
+        if (self.teacher is not None or self.records is not None) and self.update == 0 and not self.imitated:
+            self._imitate(writer)
             self._check_weights("the imitation warm start")
             if self.cfg.eval.every:
                 self._evaluate(writer, self.cfg.eval.deals, final=False)
@@ -452,20 +458,31 @@ class Trainer:
             except ValueError as e:
                 raise ValueError(f"{key}={agent_spec}: {e}") from None
 
-    def _imitate(self, writer: Any, teacher: Any) -> None:
-        """The warm start of :mod:`tarocchi_rl.rl.imitation` (before the first update)."""
+    def _imitate(self, writer: Any) -> None:
+        """The warm start of :mod:`tarocchi_rl.rl.imitation` (before the first update): the teacher's decisions,
+        or those of the records (:mod:`tarocchi_rl.rl.record_imitation`)."""
         def log(seen: int, st: dict) -> None:
             for k, v in st.items():
                 if k != "decisions":
                     writer.add_scalar(f"imitation/{k}", v, seen)
 
         t = time.perf_counter()
-        st = imitate(self.net, self.cfg, teacher, self.gen, log=log, critic=self.critic)
+        privileged = self.critic is not None
+        im = self.cfg.imitation
+        if self.records is not None:
+            chunks = record_chunks(self.cfg, privileged=privileged)
+            source = {"records": list(im.records), "record_seats": im.record_seats,
+                      "records_read": self.records["records"]}
+            whose = f"{'people' if im.record_seats == 'people' else 'every seat'} in {', '.join(im.records)}"
+        else:
+            assert self.teacher is not None  # _warm_start: a teacher or records
+            chunks = teacher_source(self.cfg, self.teacher, privileged=privileged)
+            source, whose = {"teacher": im.teacher}, im.teacher
+        st = imitate(self.net, self.cfg, chunks, self.gen, log=log, critic=self.critic)
         self.imitated = True
-        self.imitation_stats = stats = {**st, "teacher": self.cfg.imitation.teacher,
-                                        "seconds": time.perf_counter() - t}
+        self.imitation_stats = stats = {**st, **source, "seconds": time.perf_counter() - t}
         if self.progress:
-            print(f"imitation: {st['decisions']} decisions of {self.cfg.imitation.teacher}, "
+            print(f"imitation: {st['decisions']} decisions of {whose}, "
                   f"accuracy {st['accuracy']:.3f}, {stats['seconds']:.0f} s")
 
     # -- the PPO update -----------------------------------------------------------------------------------
@@ -677,6 +694,7 @@ class Trainer:
             "minutes": self.minutes, "pool": list(self.league), "next_snapshot_id": self.next_snapshot_id,
             "pool_version": self.league_version, "learner_rng": self.gen.get_state(),
             "workers": workers, "imitated": self.imitated, "sources": self.sources,
+            "imitation": self.imitation_stats,
         }
         if self.critic is not None and self.critic_opt is not None:  # critic: perfect (never exported)
             state["critic"] = self.critic.state_dict() if on_cpu else _cpu_state(self.critic)
@@ -756,6 +774,7 @@ class Trainer:
             self.league, self.next_snapshot_id = data["pool"], data["next_snapshot_id"]
             self.league_version = data["pool_version"]
             self.imitated = data.get("imitated", False)
+            self.imitation_stats = data.get("imitation")
             states = data["workers"]
             if self.critic is not None and self.critic_opt is not None:
                 if "critic" not in data:
