@@ -86,7 +86,9 @@ def main() -> int:
     for row in rows:
         print(f"| {row['variant']} | {row['metric']} | {row['old']:,.0f} | {row['new']:,.0f} | {row['ratio']:.3f} |")
     if a.out:
-        result = {"old": a.old, "updates": a.updates, "rounds": a.rounds, "extra": a.set,
+        head = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True,
+                              text=True).stdout.strip()
+        result = {"old": a.old, "new": head or "this tree", "updates": a.updates, "rounds": a.rounds, "extra": a.set,
                   "command": " ".join(["python", *sys.argv]), "rows": rows}
         Path(a.out).write_text(json.dumps(result, indent=1) + "\n")
     return 0

@@ -365,7 +365,29 @@ def page_speed(plots: dict[str, bytes]) -> str:
         rows.append((d["variant"], d["step_decisions_per_s"], d["step_decisions_per_s"], d["step_decisions_per_s"]))
     if rows:
         out += ["", save(bars("BatchEnv step loop, one thread", rows, "decisions per second"), "speed_step", plots)]
-    return "\n".join([*out, ""])
+    return "\n".join([*out, *train_speed_section(), ""])
+
+
+def train_speed_section() -> list[str]:
+    """The trainer's throughput of the default config, an old commit against a newer one in the same run
+    (``experiments/bench_train_compare.py --out``, ``benchmarks/results/train_speed/*.json``)."""
+    files = sorted((RESULTS / "train_speed").glob("*.json"))
+    if not files:
+        return []
+    out = ["", "## Training throughput, side by side", "",
+           "`tarocchi-rl train` of each variant's default config (no warm start, no evaluation), an old commit against "
+           "a newer one, alternating runs in one session of one machine; medians (`experiments/bench_train_compare.py`"
+           "). Decisions: every seat's; samples: the learner's.", "",
+           "| file | variant | metric | old | new | new / old | runs | updates a run |",
+           "|---|---|---|---|---|---|---|---|"]
+    for f in files:
+        d = load(f)
+        for r in d["rows"]:
+            out.append(f"| `{f.name}` | `{r['variant']}` | {r['metric']} | {r['old']:,.0f} (`{d['old']}`) | "
+                       f"{r['new']:,.0f} (`{d.get('new', 'this tree')}`) | {r['ratio']:.3f} | {d['rounds']} | "
+                       f"{d['updates']} |")
+        out += ["", f"Command: `{d['command']}`", ""]
+    return out
 
 
 PAGE_BUILDERS: dict[str, Callable[[dict[str, bytes]], str]] = {
