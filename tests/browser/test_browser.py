@@ -2,7 +2,8 @@
 a whole deal of every variant by clicking only against heuristic bots, the downloaded record scored again by
 :func:`tarocchi_rl.records.replay` (payoffs and itemised bonuses as the page shows them), a deal played with the
 keyboard only, the replay view (a downloaded file, a pasted line of an arena ``games.jsonl``; stepped with the
-buttons and the keys), and no console or page error anywhere.
+buttons and the keys), two people in two browser contexts at one table with two bots (opened, joined by its link,
+a reload mid-deal taking the seat back, the stored game replayed), and no console or page error anywhere.
 
 The server is the real one: ``tarocchi-rl serve --port 0`` in a subprocess (loopback), stopped at the end.
 ``TAROCCHI_SCREENSHOTS=1`` also writes the README's screenshots to ``docs/screenshots/``; a plain run writes
@@ -48,10 +49,16 @@ ENABLED = "#game [data-action]:not([disabled])"
 
 # -- the server and the browser -----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def games_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The SQLite file the server of the module stores its games in."""
+    return tmp_path_factory.mktemp("games") / "games.db"
+
+
+@pytest.fixture(scope="module")
+def server(games_db: Path) -> Iterator[str]:
     """``tarocchi-rl serve`` on a free loopback port, its games stored in a temporary database; its URL. Its
     output is kept for the failure message."""
-    db = tmp_path_factory.mktemp("games") / "games.db"
+    db = games_db
     script = Path(sys.executable).with_name("tarocchi-rl")
     cmd = [str(script)] if script.exists() else [sys.executable, "-c",
                                                   "import sys; from tarocchi_rl.cli import main; sys.exit(main())"]
@@ -102,8 +109,8 @@ def browser() -> Iterator[Any]:
 class Page:
     """A fresh browser context and page on the server, recording console errors and page errors."""
 
-    def __init__(self, browser: Any, url: str) -> None:
-        self.context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    def __init__(self, browser: Any, url: str, context: Any = None) -> None:
+        self.context = context or browser.new_context(viewport=VIEWPORT, accept_downloads=True)
         self.context.set_default_timeout(TIMEOUT_MS)
         self.page = self.context.new_page()
         self.url = url
@@ -472,3 +479,129 @@ def test_a_table_closed_for_its_lifetime_says_why(web: Page) -> None:
     set_up(web, "french3", CLICK_SEEDS["french3"])
     web.testid("start").click()
     expect(web.page.locator("#connection")).to_have_text("table closed (open too long): deal again")
+
+
+# -- two people at one table ----------------------------------------------------------------------------------------
+SHARED_SEATS = ["human", "heuristic", "human", "heuristic"]  # people at seats 0 and 2, facing each other
+BIDDING = {"early", "auction", "bid"}  # the auction phases (tarocchi_rl.core.phases)
+SHARED_STATUS = """() => {
+  const err = document.querySelector("[data-testid=error]").textContent;
+  const s = document.querySelector("[data-testid=status]").dataset;
+  return err ? {error: err} : {...s};
+}"""
+
+
+def shared_status(pg: Page) -> dict[str, str]:
+    st = pg.page.evaluate(SHARED_STATUS)
+    assert "error" not in st, st
+    return st
+
+
+def people_strip(pg: Page) -> dict[int, str]:
+    """Seat -> what the page's people strip says of it (you, present, waiting, away, replaced, bot)."""
+    got = pg.testid("people").locator("li").evaluate_all("ls => ls.map(l => [l.dataset.seat, l.dataset.state])")
+    return {int(k): state for k, state in got}
+
+
+def take_turn(pg: Page, st: dict[str, str]) -> None:
+    """Click a legal move (in the auction one that is not a pass, so that the deal gets a contract and card play),
+    then wait for the answer."""
+    enabled = pg.page.locator(ENABLED)
+    assert enabled.count() == int(st["legal"]) >= 1, st
+    actions = enabled.evaluate_all("bs => bs.map(b => b.dataset.action)")
+    pick = 0
+    if st["phase"] in BIDDING:
+        pick = next((k for k, a in enumerate(actions) if "pass" not in a), 0)
+    enabled.nth(pick).click()
+    pg.page.wait_for_function("""(prev) => {
+      const s = document.querySelector("[data-testid=status]").dataset;
+      return document.querySelector("[data-testid=error]").textContent || (s.busy === "false" && s.steps !== prev);
+    }""", arg=st["steps"])
+
+
+def test_two_people_at_one_table_with_two_bots(browser: Any, server: str, games_db: Path, tmp_path: Path) -> None:
+    """A opens a Mineo table (people at seats 0 and 2, listed in the lobby), B sees it in the lobby and joins by
+    its link; both play their legal moves until the deal is over; B reloads mid-deal and gets its seat back with
+    the token kept in localStorage; the stored game has both persons and its record replays to the payoffs shown."""
+    from tarocchi_rl.web.store import open_store
+
+    a = Page(browser, server)
+    a.testid("variant").select_option("mineo")
+    for k, who in enumerate(SHARED_SEATS):
+        a.testid(f"friend-seat-{k}").select_option(who)
+    a.testid("open-lobby").check()
+    a.testid("open-table").click()
+    expect(a.testid("table-code")).to_have_text(re.compile(r"^[2-9A-Z]{8}$"))
+    code = a.testid("table-code").inner_text()
+    link = a.testid("table-link").get_attribute("href")
+    assert link == f"{server}/?table={code}" and a.page.url == link
+    expect(a.testid("status")).to_have_attribute("data-waiting-for", "1")
+    assert people_strip(a) == {0: "you", 1: "bot", 2: "waiting", 3: "bot"}
+
+    b = Page(browser, server)
+    expect(b.testid(f"lobby-join-{code}")).to_be_visible()  # the lobby lists the table that waits for B
+    b.page.goto(link)
+    b.page.wait_for_selector("body[data-ready=true]", state="attached")
+    for pg, seat in ((a, "0"), (b, "2")):
+        expect(pg.testid("status")).to_have_attribute("data-seat", seat)
+        expect(pg.testid("status")).to_have_attribute("data-code", code)
+    expect(a.page.locator("#people li[data-seat='2']")).to_have_attribute("data-state", "present")
+    token = b.page.evaluate(f"() => JSON.parse(localStorage.getItem('tarocchi-seat:{code}')).token")
+    assert token and a.page.evaluate(f"() => localStorage.getItem('tarocchi-seat:{code}')") != token
+
+    turns = {"a": 0, "b": 0, "b-play": 0}
+    reloaded = False
+    for _ in range(400):
+        sa, sb = shared_status(a), shared_status(b)
+        if sa.get("over") == "true" and sb.get("over") == "true":
+            break
+        mover, name, st = (a, "a", sa) if sa.get("yourTurn") == "true" and sa.get("busy") == "false" else \
+            (b, "b", sb) if sb.get("yourTurn") == "true" and sb.get("busy") == "false" else (None, "", {})
+        if mover is None:
+            a.page.wait_for_timeout(30)
+            continue
+        turns[name] += 1
+        if name == "b" and st["phase"] == "play":
+            turns["b-play"] += 1
+            if turns["b-play"] == 2:
+                shot(a, "shared_table_a", down_to="#hand-section")
+                shot(b, "shared_table_b", down_to="#hand-section")
+            if turns["b-play"] == 3 and not reloaded:  # B reloads in the middle of the card play
+                reloaded = True
+                b.page.reload()
+                b.page.wait_for_selector("body[data-ready=true]", state="attached")
+                expect(b.testid("status")).to_have_attribute("data-seat", "2")
+                expect(b.testid("status")).to_have_attribute("data-your-turn", "true")
+                expect(a.page.locator("#people li[data-seat='2']")).to_have_attribute("data-state", "present")
+                assert people_strip(b) == {0: "present", 1: "bot", 2: "you", 3: "bot"}
+                continue
+        take_turn(mover, st)
+    else:
+        pytest.fail(f"the deal did not end: {turns}")
+    assert reloaded and turns["a"] >= 2, turns
+
+    shown_a, shown_b = result_of(a), result_of(b)
+    assert shown_a == shown_b and shown_a["annulled"] == "false"
+    _, record = download(a, tmp_path, lambda: a.testid("download-record").click())
+    assert replay(record).returns() == shown_a["payoffs"]
+    assert b.page.evaluate(f"() => localStorage.getItem('tarocchi-seat:{code}')") is None  # the deal is over
+
+    store = open_store(f"sqlite:///{games_db}", create=False)
+    try:
+        game = None
+        for _ in range(100):  # the server writes the finished game from its writer thread
+            game = next((g for g in store.finished_games() if g["record"] == record), None)
+            if game:
+                break
+            a.page.wait_for_timeout(100)
+        assert game is not None, "the finished game is not in the database"
+        kinds = [s["kind"] for s in game["seats"]]
+        names = {s["name"] for s in game["seats"] if s["kind"] == "person"}
+        assert kinds == ["person", "bot", "person", "bot"] and len(names) == 2
+        assert replay(game["record"]).returns() == shown_a["payoffs"]
+        assert {who for _, seat, who in store.moves_by(game["id"]) if seat == 2} <= {"person", "forced"}  # no bot
+    finally:
+        store.close()
+    for pg in (a, b):
+        pg.check_clean()
+        pg.context.close()

@@ -1,7 +1,7 @@
 // The page of `tarocchi-rl serve`: play a deal over the /ws WebSocket, replay records with POST /v1/replay.
 // Plain JavaScript, no build step, no external resources. Hooks for automation: data-testid on every control,
 // data-action on every legal move, data-phase / data-to-act / data-your-turn on the status element, the
-// payoffs as data attributes of the result. Seeds are kept as strings (JavaScript numbers round above 2**53): the
+// payoffs as data attributes of the result. Tables for several people: friends.js. Seeds are kept as strings (JavaScript numbers round above 2**53): the
 // server names a deal's seed only with its result; a seed typed here makes a practice deal.
 "use strict";
 
@@ -36,6 +36,8 @@ const app = {
   seed: null,        // a string: typed (a practice deal) or from the result; null while the server keeps it
   practice: false,
   replay: null,      // {steps, index, result}
+  mySeat: null,      // the page's seat at the table
+  shared: null,      // a table for several people (friends.js): {code, seat, token, people, started, over, ...}
   mode: "play",
 };
 
@@ -84,7 +86,7 @@ function cardsEl(cards, variant, testid) {
 
 function seatName(seat) {
   const who = app.mode === "replay" ? null : app.seats[seat];
-  if (who === "human") return `seat ${seat} (you)`;
+  if (who === "human") return `seat ${seat} (${seat === app.mySeat ? "you" : "a person"})`;
   return who ? `seat ${seat} (${who})` : `seat ${seat}`;
 }
 
@@ -119,11 +121,13 @@ function connect() {
   });
   ws.addEventListener("message", (ev) => onMessage(JSON.parse(ev.data)));
   ws.addEventListener("close", (ev) => {
+    if (app.ws !== ws) return;  // a connection the page left (another table): no concern of the page
+    app.ws = null;
+    if (app.busy) setBusy(false);
+    if (sharedClosed()) return;  // a table for several people: the seat is taken back with its token
     const why = { 4000: "table closed (idle): deal again", 4001: "table closed (open too long): deal again",
       1013: "the server is full: try again later" }[ev.code];
     setConnection("closed", why || "not connected");
-    if (app.busy) setBusy(false);
-    if (app.ws === ws) app.ws = null;
   });
   ws.addEventListener("error", () => showError("the connection to the server failed"));
   return ws;
@@ -156,6 +160,7 @@ function showError(text) {
 }
 
 function onMessage(msg) {
+  if (sharedMessage(msg)) return;  // joined, people: friends.js
   setBusy(false, false);
   if (msg.type === "error" && msg.busy && app.lastSent && app.lastSent.retry < MAX_RETRIES) {
     const again = app.lastSent;
@@ -264,7 +269,9 @@ function startDeal(ev) {
   }
   app.seed = msg.seed === undefined ? null : msg.seed;
   app.practice = msg.seed !== undefined;
+  leaveShared();
   app.seats = msg.seats;
+  app.mySeat = msg.seats.indexOf("human");
   app.table = null;
   app.record = null;
   $("moves").textContent = "";
@@ -289,7 +296,9 @@ function renderGame(t) {
     steps: t.steps, variant: t.variant, seat: t.seat, seed: app.seed ?? "", practice: app.practice,
     legal: t.legal.length });
   const seed = app.seed === null ? "" : `, seed ${app.seed}`;
-  st.textContent = `${t.variant}${seed}${app.practice ? " (practice)" : ""} — ${phaseText(t)}`;
+  st.dataset.code = app.shared ? app.shared.code : "";
+  const where = app.shared ? `table ${app.shared.code}, ` : "";
+  st.textContent = `${where}${t.variant}${seed}${app.practice ? " (practice)" : ""} — ${phaseText(t)}`;
   renderBoard($("board"), t, "");
   renderHand(t);
   renderDecisions(t);
@@ -474,7 +483,7 @@ function renderResult(box, msg, variant, live) {
       el("th", { text: "payoff" }))));
   const body = el("tbody");
   out.payoffs.forEach((p, s) => body.append(el("tr", { "data-seat": s, "data-payoff": p },
-    el("td", { text: `seat ${s}` }), live ? el("td", { text: app.seats[s] === "human" ? "you" : app.seats[s] }) : null,
+    el("td", { text: `seat ${s}` }), live ? el("td", { text: playerName(s) }) : null,
     el("td", { text: String(p) }))));
   table.append(body);
   box.append(table);
@@ -498,9 +507,17 @@ function renderResult(box, msg, variant, live) {
         text: "Download the record (JSON)" }),
       el("button", { type: "button", "data-testid": "replay-this", id: "replay-this",
         onclick: () => { setMode("replay"); loadReplay(app.record); }, text: "Replay this deal" }),
-      el("button", { type: "button", "data-testid": "new-deal", id: "new-deal", onclick: () => startDeal(), text: "New deal" })));
+      app.shared ?
+        el("button", { type: "button", "data-testid": "new-deal", id: "new-deal", onclick: () => openTable(),
+          text: "Open another table" }) :
+        el("button", { type: "button", "data-testid": "new-deal", id: "new-deal", onclick: () => startDeal(), text: "New deal" })));
     $("download-record").focus();
   }
+}
+
+function playerName(s) {
+  if (app.seats[s] !== "human") return app.seats[s];
+  return s === app.mySeat ? "you" : "a person";
 }
 
 function downloadRecord() {
@@ -636,6 +653,7 @@ async function init() {
     app.defaultBot = bots.default;
     app.defaultSeats = bots.seats;
     buildVariantSelect();
+    initFriends();
     document.body.dataset.ready = "true";
   } catch (e) {
     showError(`the server could not be reached: ${e.message}`);
