@@ -27,7 +27,9 @@ server's writer thread: if they blocked the loop, the probe's p99 with ``--db sq
 the record its people were sent, and two different persons at its people's seats.
 
 Printed: one JSON object (``--json``; else it and a summary), also written to ``--out``. Also reported: the
-machine's load average during each run (the CPU time other processes took). Targets (issue 33): every deal
+machine's load average during each run (what else wanted the CPUs) and the CPU the server (its process tree, from
+/proc) and the load generator used while the tables played, in cores on average and milliseconds per move: on a
+machine shared with other work, whether the server was starved or slow. Targets (issue 33): every deal
 finished, move-to-answer p99 <= 50 ms, every game stored; the store adds no lag (the probe's p99 with SQLite at
 most :data:`LAG_SLACK_MS` above ``--db none``'s).
 """
@@ -220,6 +222,40 @@ class LoadAverage:
         return {"mean": round(sum(x) / len(x), 2), "max": round(max(x), 2), "cpus": os.cpu_count() or 0}
 
 
+def tree_cpu_seconds(pid: int) -> float | None:
+    """CPU seconds (user + system) used so far by process ``pid`` and its descendants (Linux /proc; None
+    elsewhere)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    stats: dict[int, tuple[int, float]] = {}  # pid -> (parent, seconds)
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = entry.read_text()
+        except OSError:  # gone meanwhile
+            continue
+        fields = text[text.rindex(")") + 2:].split()  # after "pid (comm) ": state, ppid, ...
+        stats[int(entry.parent.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+    if pid not in stats:
+        return None
+    tree, grew = {pid}, True
+    while grew:
+        more = {p for p, (parent, _) in stats.items() if parent in tree} - tree
+        tree |= more
+        grew = bool(more)
+    return sum(stats[p][1] for p in tree)
+
+
+def cpu_used(server_before: float | None, server_after: float | None, client: float, wall: float,
+             moves: int) -> dict[str, float | None]:
+    """The CPU the server (its process tree) and this load generator used while the tables played: seconds,
+    cores on average, milliseconds per move."""
+    server = None if server_before is None or server_after is None else server_after - server_before
+    per_move = max(moves, 1) / 1000
+    return {"server_s": None if server is None else round(server, 1),
+            "server_cores": None if server is None else round(server / wall, 2),
+            "server_ms_per_move": None if server is None else round(server / per_move, 2),
+            "client_s": round(client, 1), "client_ms_per_move": round(client / per_move, 2)}
+
+
 # -- what was stored ---------------------------------------------------------------------------------------------
 def stored(url: str, records: list[dict[str, Any]], tables: int) -> dict[str, Any]:
     """The games in the database ``url`` against the records the people of ``tables`` tables were sent: each table's
@@ -260,8 +296,11 @@ def run(a: argparse.Namespace, db: str) -> dict[str, Any]:
                 raise
             probe = start_probe(port, a.probe_every)
             try:
+                server_before, client_before, t0 = tree_cpu_seconds(proc.pid), time.process_time(), time.time()
                 with LoadAverage() as load:
                     figures, records = asyncio.run(tables(port, a.tables, variants, a.think, a.bound))
+                cpu = cpu_used(server_before, tree_cpu_seconds(proc.pid), time.process_time() - client_before,
+                               time.time() - t0, figures["moves"])
             finally:
                 lag = stop_probe(probe)
         finally:
@@ -271,7 +310,7 @@ def run(a: argparse.Namespace, db: str) -> dict[str, Any]:
             except subprocess.TimeoutExpired:
                 proc.kill()
         out = {"db": "sqlite" if db == "sqlite" else "none", "tables": figures, "lag_probe": lag,
-               "load_average": load.summary()}
+               "load_average": load.summary(), "cpu": cpu}
         if db == "sqlite":
             out["stored"] = stored(url, records, a.tables)
         return out
@@ -303,7 +342,8 @@ def summary(result: dict[str, Any]) -> str:
                 f"errors, {t['moves']} moves ({t['moves_per_s']}/s), move-to-answer p50 {t.get('p50_ms')} ms, "
                 f"p95 {t.get('p95_ms')} ms, p99 {t.get('p99_ms')} ms, max {t.get('max_ms')} ms; loop-lag probe p50 "
                 f"{lag.get('p50_ms')} ms, p99 {lag.get('p99_ms')} ms ({lag.get('n')} probes); load average "
-                f"{load['mean']} (max {load['max']}) on {load['cpus']} CPUs")
+                f"{load['mean']} (max {load['max']}) on {load['cpus']} CPUs; server CPU {r['cpu']['server_cores']} "
+                f"cores, {r['cpu']['server_ms_per_move']} ms a move")
         if "stored" in r:
             s = r["stored"]
             line += f"; stored finished with two people: {s['finished_with_two_people']}/{s['of']}"
