@@ -546,6 +546,13 @@ def test_two_people_at_one_table_with_two_bots(browser: Any, server: str, games_
         expect(pg.testid("status")).to_have_attribute("data-seat", seat)
         expect(pg.testid("status")).to_have_attribute("data-code", code)
     expect(a.page.locator("#people li[data-seat='2']")).to_have_attribute("data-state", "present")
+    c = Page(browser, server)  # a third person types the code (lower case, with a dash): every seat is taken
+    c.testid("join-code").fill(f"{code[:4]}-{code[4:]}".lower())
+    c.testid("join").click()
+    expect(c.testid("error")).to_have_text(f"table {code} is full: every person's seat is taken "
+                                           "(a seat's token takes it back)")
+    c.check_clean()
+    c.context.close()
     token = b.page.evaluate(f"() => JSON.parse(localStorage.getItem('tarocchi-seat:{code}')).token")
     assert token and a.page.evaluate(f"() => localStorage.getItem('tarocchi-seat:{code}')") != token
 

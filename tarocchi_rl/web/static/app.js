@@ -147,7 +147,7 @@ function send(msg, retry = 0) {
 function setBusy(b, render = true) {
   app.busy = b;
   $("status").dataset.busy = String(b);
-  $("start").disabled = b;
+  for (const id of ["start", "open-table", "join"]) $(id).disabled = b;
   for (const b2 of document.querySelectorAll("#hand button, #actions button")) {
     if (b) b2.disabled = true;
   }
@@ -308,6 +308,14 @@ function section(id, title, ...children) {
   return el("section", { id, "data-testid": id, class: "panel", "aria-label": title }, el("h2", { text: title }), ...children);
 }
 
+// who sits at seat s as the board says it: a bot's name; at a table for several people, another seat of a person
+// is "a person" ("away, bot B plays" while its bot plays it)
+function playerText(t, s) {
+  const seat = t.seats[s];
+  if (seat.player !== "human" || !app.shared || s === t.seat) return seat.player || "";
+  return seat.replaced_by ? `a person (away, bot ${seat.replaced_by} plays)` : "a person";
+}
+
 function renderBoard(root, t, prefix) {
   const v = t.variant;
   root.textContent = "";
@@ -322,7 +330,7 @@ function renderBoard(root, t, prefix) {
     seats.append(el("div", { class: `seat${t.to_act === s ? " to-act" : ""}`, "data-testid": `${prefix}seat-${s}`,
       "data-seat": s, "data-player": player, "data-to-act": t.to_act === s, "data-tricks": t.tricks_won[s],
       "data-points": t.card_points[s] },
-      el("strong", { text: `seat ${s}` }), ` ${player || ""}${roles.length ? " — " + roles.join(", ") : ""}`,
+      el("strong", { text: `seat ${s}` }), ` ${playerText(t, s)}${roles.length ? " — " + roles.join(", ") : ""}`,
       el("br"), `tricks ${t.tricks_won[s]}, card points ${fmt(t.card_points[s])}`,
       t.to_act === s ? el("span", { class: "badge", text: " to act" }) : null));
   }

@@ -168,6 +168,7 @@ function joined(sh, msg) {
   showTableInfo(msg.code);
   showPeople(msg.people, msg.waiting_for);
   if (!msg.started) waitingStatus(msg.waiting_for);
+  loadLobby();  // the list the page was opened with may show this very table
 }
 
 // the connection of a shared table closed: join again with the seat's token unless the table is over or closed
@@ -244,15 +245,16 @@ async function loadLobby() {
   try {
     const got = await getJSON("/v1/tables");
     list.textContent = "";
-    for (const t of got.tables) {
+    const tables = got.tables.filter((t) => !app.shared || t.code !== app.shared.code);  // not the page's own
+    for (const t of tables) {
       const seats = t.seats.map((s, k) => `${k}: ${s === "human" ? "person" : s}`).join(", ");
       list.append(el("li", { "data-code": t.code, "data-variant": t.variant },
         `${t.variant}, ${t.taken} of ${t.people} people (seats ${seats}) `,
         el("button", { type: "button", "data-testid": `lobby-join-${t.code}`, text: `Join ${t.code}`,
           onclick: () => joinTable(t.code) })));
     }
-    if (!got.tables.length) list.append(el("li", { class: "none", text: "no table waits for people now" }));
-    list.dataset.count = got.tables.length;
+    if (!tables.length) list.append(el("li", { class: "none", text: "no table waits for people now" }));
+    list.dataset.count = tables.length;
   } catch (e) {
     list.textContent = "";
     list.append(el("li", { class: "none", text: `the lobby could not be read: ${e.message}` }));
