@@ -571,8 +571,8 @@ def test_two_people_at_one_table_with_two_bots(browser: Any, server: str, games_
         if name == "b" and st["phase"] == "play":
             turns["b-play"] += 1
             if turns["b-play"] == 2:
-                shot(a, "shared_table_a", down_to="#hand-section")
-                shot(b, "shared_table_b", down_to="#hand-section")
+                shot(a, "shared-table-a", down_to="#hand-section")
+                shot(b, "shared-table-b", down_to="#hand-section")
             if turns["b-play"] == 3 and not reloaded:  # B reloads in the middle of the card play
                 reloaded = True
                 b.page.reload()
