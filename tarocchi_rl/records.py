@@ -43,6 +43,9 @@ def record_of(state: State) -> dict[str, Any]:
     return state.to_record()
 
 
+PATH_SHOWN = 1024  # characters of a file path shown in an error (a path is named whole, a value cut at 80)
+
+
 def _show(value: Any, limit: int = 80) -> str:
     """``repr(value)`` cut to ``limit`` characters, for error messages (safe on deeply nested values)."""
     try:
@@ -66,7 +69,7 @@ def load(path_or_text: str | os.PathLike[str]) -> dict[str, Any]:
         raise RecordError(f"a record is read from a file path or JSON text, got {_show(text)}")
     try:
         if not text.lstrip().startswith("{"):
-            text = bounded.read_text(text, MAX_RECORD_BYTES, what=f"record file {_show(path_or_text)}")
+            text = bounded.read_text(text, MAX_RECORD_BYTES, what=f"record file {_show(path_or_text, PATH_SHOWN)}")
         record = bounded.loads(text, max_bytes=MAX_RECORD_BYTES)
     except bounded.BoundedInputError as e:
         raise RecordError(str(e)) from None
@@ -82,7 +85,7 @@ def load_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
     (``line K: ...``) or the file."""
     where = os.fspath(path)
     try:
-        chunks = bounded.iter_chunks(path, MAX_RECORDS_FILE_BYTES, what=f"records file {_show(where)}")
+        chunks = bounded.iter_chunks(path, MAX_RECORDS_FILE_BYTES, what=f"records file {_show(where, PATH_SHOWN)}")
         for k, line in enumerate(bounded.iter_lines(chunks, MAX_RECORD_BYTES), 1):
             if len(line) > MAX_RECORD_BYTES:
                 raise RecordError(f"line {k}: longer than {MAX_RECORD_BYTES:,} bytes")

@@ -96,7 +96,9 @@ def _deal_samples(cfg: TrainConfig, observe: bool, privileged: bool) -> Iterator
                 if left == 0:
                     return
         except RecordError as e:  # the file: missing, too big, not UTF-8, a line that is not a JSON object
-            raise ConfigError(f"{KEY}: {path}: {' '.join(str(e).split())}") from None
+            why = " ".join(str(e).split())
+            where = "" if path in why else f"{path}: "  # "cannot read records file PATH" names it already
+            raise ConfigError(f"{KEY}: {where}{why}") from None
 
 
 def _samples(record: dict[str, Any], cfg: TrainConfig, spec: VariantSpec, options: dict[str, Any], observe: bool,
