@@ -29,7 +29,9 @@ chromium: $(CHROMIUM)
 test: $(STAMP) chromium
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/mypy
+	# Numba's cache filled once (minutes on a fresh clone), while mypy runs: otherwise each test process and
+	# each process a test starts would compile the same kernels side by side
+	$(BIN)/mypy & mypy=$$!; $(BIN)/tarocchi-rl warm && wait $$mypy
 	$(BIN)/pytest -q -n 2 -m "not slow" --durations=25
 	NUMBA_DISABLE_JIT=1 $(BIN)/pytest -q -n 2 -m nojit
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet

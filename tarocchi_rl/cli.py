@@ -336,6 +336,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_warm(args: argparse.Namespace) -> int:
+    from .warm import warm
+
+    seconds = warm(lambda line: print(line, flush=True))
+    print(f"the kernels are in Numba's cache ({seconds:.0f} s)")
+    return 0
+
+
 VARIANT_HELP = "mineo, piedmont3, piedmont4, french3, french4"
 GAMES_DB = "sqlite:///tarocchi-games.db"  # serve's --db: a file in the working directory
 Subparsers = Any  # argparse's _SubParsersAction (private)
@@ -569,9 +577,16 @@ def _add_demo(sub: Subparsers) -> None:
     d.set_defaults(func=_cmd_demo)
 
 
+def _add_warm(sub: Subparsers) -> None:
+    w = sub.add_parser("warm", help="compile the Numba kernels into Numba's cache once (a cold cache otherwise "
+                       "makes every process that starts compile them: minutes each)")
+    w.set_defaults(func=_cmd_warm)
+
+
 #: the subcommands in the order ``tarocchi-rl --help`` lists them, each added by its own function
 SUBCOMMANDS = (_add_replay, _add_play, _add_bench, _add_eval, _add_agents, _add_deals, _add_train, _add_leaderboard,
-               _add_exploit, _add_expert, _add_export, _add_bot, _add_referee, _add_serve, _add_games, _add_demo)
+               _add_exploit, _add_expert, _add_export, _add_bot, _add_referee, _add_serve, _add_games, _add_demo,
+               _add_warm)
 
 
 def build_parser() -> argparse.ArgumentParser:
