@@ -495,6 +495,7 @@ class Table:
                       if phase in (PLAY, POIGNEE) else None),
             "last_trick": self.tricks[-1] if self.tricks else None,
             "tricks_played": len(self.tricks),
+            "hand_counts": [len(g.deck.cards_of(st.cards[0, HAND + q])) for q in range(n)],  # public: face down
             "tricks_won": [int(x) for x in m[TRICKS_WON : TRICKS_WON + n]],
             "card_points": [x / units for x in won],
             "card_point_units": won,

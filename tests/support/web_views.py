@@ -56,6 +56,7 @@ def check_message(msg: dict, record: dict, human: int) -> None:
     for a in record["actions"][: t["steps"]]:
         state.apply(a)
     assert t["hand"] == state.hand(human)
+    assert t["hand_counts"] == [len(state.hand(q)) for q in range(game.num_players)]  # every seat's, face down
     if record["variant"] == "mineo" and t["contract"] == "call" and not t["over"]:
         m = state._env.state.meta[0]
         called = game.deck.names[int(m[CALLED])]
