@@ -68,7 +68,6 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..bits import check_seed, parse_seed
 from ..bot import BotServer, request_id
 from ..bounded import BoundedInputError, loads
 from ..play import bot_seeds, make_bot, new_seed
@@ -82,7 +81,7 @@ from .inline import InlineAct
 from .openapi import Endpoint
 from .shared import BOT_FAILED, SEAT_GRACE, BotFailed, Conn, SharedTables
 from .store import open_store
-from .table import SeatBot, Table, check_options, replay_steps, variants_info
+from .table import SeatBot, Table, check_options, client_seed, replay_steps, variants_info
 from .writer import StoreWriter, TableRecorder, new_person_id
 
 __all__ = ["PROTOCOL", "ServerConfig", "WS_MESSAGES", "app_from_env", "create_app"]
@@ -93,7 +92,7 @@ CONFIG_ENV = "TAROCCHI_WEB_CONFIG"  # the JSON ServerConfig of `serve --workers 
 MAX_WS_MESSAGE = 64 * 1024  # characters of one WebSocket message from a client
 WS_MESSAGES = {  # client -> server: fields (all others are an error)
     "start": ("type", "id", "variant", "options", "seats", "seed"),
-    "open": ("type", "id", "variant", "options", "seats", "lobby", "replacement"),
+    "open": ("type", "id", "variant", "options", "seats", "lobby", "replacement", "seed"),
     "join": ("type", "id", "code", "token"),
     "act": ("type", "id", "action"),
     "ping": ("type", "id"),
@@ -101,7 +100,6 @@ WS_MESSAGES = {  # client -> server: fields (all others are an error)
 IDLE_CLOSE = 4000  # WebSocket close code of an idle table
 ORIGIN_CLOSE = 1008  # WebSocket close code (policy violation) of a connection from a page of another site
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")  # the Host names of a server bound to loopback
-MAX_SEED_TEXT = 20  # digits of a seed sent as a string (seeds are below 2**63)
 JSON_MEDIA_TYPE = "application/json"  # the only body a POST takes (a cross-site form cannot send it unasked)
 WARM_SEARCH = "ismcts:iterations=8"  # the search run at startup in the search queue's thread
 log = logging.getLogger("tarocchi_rl.web")
@@ -135,6 +133,7 @@ class ServerConfig:
     queues: dict[str, limits.QueueLimit] = field(default_factory=lambda: dict(limits.QUEUES))
     db: str | None = None  # the games' database (an SQLAlchemy URL; --db): None, nothing is stored
     seat_grace: float = SEAT_GRACE  # seconds a shared table's seat waits for its person before a bot plays it
+    processes: int = 1  # the server's processes (serve --workers): shared tables are refused above 1
 
 
 def _default(x: Any) -> Any:
@@ -524,17 +523,6 @@ def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> 
         return True
     scheme, sep, netloc = origin.partition("://")
     return bool(sep) and scheme in ("http", "https") and host is not None and netloc == host.strip().lower()
-
-
-def client_seed(value: Any) -> int:
-    """A client's seed: an integer in [0, 2**63 - 1], or the same as a string of digits (a page keeps seeds as
-    strings: JavaScript numbers round above 2**53); ValueError otherwise."""
-    if isinstance(value, str):
-        if not (value.isascii() and value.isdigit() and len(value) <= MAX_SEED_TEXT):
-            raise ValueError(f"seed must be an integer in [0, 2**63 - 1] (or its digits as a string), "
-                             f"got {value[:MAX_SEED_TEXT + 5]!r}")
-        return parse_seed("seed", value)
-    return check_seed("seed", value)
 
 
 async def ws_table(websocket: WebSocket) -> None:

@@ -235,8 +235,9 @@ class BotList(TypedDict):
 
 class LobbyTable(TypedDict):
     """A shared table with a free seat: its code (join it with {type: join, code} over /ws), variant, options,
-    who sits where (human: a person's seat, else the bot's name), its person seats and how many are taken, and
-    the seconds since it opened."""
+    who sits where (human: a person's seat, else the bot's name), its person seats and how many are taken, the
+    seconds since it opened and whether it is a practice table (opened with a seed: its opener may know every
+    hand)."""
 
     code: str
     variant: Variant
@@ -246,6 +247,8 @@ class LobbyTable(TypedDict):
     people: int
     taken: int
     open_for: Annotated[int, Json(description="seconds since the table opened")]
+    practice: Annotated[bool, Json(description="opened with a seed (open's seed): whoever knows it knows every "
+                                   "hand; stored as a practice game")]
 
 
 class TableList(TypedDict):

@@ -88,11 +88,13 @@ WS_DESCRIPTION = (
     "record, annulled}, {type: error, error, fatal?}, {type: pong}; id is echoed. An idle table is closed (code "
     "4000); a handshake whose Origin is another site's is refused (code 1008). A table for several people: "
     "{type: open, variant, options?, seats: ['human', 'human', BOT, ...], lobby?: bool (listed by GET /v1/tables), "
-    "replacement?: BOT (plays a seat whose person left, default heuristic), id?} -> {type: joined, code, seat, "
-    "token, started, waiting_for, people, ...}; {type: join, code, token?, id?}: a free seat, or with the seat's "
-    "token one's own seat back (a wrong code or token costs the address one of its tries); then act as above. "
-    "Each seat is sent its own view: {type: state | over, code, table, moves, people} after every move at the "
-    "table, {type: people, people} when someone comes or goes.")
+    "replacement?: BOT (plays a seat whose person left, default heuristic), seed?: a practice table as start's, "
+    "id?} -> {type: joined, code, seat, token, started, waiting_for, people, practice, ...}; {type: join, code, "
+    "token?, id?}: a free seat, or with the seat's token one's own seat back, then a state with every move of the "
+    "deal so far as that seat saw it (a wrong code or token costs the address one of its tries); then act as "
+    "above. Each seat is sent its own view: {type: state | over, code, table, moves, people} after every move at "
+    "the table, {type: people, people} when someone comes or goes. A server of several processes (serve "
+    "--workers N) refuses open and join.")
 BODY_REPLIES = {  # a POST's body refused
     413: Reply("the body is larger than the limit (1 MB by default)", Error),
     415: Reply(f"the body is not declared Content-Type: {JSON}", Error),

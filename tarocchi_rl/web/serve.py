@@ -10,6 +10,7 @@ from starlette.applications import Starlette
 
 from .app import CONFIG_ENV, MAX_WS_MESSAGE, ServerConfig, config_env, create_app, hosts_for
 from .limits import CAPPED_PROTOCOL, CONNECTIONS_ENV, GIL_SWITCH_SECONDS, check_exposure, describe
+from .shared import SINGLE_PROCESS
 from .store import new_sqlite_file, prepare_database
 
 
@@ -24,7 +25,8 @@ def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, 
         raise ValueError("--workers must be >= 1")
     if not 0 <= port < 65536:
         raise ValueError(f"--port must be 0..65535, got {port}")
-    config = dataclasses.replace(config, allowed_hosts=hosts_for(host, config.allowed_hosts))  # DNS rebinding
+    config = dataclasses.replace(config, allowed_hosts=hosts_for(host, config.allowed_hosts),  # DNS rebinding
+                                 processes=workers)  # more than one: open / join refused (shared.SINGLE_PROCESS)
     if config.db is not None:
         prepare_games_database(config.db, workers)
     # no access log by default: a line per request costs about as much as answering a cached bot request
@@ -42,6 +44,7 @@ def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, 
     app = create_app(ServerConfig(**{**config.__dict__, "warmup": False}))  # check the configuration here, once
     if public:
         print_exposure(app, host, port, workers)
+    print(SINGLE_PROCESS.format(workers=workers), file=sys.stderr, flush=True)
     os.environ[CONFIG_ENV] = config_env(config)
     uvicorn.run("tarocchi_rl.web.app:app_from_env", factory=True, workers=workers, **kw)
 

@@ -38,13 +38,13 @@ from typing import TYPE_CHECKING, Any
 from ..play import bot_seeds, new_seed
 from ..variants import get_variant
 from . import limits
-from .table import Table, check_options
+from .table import Table, check_options, client_seed
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Server
 
 __all__ = ["BOT_FAILED", "BotFailed", "CODE_ALPHABET", "CODE_LENGTH", "Conn", "LOBBY_SIZE", "Link", "PersonSeat",
-           "SEAT_GRACE", "SharedTable", "SharedTables", "new_code", "normalize_code"]
+           "SEAT_GRACE", "SINGLE_PROCESS", "SharedTable", "SharedTables", "new_code", "normalize_code"]
 
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # 31 characters that cannot be mistaken for one another
 CODE_LENGTH = 8  # 31**8: about 8.5e11 codes
@@ -61,6 +61,8 @@ LINK_DRAIN_SECONDS = 2.0  # what a closing connection waits for its outbox
 OVERFLOW_CLOSE = 1008  # close code of a connection that does not read its messages
 PERSON = "human"  # a person's seat in ``open``'s seats (as in ``start``)
 BOT_FAILED = "a bot failed; the deal is abandoned: send start for a new one"  # all a client learns of it
+SINGLE_PROCESS = ("shared tables need `serve --workers 1`: this server runs {workers} processes, and a table's code "
+                  "reaches only the process that opened it")  # open / join's error (and serve's note) above 1
 log = logging.getLogger("tarocchi_rl.web")
 
 
@@ -220,7 +222,7 @@ class SharedTable:
         return {"code": self.code, "variant": t.game.variant, "options": dict(t.game.options),
                 "players": t.game.num_players, "seats": [t.player(k) for k in range(t.game.num_players)],
                 "people": len(self.seats), "taken": len(self.seats) - len(self.free()),
-                "open_for": round(now - self.opened)}
+                "open_for": round(now - self.opened), "practice": t.practice}
 
 
 class SharedTables:
@@ -259,6 +261,11 @@ class SharedTables:
             wait = max(1, round((1.0 - bucket.tokens) / bucket.rate))
             raise ValueError(f"too many wrong table codes or seat tokens from your address: try again in {wait} s")
 
+    def _check_processes(self) -> None:
+        processes = int(self.host.config.processes)
+        if processes > 1:
+            raise ValueError(SINGLE_PROCESS.format(workers=processes))
+
     def _wrong(self, client: str, message: str) -> ValueError:
         self._bucket(client).spend(1.0)
         return ValueError(message)
@@ -269,6 +276,7 @@ class SharedTables:
         if conn.table is not None:
             raise ValueError(f"you sit at table {conn.table.code} already: close the connection to leave it")
         host = self.host
+        self._check_processes()
         variant = msg.get("variant")
         options = check_options(variant, msg.get("options"))
         n = get_variant(str(variant)).n_players
@@ -288,15 +296,16 @@ class SharedTables:
         for k, name in enumerate(names):
             if name is not None:
                 host.catalogue.check_plays(name, str(variant), f"seats[{k}]")
+        practice = msg.get("seed") is not None  # the opener knows the seed, so every hand: practice only
+        seed = client_seed(msg["seed"]) if practice else new_seed()
         if host.recorder is not None and not host.recorder.has_room():
             raise limits.Busy("game store", False)
         refusal = host.table_count.refusal(conn.client)
         if refusal is not None:
             raise ValueError(refusal)
-        seed = new_seed()
         seeds = bot_seeds(seed, n)
         bots = [None if name is None else host.catalogue.seat_bot(name, seeds[k]) for k, name in enumerate(names)]
-        table = Table.deal(str(variant), options, bots, seed)
+        table = Table.deal(str(variant), options, bots, seed, practice=practice)
         code = new_code()
         while code in self.tables:
             code = new_code()
@@ -306,13 +315,15 @@ class SharedTables:
         st.watchdog = self._spawn(self._watch(st))
         seat = st.seats[persons[0]]
         self._sit(st, seat, conn)
-        log.info("shared table opened: %s, %d people", table.game.variant, len(persons))
+        log.info("shared table opened: %s, %d people%s", table.game.variant, len(persons),
+                 ", practice" if practice else "")
         return self._joined(st, seat)
 
     async def join(self, msg: dict[str, Any], conn: Conn) -> dict[str, Any]:
         """``join``: a free seat of the table ``code``, or with ``token`` one's own seat back."""
         if conn.table is not None:
             raise ValueError(f"you sit at table {conn.table.code} already: close the connection to leave it")
+        self._check_processes()
         self._check_guesses(conn.client)
         code = normalize_code(msg.get("code"))
         if code is None:
@@ -360,6 +371,7 @@ class SharedTables:
                 st.table.reclaim(seat.index)
             answer = self._joined(st, seat)
             if st.started:
+                seat.sent = 0  # a new page (a reload) knows nothing: every move so far, as this seat saw them
                 conn.later.append(self._message(st, seat))
             self._tell_people(st, conn)
             return answer
@@ -439,7 +451,7 @@ class SharedTables:
         return {"type": "joined", "code": st.code, "seat": seat.index, "token": seat.token, "variant": t.game.variant,
                 "options": dict(t.game.options), "players": [t.player(k) for k in range(t.game.num_players)],
                 "lobby": st.lobby, "started": st.started, "waiting_for": len(st.free()), "people": st.people(),
-                "grace": self.grace}
+                "grace": self.grace, "practice": t.practice}
 
     def _tell_people(self, st: SharedTable, but: Conn | None) -> None:
         msg = {"type": "people", "code": st.code, "waiting_for": len(st.free()), "people": st.people()}

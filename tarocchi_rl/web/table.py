@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from ..bits import check_seed, parse_seed
 from ..core.phases import ACCUSO, BIDDING_PHASES, CHELEM, DISCARD, PHASE_NAMES, PLAY, POIGNEE, RIVANTO, SCOMMESSA
 from ..core.points import card_points
 from ..core.state import (
@@ -66,13 +67,14 @@ from ..variants import VARIANTS, french, get_variant, mineo
 from ..views import Views, core_game
 
 __all__ = ["DecisionClock", "INT_OPTION_RANGE", "STRING_CHOICES", "SeatBot", "Table", "check_options",
-           "replay_steps", "variants_info"]
+           "client_seed", "replay_steps", "variants_info"]
 
 # The values a client may give a string option (the rules check them too: a test keeps both in step).
 STRING_CHOICES: dict[str, tuple[str, ...]] = {"honour_5": ("mondo", "angelo"),
                                               "excuse_last_trick": tuple(french.EXCUSE_LAST_TRICK)}
 INT_OPTION_RANGE = (0, 99)  # integer options from a client (accuso_points): each value is a cached game
 MAX_ACTION_TEXT = 64
+MAX_SEED_TEXT = 20  # digits of a seed sent as a string (seeds are below 2**63)
 DECLARATION_PHASES = (SCOMMESSA, RIVANTO, CHELEM, POIGNEE, ACCUSO)
 PACE_SAMPLES = 31  # a slow bot's typical decision time: the median of its last PACE_SAMPLES searched decisions
 FIRST_PACE = 0.2  # seconds a forced move waits before the bot has searched once (the built-in search's budget)
@@ -98,6 +100,17 @@ def check_options(variant: Any, options: Any) -> dict[str, Any]:
         return spec.resolve_options(options)
     except ValueError as e:
         raise ValueError(f"options: {e}") from None
+
+
+def client_seed(value: Any) -> int:
+    """A client's seed: an integer in [0, 2**63 - 1], or the same as a string of digits (a page keeps seeds as
+    strings: JavaScript numbers round above 2**53); ValueError otherwise."""
+    if isinstance(value, str):
+        if not (value.isascii() and value.isdigit() and len(value) <= MAX_SEED_TEXT):
+            raise ValueError(f"seed must be an integer in [0, 2**63 - 1] (or its digits as a string), "
+                             f"got {value[:MAX_SEED_TEXT + 5]!r}")
+        return parse_seed("seed", value)
+    return check_seed("seed", value)
 
 
 def _type_name(t: type) -> str:

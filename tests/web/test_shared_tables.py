@@ -1,15 +1,25 @@
 """Tables for several people (tarocchi_rl.web.shared) over /ws: two people and two bots play a whole Mineo deal, each
 sent only their own seat's view; a person who leaves is replaced by the table's bot after the grace and takes the
 seat back with its token; wrong codes and tokens are refused and cost the address its tries; the lobby lists only
-the tables opened for it; the stored game has both people, who played which move, and the takeover."""
+the tables opened for it; the stored game has both people, who played which move, and the takeover; a seat taken
+back is sent the whole deal so far as it saw it; a seed makes a practice table; a server of several processes
+refuses shared tables."""
 
 import json
 import time
 
 import pytest
 
+from tarocchi_rl.game import make
 from tarocchi_rl.web.app import ServerConfig, create_app
-from tarocchi_rl.web.shared import CODE_ALPHABET, CODE_LENGTH, GUESSES_BURST, new_code, normalize_code
+from tarocchi_rl.web.shared import (
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    GUESSES_BURST,
+    SINGLE_PROCESS,
+    new_code,
+    normalize_code,
+)
 from tarocchi_rl.web.store import open_store
 from tests.support.web_client import LocalClient
 from tests.support.web_views import check_message
@@ -323,3 +333,75 @@ def test_a_connection_that_does_not_read_is_closed_without_holding_up_the_others
         return ws
 
     assert asyncio.run(run()).closed_with == OVERFLOW_CLOSE
+
+
+def test_a_seat_taken_back_is_sent_the_whole_deal_so_far_as_that_seat_saw_it(tmp_path):
+    """A new connection (a reload) with B's token gets every move since the deal began, exactly as B's seat was
+    sent them (never another seat's hidden card), and the public moves as A saw them."""
+    with LocalClient(server(tmp_path)) as client:
+        with client.websocket_connect("/ws") as a_ws, client.websocket_connect("/ws") as b_ws:
+            a, b, _, joined_b = start_two(a_ws, b_ws)
+            for _ in range(6):  # a few moves of the people (the bots' between)
+                mover, other = (a, b) if a.latest["table"]["your_turn"] else (b, a)
+                move(mover, other)
+            with client.websocket_connect("/ws") as b2_ws:
+                b2_ws.send_json({"type": "join", "code": joined_b["code"], "token": joined_b["token"]})
+                b2 = Person(b2_ws, 2)
+                assert b2.receive("joined")["seat"] == 2
+                again = b2.receive("state")
+                assert b.ws.receive_json()["fatal"]  # the old connection stood up
+                a.receive("people")
+                seen_by_b = [m for msg in b.views for m in msg["moves"]]
+                steps = again["table"]["steps"]
+                assert [m["index"] for m in again["moves"]] == list(range(steps)) and steps > 6
+                assert again["moves"] == seen_by_b  # what B's seat was sent, nothing more
+                seen_by_a = [m for msg in a.views for m in msg["moves"]]
+                assert [(m["seat"], m["phase"]) for m in again["moves"]] == [(m["seat"], m["phase"]) for m in seen_by_a]
+                public = [k for k, m in enumerate(seen_by_a) if m["phase"] != "discard" and "received" not in m]
+                assert public and all(again["moves"][k]["action"] == seen_by_a[k]["action"] for k in public)
+                over = play_out(a, b2)
+    for msg in b2.views:
+        check_message(msg, over["record"], 2)
+
+
+def test_a_shared_table_opened_with_a_seed_is_a_practice_table(tmp_path):
+    seed = 2**63 - 1  # as a string, the way the page sends it
+    with LocalClient(server(tmp_path)) as client:
+        with client.websocket_connect("/ws") as a_ws, client.websocket_connect("/ws") as b_ws:
+            for bad in (-1, "12x", 2**63, 1.5, True):
+                a_ws.send_json({"type": "open", "variant": "mineo", "seats": SEATS, "seed": bad})
+                assert "seed must be an integer in [0, 2**63 - 1]" in a_ws.receive_json()["error"], bad
+            assert client.get("/v1/health").json()["tables"] == 0  # nothing opened
+            joined = open_table(a_ws, seed=str(seed), lobby=True)
+            assert joined["practice"] is True
+            assert client.get("/v1/tables").json()["tables"][0]["practice"] is True
+            b_ws.send_json({"type": "join", "code": joined["code"]})
+            b = Person(b_ws, 2)
+            assert b.receive("joined")["practice"] is True
+            b.receive("state")
+            a = Person(a_ws, 0)
+            a.receive("people")
+            a.receive("state")
+            assert "seed" not in a.latest and "seed" not in b.latest  # named only at the end
+            over = play_out(a, b)
+    assert over["practice"] is True and over["seed"] == str(seed) and over["record"]["practice"] is True
+    assert over["record"]["deal"] == make("mineo").new_state(seed).deal()  # the deal of that seed
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    assert list(store.finished_games()) == []  # practice tables left out ...
+    (game,) = list(store.finished_games(practice=True))  # ... unless asked for
+    assert game["practice"] and game["record"] == over["record"]
+    assert [s["kind"] for s in game["seats"]] == ["person", "bot", "person", "bot"]
+    store.close()
+
+
+def test_a_server_of_several_processes_refuses_shared_tables_in_one_line():
+    with LocalClient(create_app(ServerConfig(warmup=False, processes=2))) as client:
+        with client.websocket_connect("/ws") as ws:
+            ws.send_json({"type": "open", "variant": "mineo", "seats": SEATS})
+            refused = ws.receive_json()["error"]
+            assert refused == SINGLE_PROCESS.format(workers=2) and "\n" not in refused
+            assert refused.startswith("shared tables need `serve --workers 1`")
+            ws.send_json({"type": "join", "code": new_code()})
+            assert ws.receive_json()["error"] == refused
+            ws.send_json({"type": "start", "variant": "mineo", "seats": ["human"] + ["random"] * 3})
+            assert ws.receive_json()["type"] == "state"  # a deal of one's own is served as ever

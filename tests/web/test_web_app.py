@@ -313,6 +313,8 @@ def test_the_serve_command(monkeypatch, capsys, tmp_path):
     app, kw = calls[-1]
     assert app == "tarocchi_rl.web.app:app_from_env" and kw["factory"] and kw["workers"] == 2
     assert app_from_env().state.server.config.idle_timeout == 60
+    assert app_from_env().state.server.config.processes == 2  # shared tables refused (test_shared_tables)
+    assert "shared tables need `serve --workers 1`: this server runs 2 processes" in capsys.readouterr().err
     assert (tmp_path / "tarocchi-games.db").is_file()  # made and upgraded once, before the worker processes
     assert cli.main(["serve", "--db", "none"]) == 0 and calls[-1][0].state.server.config.db is None
     for args, message in ((["--agents", "alphazero"], "unknown agent spec"),
