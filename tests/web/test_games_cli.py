@@ -39,10 +39,10 @@ def run(args: list[str], capsys) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def db(tmp_path):
-    url = f"sqlite:///{tmp_path / 'games.db'}"
-    open_store(url).close()
-    return url
+def db(db_url):
+    """An empty games' database, SQLite and PostgreSQL (tests/web/conftest.py), its schema made."""
+    open_store(db_url).close()
+    return db_url
 
 
 def test_export_filters_by_variant_day_and_practice_and_the_file_replays(db, tmp_path, capsys):

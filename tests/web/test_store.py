@@ -5,7 +5,6 @@ writes never run on the event loop's thread."""
 
 import asyncio
 import json
-import sqlite3
 import threading
 
 import pytest
@@ -33,8 +32,8 @@ def url_of(path) -> str:
     return f"sqlite:///{path}"
 
 
-def test_the_migrations_make_the_schema_and_a_newer_revision_is_refused(tmp_path):
-    url = url_of(tmp_path / "g.db")
+def test_the_migrations_make_the_schema_and_a_newer_revision_is_refused(db_url):
+    url = db_url
     store = open_store(url)
     assert store.revision() == "0002"  # 0002: moves.by, seats.replaced_by (shared tables)
     inspector = sa.inspect(store.engine)
@@ -43,25 +42,27 @@ def test_the_migrations_make_the_schema_and_a_newer_revision_is_refused(tmp_path
     assert {i["name"] for i in inspector.get_indexes("games")} == {"games_by_status"}
     store.close()
     open_store(url).close()  # at head already: nothing to do
-    with sqlite3.connect(tmp_path / "g.db") as conn:
-        conn.execute("UPDATE alembic_version SET version_num = 'f00d'")
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(sa.text("UPDATE alembic_version SET version_num = 'f00d'"))
+    engine.dispose()
     with pytest.raises(StoreError, match=r"schema revision 'f00d' is unknown to this tarocchi-rl .*upgrade"):
         open_store(url)
 
 
-def test_a_database_of_revision_0001_is_upgraded_and_keeps_its_games(tmp_path):
+def test_a_database_of_revision_0001_is_upgraded_and_keeps_its_games(db_url):
     from alembic import command
 
     from tarocchi_rl.web.store import _alembic_config
 
-    url = url_of(tmp_path / "old.db")
+    url = db_url
     engine = sa.create_engine(url)
     cfg = _alembic_config()
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "0001")
     with engine.begin() as conn:  # a game as revision 0001 stored it: no moves.by, no seats.replaced_by
-        conn.execute(sa.text("INSERT INTO games VALUES ('g', 'french3', '{}', 0, 'finished', '2026-01-01', NULL, "
+        conn.execute(sa.text("INSERT INTO games VALUES ('g', 'french3', '{}', FALSE, 'finished', '2026-01-01', NULL, "
                              "NULL)"))
         conn.execute(sa.text("INSERT INTO seats VALUES ('g', 0, 'person', 'p-1', NULL)"))
         conn.execute(sa.text("INSERT INTO moves VALUES ('g', 0, 0, 'bid:pass', 5)"))
@@ -73,8 +74,8 @@ def test_a_database_of_revision_0001_is_upgraded_and_keeps_its_games(tmp_path):
     store.close()
 
 
-def test_serve_marks_the_games_left_in_progress_abandoned(tmp_path):
-    url = url_of(tmp_path / "g.db")
+def test_serve_marks_the_games_left_in_progress_abandoned(db_url):
+    url = db_url
     store = open_store(url)
     store.write([NewGame("a" * 32, "french3", {}, False, utc_now(), (("person", "p-1"), ("bot", "random"),
                                                                       ("bot", "random"))),
@@ -95,8 +96,8 @@ def play_to_the_end(ws, first: dict) -> dict:
     return msg
 
 
-def test_deals_played_at_the_server_are_stored_and_the_export_replays(tmp_path, monkeypatch, capsys):
-    url = url_of(tmp_path / "games.db")
+def test_deals_played_at_the_server_are_stored_and_the_export_replays(db_url, tmp_path, monkeypatch, capsys):
+    url = db_url
     writers: list[str] = []
     write = Store.write
 
