@@ -77,6 +77,7 @@ from ..views import seat_request
 from . import limits, workers
 from . import openapi as oa
 from .bots import DEFAULT_BOT, DEFAULT_ISMCTS, Catalogue
+from .challenges import Challenges
 from .inline import InlineAct
 from .openapi import Endpoint
 from .shared import BOT_FAILED, SEAT_GRACE, BotFailed, Conn, SharedTables
@@ -94,6 +95,7 @@ WS_MESSAGES = {  # client -> server: fields (all others are an error)
     "start": ("type", "id", "variant", "options", "seats", "seed"),
     "open": ("type", "id", "variant", "options", "seats", "lobby", "replacement", "seed"),
     "join": ("type", "id", "code", "token"),
+    "challenge": ("type", "id", "name", "deal", "player"),
     "act": ("type", "id", "action"),
     "ping": ("type", "id"),
 }
@@ -133,6 +135,8 @@ class ServerConfig:
     queues: dict[str, limits.QueueLimit] = field(default_factory=lambda: dict(limits.QUEUES))
     db: str | None = None  # the games' database (an SQLAlchemy URL; --db): None, nothing is stored
     seat_grace: float = SEAT_GRACE  # seconds a shared table's seat waits for its person before a bot plays it
+    challenges: str | None = None  # a file of duplicate challenges (serve --challenges), besides the built-ins
+    builtin_challenges: bool = True  # one challenge per variant (challenge_defs.builtin_challenges)
     processes: int = 1  # the server's processes (serve --workers): shared tables are refused above 1
 
 
@@ -176,6 +180,7 @@ class Server:
         self.recorder: TableRecorder | None = None  # the games' database (config.db), from the app's startup
         self.default_bot = DEFAULT_BOT
         self.shared = SharedTables(self)  # the tables of several people, by code
+        self.challenges = Challenges(config.challenges, config.builtin_challenges)  # duplicate challenges
 
     def _processes(self, kind: str) -> "limits.Processes | None":
         """How the act and replay queues start their worker processes (:mod:`~tarocchi_rl.web.workers`); None:
@@ -312,12 +317,12 @@ class Server:
                     table = None
             elif shared:
                 raise ValueError("you sit at a shared table: close the connection to leave it before a start")
-            elif kind == "start":  # a new deal replaces the old one, even if the bots fail below
+            elif kind in ("start", "challenge"):  # a new deal replaces the old one, even if the bots fail below
                 if self.recorder is not None and not self.recorder.has_room():
                     raise limits.Busy("game store", False)  # the database is behind: deals in progress go first
                 place = self.table_count.opening(client) if table is None else contextlib.nullcontext()
                 with place:  # a place among the tables (ValueError: none), held while the bots play
-                    new = self.new_table(msg)
+                    new = self.new_table(msg) if kind == "start" else self.challenges.table(msg)
                     self._check_queue(new, client)  # busy: the old deal stays
                     out = await self._advance(new, client)
                 self.abandon(table)
@@ -347,6 +352,7 @@ class Server:
     def _store(self, table: Table, person: str, out: dict[str, Any]) -> None:
         """The deal's moves since the last answer (and its record when over) to the games' database."""
         if self.recorder is not None:
+            person = getattr(table, "person_id", "") or person  # a challenge's deal: the page's own id (challenges.py)
             self.recorder.sync(table, person, out.get("record") if out["type"] == "over" else None)
 
     def abandon(self, table: Table | None) -> None:
@@ -370,7 +376,7 @@ class Server:
 
     async def _advance(self, table: Table, client: str = "") -> dict[str, Any]:
         out: dict[str, Any] = await self.advanced(table, client, self._play_bots)
-        return out
+        return await self.challenges.annotate(table, out)  # a challenge's deal: the bot's result at the end
 
     async def advanced(self, table: Table, client: str, play: Callable[[Table], T]) -> T:
         """``play(table)`` (the bots' moves) on the loop or in the table's queue, then the pace owed for a search
@@ -441,6 +447,10 @@ async def bots(request: Request) -> Response:
 
 async def lobby(request: Request) -> Response:
     return json_response({"tables": _server(request).shared.lobby()})
+
+
+async def challenges(request: Request) -> Response:
+    return json_response({"challenges": _server(request).challenges.info()})
 
 
 async def health(request: Request) -> Response:
@@ -619,6 +629,7 @@ ENDPOINTS = (  # the routes (and /static) and what GET /openapi.json says of eac
     Endpoint("/v1/bots", bots, oa.BOTS),
     Endpoint("/v1/health", health, oa.HEALTH),
     Endpoint("/v1/tables", lobby, oa.TABLES),
+    Endpoint("/v1/challenges", challenges, oa.CHALLENGES),
     Endpoint("/v1/act", act, oa.ACT),
     Endpoint("/v1/replay", replay_record, oa.REPLAY),
     Endpoint("/openapi.json", openapi, oa.OPENAPI),
@@ -643,11 +654,14 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         if server.config.db is not None:  # the schema upgraded here; serve abandoned the unfinished games before
             writer = StoreWriter(await run_in_threadpool(open_store, server.config.db)).start()
             server.recorder = TableRecorder(writer)
+        server.challenges.attach(writer)  # the bots' results read from the database, written to it
         if server.config.warmup:
             await server.queues["search"].run("startup", server.warm_search)  # first: Numba's threads start here
             await asyncio.gather(run_in_threadpool(server.warmup), server.queues["act"].run("startup", workers.ping),
                                  server.queues["replay"].run("startup", workers.ping))  # the worker processes start
+            server.challenges.prepare_all()  # every challenge's bot results, in the background
         yield
+        server.challenges.close()
         server.shared.close_all()
         for queue in server.queues.values():
             queue.close()

@@ -258,6 +258,26 @@ class TableList(TypedDict):
     tables: list[LobbyTable]
 
 
+class ChallengeInfo(TypedDict):
+    """A duplicate challenge: play its deals one by one over /ws ({type: challenge, name, deal, player?}); after each
+    deal your payoff is shown beside the challenged bot's on the same cards, from the same seat."""
+
+    name: str
+    variant: Variant
+    options: Options
+    deals: Annotated[int, Json(description="deals 0..deals-1")]
+    seat: Annotated[int, Json(description="the person's seat")]
+    players: Annotated[list[str], Json(description="per seat: human (the person's) or the opponent bot's name")]
+    bot: Annotated[str, Json(description="the challenged bot's name")]
+    key: Annotated[str, Json(description="32 hex digits naming the challenge's deals, seats and bots")]
+
+
+class ChallengeList(TypedDict):
+    """The server's duplicate challenges (built in and serve --challenges)."""
+
+    challenges: list[ChallengeInfo]
+
+
 class Health(TypedDict):
     """The server is alive; its open tables."""
 

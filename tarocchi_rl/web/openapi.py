@@ -16,6 +16,7 @@ from .bodies import (
     ActRequest,
     BotList,
     BusyError,
+    ChallengeList,
     Error,
     Health,
     Record,
@@ -94,7 +95,10 @@ WS_DESCRIPTION = (
     "deal so far as that seat saw it (a wrong code or token costs the address one of its tries); then act as "
     "above. Each seat is sent its own view: {type: state | over, code, table, moves, people} after every move at "
     "the table, {type: people, people} when someone comes or goes. A server of several processes (serve "
-    "--workers N) refuses open and join.")
+    "--workers N) refuses open and join. A duplicate challenge's deal (GET /v1/challenges): {type: challenge, name, "
+    "deal (0-based), player?: the page's anonymous id (8-40 letters, digits, - and _), id?}: a table as start's, "
+    "each state and over with challenge: {name, deal, deals, seat, bot}; at over also you, bot_payoff, difference "
+    "(you - bot) and bot_record (the same deal as the challenged bot played it, from the same seat).")
 BODY_REPLIES = {  # a POST's body refused
     413: Reply("the body is larger than the limit (1 MB by default)", Error),
     415: Reply(f"the body is not declared Content-Type: {JSON}", Error),
@@ -117,6 +121,8 @@ BOTS = Operation("GET", "The bots this server offers, by name and index (the onl
                  {200: Reply("the bots", BotList)})
 TABLES = Operation("GET", "The lobby: shared tables opened for it that have a free seat (join by code over /ws)",
                    {200: Reply("the open tables, newest first", TableList)})
+CHALLENGES = Operation("GET", "The duplicate challenges: fixed deals a person plays against the bot's results on them",
+                       {200: Reply("the challenges", ChallengeList)})
 HEALTH = Operation("GET", "Liveness and the number of open tables", {200: Reply("alive", Health)})
 ACT = Operation(
     "POST", f"One {BOT_PROTOCOL} act request answered by one of the server's bots",

@@ -12,7 +12,11 @@ whenever a store is opened; a database of a revision this version does not know 
 - ``moves``, an action of a game: game_id, step (0, 1, ...), seat, action (its string), ms (since the move
   before it: a bot's thinking time, a person's answer with the network's round trip), by (who played it:
   ``person``, ``bot``, ``forced`` (a person's only legal move, played for them), ``replacement`` (the bot that
-  took over a person's seat); null in games stored before revision 0002).
+  took over a person's seat); null in games stored before revision 0002);
+- ``challenge_results``, the challenged bot's result on one deal of a duplicate challenge
+  (:mod:`~tarocchi_rl.web.challenges`), computed once offline: challenge (its key), deal, name, variant, bot (its
+  display name), seat, payoff (the bot's at that seat), record, created_at. A game played on a challenge's deal has
+  ``games.challenge`` (the key) and ``games.challenge_deal`` (revision 0003).
 
 A game is written as it is played (:mod:`~tarocchi_rl.web.writer`): its row and seats when dealt, its moves as
 they come, its record when it ends; a deal that ends otherwise (the connection closes, a new deal replaces it, a
@@ -36,8 +40,9 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
-__all__ = ["Abandoned", "Finished", "MIGRATIONS", "MOVE_BY", "Moves", "NewGame", "STATUSES", "SeatReplaced",
-           "Store", "StoreError", "Write", "check_url", "new_sqlite_file", "open_store", "prepare_database", "utc_now"]
+__all__ = ["Abandoned", "ChallengeResult", "Finished", "MIGRATIONS", "MOVE_BY", "Moves", "NewGame", "STATUSES",
+           "SeatReplaced", "Store", "StoreError", "Write", "check_url", "new_sqlite_file", "open_store",
+           "prepare_database", "utc_now"]
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 STATUSES = ("in_progress", "finished", "abandoned")
@@ -46,6 +51,7 @@ MOVE_BY = {"human": "person", "bot": "bot", "forced": "forced", "replacement": "
 SQLITE_BUSY_SECONDS = 30.0  # how long a SQLite write waits for another process's (serve --workers N) to end
 MAX_NAME = 64  # characters of a seat's name (bot display names and person ids are far shorter)
 MAX_ACTION = 64  # characters of an action string (tarocchi_rl.web.table.MAX_ACTION_TEXT)
+MAX_MS = 2**31 - 1  # a move's ms (about 24.8 days) at most: an INTEGER is 32 bits in PostgreSQL (64 in SQLite)
 
 metadata = sa.MetaData()
 games = sa.Table(
@@ -58,7 +64,22 @@ games = sa.Table(
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("finished_at", sa.DateTime, nullable=True),
     sa.Column("record", sa.JSON, nullable=True),
+    sa.Column("challenge", sa.String(32), nullable=True),
+    sa.Column("challenge_deal", sa.Integer, nullable=True),
     sa.Index("games_by_status", "status", "variant", "created_at"),
+    sa.Index("games_by_challenge", "challenge", "challenge_deal"),
+)
+challenge_results = sa.Table(
+    "challenge_results", metadata,
+    sa.Column("challenge", sa.String(32), primary_key=True),
+    sa.Column("deal", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(MAX_NAME), nullable=False),
+    sa.Column("variant", sa.String(32), nullable=False),
+    sa.Column("bot", sa.String(MAX_NAME), nullable=False),
+    sa.Column("seat", sa.Integer, nullable=False),
+    sa.Column("payoff", sa.Integer, nullable=False),
+    sa.Column("record", sa.JSON, nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
 )
 seats = sa.Table(
     "seats", metadata,
@@ -92,7 +113,8 @@ def utc_now() -> dt.datetime:
 # -- the writes (queued by tarocchi_rl.web.writer, applied in batches by Store.write) ----------------------------
 @dataclass(frozen=True)
 class NewGame:
-    """A deal dealt: ``seats[k]`` = (kind, name), kind ``person`` or ``bot``."""
+    """A deal dealt: ``seats[k]`` = (kind, name), kind ``person`` or ``bot``; ``challenge`` and ``challenge_deal``:
+    the challenge's key and the deal's index when it is a deal of a duplicate challenge."""
 
     id: str
     variant: str
@@ -100,6 +122,8 @@ class NewGame:
     practice: bool
     created: dt.datetime
     seats: tuple[tuple[str, str], ...]
+    challenge: str | None = None
+    challenge_deal: int | None = None
 
 
 @dataclass(frozen=True)
@@ -139,7 +163,23 @@ class Abandoned:
     at: dt.datetime
 
 
-Write = NewGame | Moves | Finished | Abandoned | SeatReplaced
+@dataclass(frozen=True)
+class ChallengeResult:
+    """The challenged bot's result on deal ``deal`` of a challenge (key ``challenge``): its seat's payoff and the
+    record of the deal it played. Written once: a row already there is kept."""
+
+    challenge: str
+    deal: int
+    name: str
+    variant: str
+    bot: str
+    seat: int
+    payoff: int
+    record: dict[str, Any]
+    at: dt.datetime
+
+
+Write = NewGame | Moves | Finished | Abandoned | SeatReplaced | ChallengeResult
 
 
 # -- URLs and opening ------------------------------------------------------------------------------------------------
@@ -201,7 +241,7 @@ def open_store(url: str, create: bool = True) -> "Store":
         kw["connect_args"] = {"timeout": SQLITE_BUSY_SECONDS}
     try:
         engine = sa.create_engine(parsed, **kw)
-    except ImportError as e:  # the driver (psycopg2 for postgresql://)
+    except ImportError as e:  # the driver (psycopg for postgresql:// with SQLAlchemy 2.1: the postgres extra)
         raise StoreError(f"--db {_shown(parsed)}: its driver is not installed ({e})") from None
     except ArgumentError as e:
         raise StoreError(f"--db {_shown(parsed)}: {' '.join(str(e).split())}") from None
@@ -325,8 +365,9 @@ class Store:
 
     def finished_games(self, variant: str | None = None, since: dt.datetime | None = None,
                        practice: bool = False) -> Iterator[dict[str, Any]]:
-        """The finished games (oldest first): id, variant, practice, created, finished, record and seats
-        ``[{"seat", "kind", "name", "payoff"}]``. ``practice`` False: practice tables left out."""
+        """The finished games (oldest first): id, variant, practice, created, finished, record, seats
+        ``[{"seat", "kind", "name", "payoff"}]``, challenge and challenge_deal (None: not a challenge's deal).
+        ``practice`` False: practice tables left out."""
         where = self._finished(variant, since, practice)
         try:
             with self.engine.connect() as conn:
@@ -339,9 +380,51 @@ class Store:
                 q = sa.select(games).where(where).order_by(games.c.created_at, games.c.id)
                 for g in conn.execution_options(yield_per=500).execute(q):
                     yield {"id": g.id, "variant": g.variant, "practice": bool(g.practice), "created": g.created_at,
-                           "finished": g.finished_at, "record": g.record, "seats": seated.get(g.id, [])}
+                           "finished": g.finished_at, "record": g.record, "seats": seated.get(g.id, []),
+                           "challenge": g.challenge, "challenge_deal": g.challenge_deal}
         except SQLAlchemyError as e:
             raise self._error(e) from None
+
+    def challenge_results(self, challenge: str) -> dict[int, tuple[int, dict[str, Any]]]:
+        """The challenged bot's stored results on a challenge's deals: deal -> (payoff, record)."""
+        try:
+            with self.engine.connect() as conn:
+                rows = conn.execute(sa.select(challenge_results.c.deal, challenge_results.c.payoff,
+                                              challenge_results.c.record)
+                                    .where(challenge_results.c.challenge == challenge)).all()
+        except SQLAlchemyError as e:
+            raise self._error(e) from None
+        return {int(d): (int(p), dict(r)) for d, p, r in rows}
+
+    def challenge_games(self) -> list[dict[str, Any]]:
+        """The finished, non-practice games played on a challenge's deal whose bot result is stored, oldest first:
+        game, created, person (the person seat's name), payoff (the person's), challenge (key), name, deal,
+        variant, bot (display name), bot_payoff."""
+        r = challenge_results.c
+        q = (sa.select(games.c.id, games.c.created_at, seats.c.name, seats.c.payoff, r.challenge, r.name, r.deal,
+                       r.variant, r.bot, r.payoff.label("bot_payoff"))
+             .join(seats, sa.and_(seats.c.game_id == games.c.id, seats.c.kind == "person"))
+             .join(challenge_results, sa.and_(r.challenge == games.c.challenge, r.deal == games.c.challenge_deal,
+                                              r.seat == seats.c.seat))
+             .where(games.c.status == "finished", games.c.practice == sa.false(), seats.c.payoff.is_not(None))
+             .order_by(games.c.created_at, games.c.id))
+        try:
+            with self.engine.connect() as conn:
+                rows = conn.execute(q).all()
+        except SQLAlchemyError as e:
+            raise self._error(e) from None
+        return [{"game": g, "created": c, "person": str(person), "payoff": int(p), "challenge": key, "name": name,
+                 "deal": int(d), "variant": v, "bot": bot, "bot_payoff": int(bp)}
+                for g, c, person, p, key, name, d, v, bot, bp in rows]
+
+    def challenge_names(self) -> dict[str, str]:
+        """Challenge key -> name, of the challenges whose bot results are stored."""
+        try:
+            with self.engine.connect() as conn:
+                rows = conn.execute(sa.select(challenge_results.c.challenge, challenge_results.c.name).distinct()).all()
+        except SQLAlchemyError as e:
+            raise self._error(e) from None
+        return {str(k): str(n) for k, n in rows}
 
     def moves_by(self, game: str) -> list[tuple[int, int, str | None]]:
         """Who played each move of a game: (step, seat, by), in order (by: a value of :data:`MOVE_BY`, None when
@@ -380,13 +463,14 @@ class Store:
 def _apply(conn: Connection, w: Write) -> None:
     if isinstance(w, NewGame):
         conn.execute(games.insert().values(id=w.id, variant=w.variant, options=w.options, practice=w.practice,
-                                           status="in_progress", created_at=w.created))
+                                           status="in_progress", created_at=w.created, challenge=w.challenge,
+                                           challenge_deal=w.challenge_deal))
         conn.execute(seats.insert(), [{"game_id": w.id, "seat": k, "kind": kind, "name": name[:MAX_NAME]}
                                       for k, (kind, name) in enumerate(w.seats)])
     elif isinstance(w, Moves):
         if w.rows:
             conn.execute(moves.insert(), [{"game_id": w.game, "step": w.first + k, "seat": seat,
-                                           "action": action[:MAX_ACTION], "ms": ms,
+                                           "action": action[:MAX_ACTION], "ms": min(ms, MAX_MS),
                                            "by": w.by[k] if k < len(w.by) else None}
                                           for k, (seat, action, ms) in enumerate(w.rows)])
     elif isinstance(w, Finished):
@@ -395,6 +479,13 @@ def _apply(conn: Connection, w: Write) -> None:
         payoffs = (w.record.get("result") or {}).get("payoffs") or []
         for k, p in enumerate(payoffs):
             conn.execute(seats.update().where(seats.c.game_id == w.game, seats.c.seat == k).values(payoff=int(p)))
+    elif isinstance(w, ChallengeResult):
+        have = conn.execute(sa.select(challenge_results.c.deal).where(challenge_results.c.challenge == w.challenge,
+                                                                       challenge_results.c.deal == w.deal)).first()
+        if have is None:
+            conn.execute(challenge_results.insert().values(challenge=w.challenge, deal=w.deal, name=w.name[:MAX_NAME],
+                                                           variant=w.variant, bot=w.bot[:MAX_NAME], seat=w.seat,
+                                                           payoff=w.payoff, record=w.record, created_at=w.at))
     elif isinstance(w, SeatReplaced):
         conn.execute(seats.update().where(seats.c.game_id == w.game, seats.c.seat == w.seat)
                      .values(replaced_by=w.bot[:MAX_NAME]))

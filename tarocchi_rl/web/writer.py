@@ -161,7 +161,8 @@ class TableRecorder:
             seats = tuple(("person", people[k]) if k in table.persons or bot is None else ("bot", bot.name)
                           for k, bot in enumerate(table.seats))
             self.writer.put(NewGame(stored.id, table.game.variant, dict(table.game.options), table.practice,
-                                    utc_now(), seats))
+                                    utc_now(), seats, getattr(table, "challenge_key", None),
+                                    getattr(table, "challenge_deal", None)))  # a challenge's deal (challenges.py)
         if stored.closed:
             return
         steps = table.steps
