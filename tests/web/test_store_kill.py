@@ -26,17 +26,21 @@ WAIT = 60.0  # seconds: the longest wait for a server to start, a message or a c
 
 
 class ServerProcess:
-    """The server in a child process; its output read by a thread (a full pipe would stall it)."""
+    """The server in a child process; its output read by a thread (a full pipe would stall it). ``argv``: the
+    command (default: :data:`SERVER` on ``url``), which prints uvicorn's line with the port within ``wait``
+    seconds."""
 
-    def __init__(self, url: str, cwd) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-c", SERVER, url], stdout=subprocess.PIPE,
+    def __init__(self, url: str, cwd, argv: list[str] | None = None, wait: float = WAIT) -> None:
+        self.proc = subprocess.Popen(argv or [sys.executable, "-c", SERVER, url], stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True, cwd=cwd,
                                      env={**os.environ, "PYTHONUNBUFFERED": "1"})
         self.lines: list[str] = []
         self.port: int | None = None
         self.ready = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
-        assert self.ready.wait(WAIT) and self.port is not None, "".join(self.lines)
+        if not (self.ready.wait(wait) and self.port is not None):
+            self.stop(signal.SIGKILL)
+            raise AssertionError("the server did not start:\n" + "".join(self.lines))
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
