@@ -2,8 +2,9 @@
 a whole deal of every variant by clicking only against heuristic bots, the downloaded record scored again by
 :func:`tarocchi_rl.records.replay` (payoffs and itemised bonuses as the page shows them), a deal played with the
 keyboard only, the replay view (a downloaded file, a pasted line of an arena ``games.jsonl``; stepped with the
-buttons and the keys), two people in two browser contexts at one table with two bots (opened, joined by its link,
-a reload mid-deal taking the seat back, the stored game replayed), and no console or page error anywhere.
+buttons and the keys), two people in two browser contexts at one table with bots, a variant of each family
+(opened, joined by its link, a reload mid-deal taking the seat back with the whole move list, the stored game
+replayed), and no console or page error anywhere.
 
 The server, the browser and the helpers are in :mod:`tests.support.browser` (skipped without Chromium or
 Playwright).
@@ -287,17 +288,43 @@ def test_a_table_closed_for_its_lifetime_says_why(web: Page) -> None:
 
 
 # -- two people at one table ----------------------------------------------------------------------------------------
-SHARED_SEATS = ["human", "heuristic", "human", "heuristic"]  # people at seats 0 and 2, facing each other
-def test_two_people_at_one_table_with_two_bots(browser: Any, server: str, games_db: Path, tmp_path: Path) -> None:
-    """A opens a Mineo table (people at seats 0 and 2, listed in the lobby), B sees it in the lobby and joins by
-    its link; both play their legal moves until the deal is over; B reloads mid-deal and gets its seat back with
-    the token kept in localStorage; the stored game has both persons and its record replays to the payoffs shown."""
-    from tarocchi_rl.web.store import open_store
+# variant -> the seats A opens with (people: "human"; A sits at the first, B joins at the second) and a seed typed in
+# the form (a practice table, stored as one), or None (the server deals). One variant of each family, one bot at
+# least; the people always bid, so that the deal gets a contract and card play.
+SHARED_DEALS: dict[str, tuple[list[str], int | None]] = {
+    "mineo": (["human", "heuristic", "human", "heuristic"], None),  # people at seats 0 and 2, facing each other
+    "piedmont3": (["human", "human", "heuristic"], None),
+    "french4": (["human", "heuristic", "human", "heuristic"], 10),
+}
+RELOAD_AT = 3  # B reloads its page at its third turn of the card play
 
+
+def moves_shown(pg: Page) -> list[tuple[int, int, str, str]]:
+    """The page's move list: (index, seat, move, text) of each line."""
+    return [tuple(m) for m in pg.page.locator("#moves li").evaluate_all(
+        "ls => ls.map(l => [Number(l.dataset.index), Number(l.dataset.seat), l.dataset.move, l.textContent])")]
+
+
+@pytest.mark.parametrize("variant", list(SHARED_DEALS))
+def test_two_people_at_one_table_with_bots(browser: Any, server: str, games_db: Path, tmp_path: Path,
+                                           variant: str) -> None:
+    """A opens a table (people and bots, listed in the lobby), B sees it in the lobby and joins by its link; both
+    play until the deal is over; B reloads mid-deal, gets its seat back with the token kept in localStorage and
+    its whole move list as its seat saw it; the stored game has both persons and its record replays to the
+    payoffs both pages show."""
+    from tarocchi_rl.game import make
+    from tarocchi_rl.web.store import open_store
+    from tests.support.web_views import card_names, visible_cards
+
+    seats, seed = SHARED_DEALS[variant]
+    seat_a, seat_b = [k for k, s in enumerate(seats) if s == "human"]
+    bots = {k: "bot" for k, s in enumerate(seats) if s != "human"}
     a = Page(browser, server)
-    a.testid("variant").select_option("mineo")
-    for k, who in enumerate(SHARED_SEATS):
+    a.testid("variant").select_option(variant)
+    for k, who in enumerate(seats):
         a.testid(f"friend-seat-{k}").select_option(who)
+    if seed is not None:
+        a.testid("seed").fill(str(seed))
     a.testid("open-lobby").check()
     a.testid("open-table").click()
     expect(a.testid("table-code")).to_have_text(re.compile(r"^[2-9A-Z]{8}$"))
@@ -305,16 +332,16 @@ def test_two_people_at_one_table_with_two_bots(browser: Any, server: str, games_
     link = a.testid("table-link").get_attribute("href")
     assert link == f"{server}/?table={code}" and a.page.url == link
     expect(a.testid("status")).to_have_attribute("data-waiting-for", "1")
-    assert people_strip(a) == {0: "you", 1: "bot", 2: "waiting", 3: "bot"}
+    assert people_strip(a) == {seat_a: "you", seat_b: "waiting", **bots}
 
     b = Page(browser, server)
     expect(b.testid(f"lobby-join-{code}")).to_be_visible()  # the lobby lists the table that waits for B
     b.page.goto(link)
     b.page.wait_for_selector("body[data-ready=true]", state="attached")
-    for pg, seat in ((a, "0"), (b, "2")):
-        expect(pg.testid("status")).to_have_attribute("data-seat", seat)
+    for pg, seat in ((a, seat_a), (b, seat_b)):
+        expect(pg.testid("status")).to_have_attribute("data-seat", str(seat))
         expect(pg.testid("status")).to_have_attribute("data-code", code)
-    expect(a.page.locator("#people li[data-seat='2']")).to_have_attribute("data-state", "present")
+    expect(a.page.locator(f"#people li[data-seat='{seat_b}']")).to_have_attribute("data-state", "present")
     c = Page(browser, server)  # a third person types the code (lower case, with a dash): every seat is taken
     c.testid("join-code").fill(f"{code[:4]}-{code[4:]}".lower())
     c.testid("join").click()
@@ -326,7 +353,7 @@ def test_two_people_at_one_table_with_two_bots(browser: Any, server: str, games_
     assert token and a.page.evaluate(f"() => localStorage.getItem('tarocchi-seat:{code}')") != token
 
     turns = {"a": 0, "b": 0, "b-play": 0}
-    reloaded = False
+    after_reload: list[tuple[int, int, str, str]] = []
     for _ in range(400):
         sa, sb = shared_status(a), shared_status(b)
         if sa.get("over") == "true" and sb.get("over") == "true":
@@ -339,43 +366,63 @@ def test_two_people_at_one_table_with_two_bots(browser: Any, server: str, games_
         turns[name] += 1
         if name == "b" and st["phase"] == "play":
             turns["b-play"] += 1
-            if turns["b-play"] == 2:
+            if turns["b-play"] == 2 and variant == "mineo":
                 shot(a, "shared-table-a", down_to="#hand-section")
                 shot(b, "shared-table-b", down_to="#hand-section")
-            if turns["b-play"] == 3 and not reloaded:  # B reloads in the middle of the card play
-                reloaded = True
+            if turns["b-play"] == RELOAD_AT and not after_reload:  # B reloads in the middle of the card play
+                before = moves_shown(b)
                 b.page.reload()
                 b.page.wait_for_selector("body[data-ready=true]", state="attached")
-                expect(b.testid("status")).to_have_attribute("data-seat", "2")
+                expect(b.testid("status")).to_have_attribute("data-seat", str(seat_b))
                 expect(b.testid("status")).to_have_attribute("data-your-turn", "true")
-                expect(a.page.locator("#people li[data-seat='2']")).to_have_attribute("data-state", "present")
-                assert people_strip(b) == {0: "present", 1: "bot", 2: "you", 3: "bot"}
+                expect(a.page.locator(f"#people li[data-seat='{seat_b}']")).to_have_attribute("data-state", "present")
+                assert people_strip(b) == {seat_a: "present", seat_b: "you", **bots}
+                after_reload = moves_shown(b)
+                assert after_reload == before  # the whole deal so far, as B's seat saw it
+                steps = int(shared_status(b)["steps"])
+                assert [m[0] for m in after_reload] == list(range(steps))
+                seen_by_a = moves_shown(a)
+                assert [m[:2] for m in seen_by_a] == [m[:2] for m in after_reload]
+                public = [k for k, m in enumerate(seen_by_a) if "?" not in m[2] and "?" not in after_reload[k][2]]
+                assert len(public) >= steps - 8 and all(seen_by_a[k][2] == after_reload[k][2] for k in public)
+                # a dropped connection (the page kept): B's page joins again by itself, its lines replaced, not doubled
+                b.page.evaluate("() => { document.querySelectorAll('#moves li').forEach(li => li.dataset.old = '1'); "
+                                "app.ws.close(); }")
+                b.page.wait_for_function("() => !document.querySelector('#moves li[data-old]')")
+                expect(b.page.locator("#connection")).to_have_attribute("data-state", "open")
+                assert moves_shown(b) == before
                 continue
         take_turn(mover, st)
     else:
         pytest.fail(f"the deal did not end: {turns}")
-    assert reloaded and turns["a"] >= 2, turns
+    assert after_reload and turns["a"] >= 2, turns
 
     shown_a, shown_b = result_of(a), result_of(b)
     assert shown_a == shown_b and shown_a["annulled"] == "false"
     _, record = download(a, tmp_path, lambda: a.testid("download-record").click())
     assert replay(record).returns() == shown_a["payoffs"]
+    assert record.get("practice", False) is (seed is not None)
     assert b.page.evaluate(f"() => localStorage.getItem('tarocchi-seat:{code}')") is None  # the deal is over
+    names = set(make(variant).deck.names)  # nothing B's page listed after the reload names a card hidden from B
+    hidden = card_names([m[2] for m in after_reload], names) - visible_cards(record, len(after_reload), seat_b)
+    assert not hidden, f"seat {seat_b} was shown {sorted(hidden)}"
 
     store = open_store(f"sqlite:///{games_db}", create=False)
     try:
         game = None
         for _ in range(100):  # the server writes the finished game from its writer thread
-            game = next((g for g in store.finished_games() if g["record"] == record), None)
+            game = next((g for g in store.finished_games(practice=True) if g["record"] == record), None)
             if game:
                 break
             a.page.wait_for_timeout(100)
         assert game is not None, "the finished game is not in the database"
+        assert game["practice"] is (seed is not None)
         kinds = [s["kind"] for s in game["seats"]]
-        names = {s["name"] for s in game["seats"] if s["kind"] == "person"}
-        assert kinds == ["person", "bot", "person", "bot"] and len(names) == 2
+        people = {s["name"] for s in game["seats"] if s["kind"] == "person"}
+        assert kinds == ["person" if s == "human" else "bot" for s in seats] and len(people) == 2
         assert replay(game["record"]).returns() == shown_a["payoffs"]
-        assert {who for _, seat, who in store.moves_by(game["id"]) if seat == 2} <= {"person", "forced"}  # no bot
+        by_b = {who for _, seat, who in store.moves_by(game["id"]) if seat == seat_b}
+        assert by_b <= {"person", "forced"}  # no bot played B's seat, the reload included
     finally:
         store.close()
     for pg in (a, b):

@@ -459,6 +459,9 @@ function play(action) {
 
 function addMoves(moves, variant) {
   const list = $("moves");
+  if (moves.length) {  // a seat taken back sends the deal again from its first move: those shown are replaced
+    for (const li of [...list.children]) if (Number(li.dataset.index) >= moves[0].index) li.remove();
+  }
   for (const m of moves) {
     const parts = [`${seatName(m.seat)}: ${actionLabel(m.action, variant)}`];
     if (m.by === "forced") parts.push("(only legal move)");

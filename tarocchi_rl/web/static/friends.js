@@ -48,10 +48,12 @@ function buildFriendSeats() {
 }
 
 function readOpen() {
-  const setup = readSetup();  // the variant and options of the form above (its seat and seed are a deal of one's own)
+  const setup = readSetup();  // the variant, options and seed of the form above (its seat is a deal of one's own)
   const seats = [];
   for (let k = 0; k < app.variants[setup.variant].players; k++) seats.push($(`friend-seat-${k}`).value);
-  return { type: "open", variant: setup.variant, options: setup.options, seats, lobby: $("open-lobby").checked };
+  const msg = { type: "open", variant: setup.variant, options: setup.options, seats, lobby: $("open-lobby").checked };
+  if (setup.seed !== undefined) msg.seed = setup.seed;  // a seed typed above: a practice table, as a deal of one's own
+  return msg;
 }
 
 function openTable(ev) {
