@@ -309,6 +309,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                           ismcts=args.ismcts, idle_timeout=args.idle_timeout, max_tables=args.max_tables,
                           allowed_hosts=args.allow_host or [], allowed_origins=args.allow_origin or [],
                           db=None if args.db.strip().lower() == "none" else args.db, seat_grace=args.seat_grace,
+                          challenges=args.challenges,
                           **{k: getattr(args, k) for k in ("max_tables_per_client", "max_connections_per_client")
                              if getattr(args, k) is not None})  # unset: ServerConfig's defaults
     run_server(config, args.host, args.port, args.workers, public=args.public)
@@ -547,6 +548,9 @@ def _add_serve(sub: Subparsers) -> None:
     sv.add_argument("--seat-grace", type=float, default=60.0, metavar="SECONDS", help="at a table for several "
                     "people, how long a seat waits for a person who left before a bot plays it (they take it back "
                     "with their seat token; default 60)")
+    sv.add_argument("--challenges", default=None, metavar="FILE", help="duplicate challenges besides the built-in "
+                    "ones (JSON, or YAML for .yaml/.yml): fixed deals people play against a bot's results on the same "
+                    "deals (GET /v1/challenges)")
     sv.set_defaults(func=_cmd_serve)
 
 
@@ -563,7 +567,8 @@ def _add_games(sub: Subparsers) -> None:
     ex.add_argument("--practice", action="store_true", help="the practice tables too (a client chose the seed)")
     ex.set_defaults(func=_cmd_games)
     st = acts.add_parser("stats", help="per bot against people and per person (anonymous ids): deals, mean per "
-                         "deal with 95%% CI, win rate (practice tables left out)")
+                         "deal with 95%% CI, win rate (practice tables left out); per challenged bot, people's "
+                         "duplicate challenges: person - bot on the same deals")
     st.add_argument("--db", default=GAMES_DB, metavar="URL", help=f"the database (default {GAMES_DB})")
     st.add_argument("--json", action="store_true")
     st.set_defaults(func=_cmd_games)

@@ -8,6 +8,11 @@ its 95% bootstrap CI (:func:`tarocchi_rl.arena.bootstrap_ci`) and the win rate (
 more than the people at its table, ties half: for a person, more than the bots). Practice tables (the client
 chose the seed, so it could know every hand) are left out unless asked for (``export --practice``); stats never
 count them.
+
+``stats`` also gives the duplicate challenges (:mod:`~tarocchi_rl.web.challenges`), per variant and challenged bot:
+the deals people played (a person's first finished game on each deal of a challenge: playing it again, knowing the
+cards, does not count), the people, the mean of (person - bot) per deal on the same cards from the same seat with
+its 95% bootstrap CI, and the shares of deals the person scored more than the bot, and as much.
 """
 
 import datetime as dt
@@ -22,7 +27,7 @@ from ..arena import bootstrap_ci
 from ..variants import VARIANTS
 from .store import Store, open_store
 
-__all__ = ["BOOTSTRAP_SEED", "export_games", "format_stats", "games_stats", "parse_since"]
+__all__ = ["BOOTSTRAP_SEED", "challenge_rows", "export_games", "format_stats", "games_stats", "parse_since"]
 
 BOOTSTRAP_SEED = 0  # the CIs of stats are reproducible
 
@@ -65,10 +70,14 @@ def export_games(url: str, out: str, variant: str | None = None, since: str | No
         except OSError as e:
             raise ValueError(f"--out {out}: cannot write: {e.strerror or e}") from None
         with f:
+            names = store.challenge_names()
             for g in store.finished_games(variant, start, practice):
                 record = dict(g["record"])
                 record["stored"] = {"id": g["id"], "created": _iso(g["created"]), "finished": _iso(g["finished"]),
                                     "seats": [{"kind": s["kind"], "name": s["name"]} for s in g["seats"]]}
+                if g.get("challenge") is not None:  # a challenge's deal: its key and index
+                    record["stored"]["challenge"] = {"name": names.get(g["challenge"]), "key": g["challenge"],
+                                                    "deal": g["challenge_deal"]}
                 f.write(json.dumps(record, separators=(",", ":")) + "\n")
                 n += 1
         os.replace(part, out)
@@ -132,16 +141,41 @@ def _rows(tally: dict[tuple[str, str], list[tuple[float, float]]], who: str) -> 
     return rows
 
 
+def challenge_rows(games: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (variant, challenged bot): deals, people, challenges, mean (person - bot) per deal with its 95% CI, the
+    shares of deals won and tied by the person; ``games``: :meth:`Store.challenge_games` (oldest first), of which
+    a person's first game on each deal counts."""
+    first: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for g in games:
+        first.setdefault((g["person"], g["challenge"], g["deal"]), g)
+    by_bot: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for g in first.values():
+        by_bot.setdefault((g["variant"], g["bot"]), []).append(g)
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    rows = []
+    for (variant, bot), played in sorted(by_bot.items()):
+        diff = np.array([g["payoff"] - g["bot_payoff"] for g in played], float)
+        lo, hi = bootstrap_ci(diff, rng)
+        rows.append({"variant": variant, "bot": bot, "deals": len(played),
+                     "people": len({g["person"] for g in played}),
+                     "challenges": sorted({g["name"] for g in played}),
+                     "mean_person_minus_bot": float(diff.mean()), "ci95": [lo, hi],
+                     "person_beat_bot": float((diff > 0).mean()), "tied": float((diff == 0).mean())})
+    return rows
+
+
 def games_stats(url: str) -> dict[str, Any]:
     """The stats of the database at ``url`` (module docstring): the games per status, ``bots`` and ``people``
-    (one row per variant and name)."""
+    (one row per variant and name), ``challenges`` (one row per variant and challenged bot)."""
     store: Store = open_store(url, create=False)
     try:
         counts = store.counts()
         bots, people = _tally(store.finished_games(practice=False))
+        challenges = challenge_rows(store.challenge_games())
     finally:
         store.close()
-    return {"games": counts, "bots": _rows(bots, "bot"), "people": _rows(people, "person")}
+    return {"games": counts, "bots": _rows(bots, "bot"), "people": _rows(people, "person"),
+            "challenges": challenges}
 
 
 def format_stats(stats: dict[str, Any]) -> str:
@@ -160,4 +194,21 @@ def format_stats(stats: dict[str, Any]) -> str:
             lo, hi = r["ci95"]
             lines.append(f"  {r['variant']:<10} {r[who]:<{width}} {r['deals']:>6} {r['mean_payoff_per_deal']:>+10.3f} "
                          f"{f'[{lo:+.3f}, {hi:+.3f}]':>19} {100 * r['win_rate']:>8.1f}%")
+    lines += _format_challenges(stats.get("challenges", []))
     return "\n".join(lines)
+
+
+def _format_challenges(rows: list[dict[str, Any]]) -> list[str]:
+    """The challenges' table: per challenged bot, people against it on the same deals."""
+    if not rows:
+        return ["challenges (people against the challenged bot on the same deals): none"]
+    width = max(3, *(len(r["bot"]) for r in rows))
+    lines = ["challenges (people against the challenged bot on the same deals, person - bot):",
+             f"  {'variant':<10} {'bot':<{width}} {'deals':>6} {'people':>6} {'mean/deal':>10} {'95% CI':>19} "
+             f"{'person won':>10} {'tied':>6}"]
+    for r in rows:
+        lo, hi = r["ci95"]
+        lines.append(f"  {r['variant']:<10} {r['bot']:<{width}} {r['deals']:>6} {r['people']:>6} "
+                     f"{r['mean_person_minus_bot']:>+10.3f} {f'[{lo:+.3f}, {hi:+.3f}]':>19} "
+                     f"{100 * r['person_beat_bot']:>9.1f}% {100 * r['tied']:>5.1f}%")
+    return lines
