@@ -55,14 +55,16 @@ def games_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(games_db: Path) -> Iterator[str]:
-    """``tarocchi-rl serve`` on a free loopback port, its games stored in a temporary database; its URL. Its
-    output is kept for the failure message."""
+def server(games_db: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """``tarocchi-rl serve`` on a free loopback port, its games stored in a temporary database, with the test
+    module's ``SERVE_ARGS`` (a list of more options, if it has one); its URL. Its output is kept for the failure
+    message."""
     db = games_db
+    extra = [str(a) for a in getattr(request.module, "SERVE_ARGS", ())]
     script = Path(sys.executable).with_name("tarocchi-rl")
     cmd = [str(script)] if script.exists() else [sys.executable, "-c",
                                                   "import sys; from tarocchi_rl.cli import main; sys.exit(main())"]
-    proc = subprocess.Popen([*cmd, "serve", "--host", "127.0.0.1", "--port", "0", "--db", f"sqlite:///{db}"],
+    proc = subprocess.Popen([*cmd, "serve", "--host", "127.0.0.1", "--port", "0", "--db", f"sqlite:///{db}", *extra],
                             stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     lines: list[str] = []

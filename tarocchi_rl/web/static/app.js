@@ -186,6 +186,7 @@ function onMessage(msg) {
   addMoves(msg.moves || [], msg.table.variant);
   renderGame(msg.table);
   if (msg.type === "over") renderResult($("result"), msg, msg.table.variant, true);
+  if (msg.challenge && typeof challengeMessage === "function") challengeMessage(msg);  // challenge.js
 }
 
 // -- setup ----------------------------------------------------------------------------------------------------

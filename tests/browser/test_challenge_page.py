@@ -1,0 +1,60 @@
+"""The Challenges section of the page (static/challenge.js) in Chromium: a person plays the one deal of a small
+challenge (``serve --challenges``) by clicking, and the page shows "you X, bot Y" with the payoffs the database
+stored for the person's game and for the challenged bot on the same deal, then the challenge's totals."""
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.browser import ENABLED, MISSING, expect
+
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
+SERVE_ARGS = ["--challenges", Path(__file__).with_name("challenge_one_deal.json")]  # read by the server fixture
+WAIT = """(prev) => {
+  const err = document.querySelector("[data-testid=error]").textContent;
+  if (err) return {error: err};
+  const s = document.querySelector("[data-testid=status]").dataset;
+  if (s.busy !== "false" || s.steps === undefined || s.steps === prev) return false;
+  return s.yourTurn === "true" || s.over === "true" ? {...s} : false;
+}"""
+
+
+def stored(db: Path) -> tuple[int, int]:
+    """(the person's payoff, the bot's on the same deal) as stored, once the game's record is written."""
+    from tarocchi_rl.web.store import open_store
+
+    store = open_store(f"sqlite:///{db}", create=False)
+    try:
+        for _ in range(100):
+            games = [g for g in store.finished_games() if g["challenge"] is not None]
+            if games:
+                (g,) = games
+                bot = store.challenge_results(g["challenge"])[g["challenge_deal"]][0]
+                return next(s["payoff"] for s in g["seats"] if s["kind"] == "person"), bot
+            time.sleep(0.05)
+    finally:
+        store.close()
+    pytest.fail("the challenge's game was not stored")
+
+
+def test_one_deal_of_a_challenge_shows_you_and_the_bot_as_stored(web, games_db: Path) -> None:
+    expect(web.testid("challenge-score-one-deal")).to_have_text("not played yet")
+    web.testid("challenge-play-one-deal").click()
+    st = None
+    for _ in range(300):
+        st = web.page.wait_for_function(WAIT, arg=None if st is None else st["steps"]).json_value()
+        assert "error" not in st, st
+        if st["over"] == "true":
+            break
+        web.page.locator(ENABLED).first.click()
+    line = web.testid("challenge-result")
+    expect(line).to_contain_text(re.compile(r"you -?\d+, bot -?\d+"))
+    you, bot = int(line.get_attribute("data-you")), int(line.get_attribute("data-bot"))
+    assert (you, bot) == stored(games_db)
+    assert f"deal 1 of 1: you {you}, bot {bot}" in line.inner_text()
+    totals = web.testid("challenge-totals")
+    expect(totals).to_have_attribute("data-done", "true")
+    assert f"Challenge done (1 of 1 deals): you {you}, bot {bot}" in totals.inner_text()
+    expect(web.testid("challenge-score-one-deal")).to_contain_text(f"1 of 1 played: you {you}, bot {bot}")
