@@ -112,9 +112,11 @@ def test_stats_per_bot_against_people_and_per_person(db, capsys):
     assert row[:3] == ["french3", "heuristic", "3"] and row[-1] == "66.7%"
 
 
-def test_bad_input_is_one_line_and_exit_2(db, tmp_path, capsys):
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     import sqlite3
 
+    db = f"sqlite:///{tmp_path / 'games.db'}"  # the flags' errors: no database is opened (SQLite alone)
+    open_store(db).close()
     missing = tmp_path / "missing.db"
     corrupt = tmp_path / "corrupt.db"
     corrupt.write_bytes(b"not a database at all " * 200)
