@@ -115,7 +115,7 @@ def test_stats_per_bot_against_people_and_per_person(db, capsys):
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     import sqlite3
 
-    db = f"sqlite:///{tmp_path / 'games.db'}"  # the flags' errors: no database is opened (SQLite alone)
+    db = f"sqlite:///{tmp_path / 'games.db'}"  # SQLite alone: the cases are its files' and the flags' errors
     open_store(db).close()
     missing = tmp_path / "missing.db"
     corrupt = tmp_path / "corrupt.db"
