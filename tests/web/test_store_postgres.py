@@ -21,6 +21,7 @@ from tarocchi_rl.records import replay
 from tarocchi_rl.web.store import (
     MAX_MS,
     Abandoned,
+    ChallengeResult,
     Finished,
     Moves,
     NewGame,
@@ -47,7 +48,8 @@ def gid(name: str) -> str:
 def batches() -> list[list[Write]]:
     """Every kind of write of the server, in the batches a writer thread could make: a shared-table deal finished
     (its moves by person, bot, forced move and replacement, a seat taken over), a practice deal finished, a deal
-    abandoned, and one left in progress (a move's time beyond 32 bits among its moves)."""
+    abandoned, one left in progress (a move's time beyond 32 bits among its moves), and a challenge's deal
+    finished with the challenged bot's result on it (written twice: kept once)."""
     french, mineo = random_record("french3", 1), random_record("mineo", 2)
     n = len(french["actions"])
     people = (("person", "p-aaaaaaaaaaaa"), ("person", "p-bbbbbbbbbbbb"), ("bot", "heuristic"))
@@ -65,17 +67,23 @@ def batches() -> list[list[Write]]:
          Moves(gid("a"), 0, ((0, "bid:pass", 7),)), Abandoned(gid("a"), AT + dt.timedelta(days=2, seconds=9))],
         [NewGame(gid("i"), "french3", {}, False, AT + dt.timedelta(days=3), people),
          Moves(gid("i"), 0, ((0, "bid:pass", 3_000_000_000), (1, "bid:pass", 0)), ("person", "bot"))],
+        [NewGame(gid("c"), "french3", {}, False, AT + dt.timedelta(days=4), (("person", "p-dddddddddddd"),)
+                 + (("bot", "heuristic"),) * 2, challenge="french3-8", challenge_deal=3),
+         Finished(gid("c"), french, AT + dt.timedelta(days=4, minutes=2))]
+        + [ChallengeResult("french3-8", 3, "french3, 8 deals", "french3", "heuristic", 0, payoff, french, AT)
+           for payoff in (-2, 5)],
     ]
 
 
 def read_back(store: Store) -> dict:
     """Everything the store's reads give."""
-    ids = [gid(x) for x in "fpai"]
+    ids = [gid(x) for x in "fpaic"]
     return {"finished": list(store.finished_games(practice=True)),
             "french3 from day 2": list(store.finished_games("french3", AT + dt.timedelta(days=1))),
             "not practice": [g["id"] for g in store.finished_games()],
             "moves_by": [store.moves_by(g) for g in ids], "moves": [store.stored_moves(g) for g in ids],
-            "rows": [store.game_row(g) for g in [*ids, gid("none")]], "counts": store.counts()}
+            "rows": [store.game_row(g) for g in [*ids, gid("none")]], "counts": store.counts(),
+            "challenge": [store.challenge_results("french3-8"), store.challenge_games(), store.challenge_names()]}
 
 
 def test_postgresql_reads_back_what_sqlite_does(postgres_url, tmp_path):
@@ -86,15 +94,16 @@ def test_postgresql_reads_back_what_sqlite_does(postgres_url, tmp_path):
             pg.write(batch)
         got = read_back(pg)
         assert got == read_back(sqlite)
-        assert got["counts"] == {"in_progress": 1, "finished": 2, "abandoned": 1, "practice": 1}
-        assert [g["id"] for g in got["finished"]] == [gid("f"), gid("p")] and got["not practice"] == [gid("f")]
-        french, mineo = got["finished"]
+        assert got["counts"] == {"in_progress": 1, "finished": 3, "abandoned": 1, "practice": 1}
+        assert [g["id"] for g in got["finished"]] == [gid("f"), gid("p"), gid("c")]
+        assert got["not practice"] == [gid("f"), gid("c")]
+        french, mineo, challenged = got["finished"]
         assert french["created"] == AT and french["created"].tzinfo is None  # UTC kept without a zone
         assert french["finished"] == AT + dt.timedelta(minutes=3)
         assert (french["practice"], mineo["practice"]) == (False, True)
         assert french["record"] == random_record("french3", 1)
         assert [s["payoff"] for s in french["seats"]] == french["record"]["result"]["payoffs"]
-        assert got["french3 from day 2"] == []
+        assert [g["id"] for g in got["french3 from day 2"]] == [gid("c")]
         assert got["moves_by"][0][:5] == [(0, 0, "person"), (1, 1, "bot"), (2, 2, "forced"), (3, 0, "replacement"),
                                           (4, 1, "person")]
         assert [a for _, _, a, _ in got["moves"][0]] == french["record"]["actions"]
@@ -105,11 +114,16 @@ def test_postgresql_reads_back_what_sqlite_does(postgres_url, tmp_path):
                                                                          ("p-bbbbbbbbbbbb", "heuristic"),
                                                                          ("heuristic", None)]
         assert got["rows"][2]["status"] == "abandoned" and got["rows"][-1] is None
+        assert (challenged["challenge"], challenged["challenge_deal"]) == ("french3-8", 3)
+        results, (played,), names = got["challenge"]
+        assert results == {3: (-2, french["record"])} and names == {"french3-8": "french3, 8 deals"}
+        assert (played["game"], played["person"], played["bot_payoff"]) == (gid("c"), "p-dddddddddddd", -2)
+        assert played["payoff"] == french["record"]["result"]["payoffs"][0]
 
         assert pg.abandon_unfinished() == sqlite.abandon_unfinished() == 1
         assert pg.abandon_unfinished() == 0
         swept = read_back(pg)
-        assert swept["counts"] == read_back(sqlite)["counts"] == {"in_progress": 0, "finished": 2, "abandoned": 2,
+        assert swept["counts"] == read_back(sqlite)["counts"] == {"in_progress": 0, "finished": 3, "abandoned": 2,
                                                                    "practice": 1}
         assert swept["rows"][3]["status"] == "abandoned" and swept["rows"][3]["finished_at"] is not None
     finally:
