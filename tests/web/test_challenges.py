@@ -102,6 +102,10 @@ def test_a_person_plays_a_challenge_against_the_bots_offline_results(tmp_path, c
     assert row["ci95"][0] <= row["mean_person_minus_bot"] <= row["ci95"][1]
     assert cli.main(["games", "stats", "--db", f"sqlite:///{tmp_path / 'g.db'}"]) == 0
     assert "challenges (people against the challenged bot" in capsys.readouterr().out
+    out = tmp_path / "games.jsonl"
+    assert cli.main(["games", "export", "--db", f"sqlite:///{tmp_path / 'g.db'}", "--out", str(out)]) == 0
+    exported = [json.loads(line)["stored"]["challenge"] for line in out.read_text().splitlines()]
+    assert exported == [{"name": "small", "key": info["key"], "deal": k} for k in (0, 1, 1)]
 
 
 def test_the_bots_results_are_stored_once_and_read_back_after_a_restart(tmp_path, monkeypatch):
