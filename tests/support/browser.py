@@ -142,9 +142,11 @@ def web(browser: Any, server: str) -> Iterator[Page]:
         pg.context.close()
 
 
-def shot(pg: Page, name: str, down_to: str | None = None, element: str | None = None) -> None:
+def shot(pg: Page, name: str, down_to: str | None = None, element: str | None = None,
+         top: str | None = None) -> None:
     """The README's screenshot ``docs/screenshots/<name>.png`` (only with TAROCCHI_SCREENSHOTS=1): the page from
-    the top down to the bottom of ``down_to`` (1200 px wide), or one ``element``."""
+    the top (or from the top of ``top``) down to the bottom of ``down_to`` (as wide as the viewport: 1200 px, a
+    phone's 375), or one ``element``."""
     if SHOTS is None:
         return
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -154,7 +156,9 @@ def shot(pg: Page, name: str, down_to: str | None = None, element: str | None = 
     else:
         assert down_to
         bottom = pg.page.locator(down_to).evaluate("e => e.getBoundingClientRect().bottom + window.scrollY")
-        clip = {"x": 0, "y": 0, "width": VIEWPORT["width"], "height": int(bottom) + 12}
+        y = 0 if top is None else max(0, int(pg.page.locator(top).evaluate(
+            "e => e.getBoundingClientRect().top + window.scrollY")) - 8)
+        clip = {"x": 0, "y": y, "width": pg.page.viewport_size["width"], "height": int(bottom) + 12 - y}
         pg.page.screenshot(path=path, full_page=True, clip=clip, animations="disabled")
     from PIL import Image  # (matplotlib's dependency) 256 colours: a third of the size, for the repository
 

@@ -35,7 +35,8 @@ const app = {
   record: null,
   seed: null,        // a string: typed (a practice deal) or from the result; null while the server keeps it
   practice: false,
-  replay: null,      // {steps, index, result}
+  replay: null,      // {steps, index, result, bottom}
+  showLast: false,   // the middle of the table shows the last trick (its button, the key L)
   mySeat: null,      // the page's seat at the table
   shared: null,      // a table for several people (friends.js): {code, seat, token, people, started, over, ...}
   mode: "play",
@@ -60,10 +61,12 @@ function cardInfo(name, variant) {
   return { rank, sym, suit: colour, label: `${RANKS[rank] || rank} of ${suitName}` };
 }
 
+// a card face: the corner (rank over suit, what shows of a card overlapped by the next) and a big pip; extra.mini:
+// a small card (rank and suit only), extra.button: a button (the hand), extra.attrs: more attributes
 function cardEl(name, variant, extra = {}) {
   const info = cardInfo(name, variant);
   const tag = extra.button ? "button" : "span";
-  const attrs = { class: `card suit-${info.suit}`, "data-card": name, title: info.label };
+  const attrs = { class: `card suit-${info.suit}${extra.mini ? " mini" : ""}`, "data-card": name, title: info.label };
   if (extra.button) {
     attrs.type = "button";
   } else {
@@ -71,15 +74,16 @@ function cardEl(name, variant, extra = {}) {
     attrs["aria-label"] = info.label;
   }
   for (const [k, v] of Object.entries(extra.attrs || {})) attrs[k] = v;
-  return el(tag, attrs,
-    el("span", { class: "rank", "aria-hidden": "true", text: info.rank }),
-    el("span", { class: "sym", "aria-hidden": "true", text: info.sym }),
-    el("span", { class: "name", text: name }));
+  const corner = el("span", { class: "corner", "aria-hidden": "true" }, el("span", { class: "rank", text: info.rank }),
+    info.suit === "fool" ? null : el("span", { class: "sym", text: info.sym }));
+  if (extra.mini) return el(tag, attrs, corner);
+  return el(tag, attrs, corner, el("span", { class: "pip", "aria-hidden": "true",
+    text: info.suit === "trump" ? info.rank : info.sym }));
 }
 
-function cardsEl(cards, variant, testid) {
-  const box = el("span", { class: "cards", "data-testid": testid, "data-cards": (cards || []).join(",") });
-  for (const c of cards || []) box.append(cardEl(c, variant));
+function cardsEl(cards, variant, testid, mini = false) {
+  const box = el("span", { class: `cards${mini ? " mini-cards" : ""}`, "data-testid": testid, "data-cards": (cards || []).join(",") });
+  for (const c of cards || []) box.append(cardEl(c, variant, { mini }));
   if (!cards || !cards.length) box.append(el("span", { class: "none", text: "—" }));
   return box;
 }
@@ -273,6 +277,7 @@ function startDeal(ev) {
   leaveShared();
   app.seats = msg.seats;
   app.mySeat = msg.seats.indexOf("human");
+  app.showLast = false;
   app.table = null;
   app.record = null;
   $("moves").textContent = "";
@@ -300,13 +305,9 @@ function renderGame(t) {
   st.dataset.code = app.shared ? app.shared.code : "";
   const where = app.shared ? `table ${app.shared.code}, ` : "";
   st.textContent = `${where}${t.variant}${seed}${app.practice ? " (practice)" : ""} — ${phaseText(t)}`;
-  renderBoard($("board"), t, "");
+  renderTable($("board"), t, { bottom: t.seat });
   renderHand(t);
   renderDecisions(t);
-}
-
-function section(id, title, ...children) {
-  return el("section", { id, "data-testid": id, class: "panel", "aria-label": title }, el("h2", { text: title }), ...children);
 }
 
 // who sits at seat s as the board says it: a bot's name; at a table for several people, another seat of a person
@@ -317,68 +318,168 @@ function playerText(t, s) {
   return seat.replaced_by ? `a person (away, bot ${seat.replaced_by} plays)` : "a person";
 }
 
-function renderBoard(root, t, prefix) {
-  const v = t.variant;
-  root.textContent = "";
-  // the seats: who, tricks, card points, roles
-  const seats = el("div", { class: "seats" });
-  for (let s = 0; s < t.players; s++) {
-    const roles = [];
-    if (t.declarer === s) roles.push(t.declarer_role);
-    if (t.partner === s) roles.push("partner");
-    if (t.seat === s) roles.push("you");
-    const player = t.seats[s].player;
-    seats.append(el("div", { class: `seat${t.to_act === s ? " to-act" : ""}`, "data-testid": `${prefix}seat-${s}`,
-      "data-seat": s, "data-player": player, "data-to-act": t.to_act === s, "data-tricks": t.tricks_won[s],
-      "data-points": t.card_points[s] },
-      el("strong", { text: `seat ${s}` }), ` ${playerText(t, s)}${roles.length ? " — " + roles.join(", ") : ""}`,
-      el("br"), `tricks ${t.tricks_won[s]}, card points ${fmt(t.card_points[s])}`,
-      t.to_act === s ? el("span", { class: "badge", text: " to act" }) : null));
-  }
-  root.append(section(`${prefix}seats-panel`, "Players", seats));
+// -- the card table: one component for the play view and the replay view ----------------------------------------
+// The seats around a green table, counter-clockwise in the order of play from the seat at the bottom (the page's
+// person, or the replay's chosen seat); the trick in the middle, each card towards the seat that played it; the
+// auction and the contract in a strip above; the last trick on demand (its button or the key L).
+const POSITIONS = { 3: ["bottom", "right", "left"], 4: ["bottom", "right", "top", "left"] };
+const BIDDING_PHASES = new Set(["early", "auction", "bid"]);
 
-  // contract, stock, shown cards
-  const info = el("dl", { class: "info" });
-  const add = (term, ...def) => info.append(el("dt", { text: term }), el("dd", {}, ...def));
-  add("contract", el("span", { "data-testid": `${prefix}contract`, "data-contract": t.contract ?? "",
-    "data-declarer": t.declarer ?? "", text: t.declarer === null ? (t.contract || "not yet") :
-      `${t.contract ? t.contract + ", " : ""}${t.declarer_role} ${seatName(t.declarer)}` }));
-  if (t.called) add("called trump", cardEl(t.called, v));
-  if (t.sides) add("sides", el("span", { "data-testid": `${prefix}sides`, text: t.sides.map((s, k) =>
-    `${s.map((q) => `seat ${q}`).join(" + ")}${t.side_points ? ` (${fmt(t.side_points[k])} card points)` : ""}`).join(" vs ") }));
-  if (t.stock) add(t.stock_shown ? "monte / chien (shown)" : "stock (face down)", cardsEl(t.stock, v, `${prefix}stock`));
-  if (t.taken && t.taken.length) add("you took", cardsEl(t.taken, v, `${prefix}taken`));
-  if (t.discard && t.discard.length) add(t.seat === null ? "discard" : "your discard", cardsEl(t.discard, v, `${prefix}discard`));
-  if (t.shown && t.shown.length) add("discards shown", cardsEl(t.shown, v, `${prefix}shown`));
-  for (const sb of t.shown_by) add(`shown by seat ${sb.seat}`, cardsEl(sb.cards, v, `${prefix}shown-by-${sb.seat}`));
-  for (const d of t.declarations.filter((d) => d.action !== "pass")) add(`${d.phase}`, `seat ${d.seat}: ${d.action}`);
-  root.append(section(`${prefix}info`, "Contract", info));
+function seatPosition(t, bottom, s) {
+  return (POSITIONS[t.players] || POSITIONS[4])[(s - bottom + t.players) % t.players];
+}
 
-  // the auction
-  const auction = el("ol", { class: "auction" });
-  for (const a of t.auction) auction.append(el("li", { "data-seat": a.seat, "data-action": null, "data-bid": a.action,
-    text: `${a.phase === "early" ? "early round, " : ""}seat ${a.seat}: ${a.action.replace(/^bid:/, "").replace("_", " ")}` }));
-  if (!t.auction.length) auction.append(el("li", { text: "—" }));
-  root.append(section(`${prefix}auction`, "Auction", auction));
+// the seat's name on the table: "you", the bot's name, "a person"; a replay names seats only
+function seatTitle(t, s, live) {
+  if (!live) return `seat ${s}`;
+  if (s === t.seat) return "you";
+  return playerText(t, s) || `seat ${s}`;
+}
 
-  // the trick on the table and the last one
-  const trick = el("div", { class: "trick" });
-  if (t.trick) {
-    for (const c of t.trick.cards) trick.append(el("figure", { "data-seat": c.seat, "data-card": c.card },
-      cardEl(c.card, v), el("figcaption", { text: `seat ${c.seat}` })));
-    if (!t.trick.cards.length) trick.append(el("span", { class: "none", text: `trick ${t.trick.number + 1}: seat ${t.trick.leader} leads` }));
-  } else trick.append(el("span", { class: "none", text: "—" }));
-  root.append(section(`${prefix}trick`, "Trick on the table", trick));
-  const last = el("div", { class: "trick" });
+function bidText(action) {
+  return action.replace(/^bid:/, "").replace(/_/g, " ");
+}
+
+// a seat in a sentence: "you", "seat 2", "heuristic (seat 2)"
+function seatLabel(t, s, live) {
+  const title = seatTitle(t, s, live);
+  return title === "you" || title === `seat ${s}` ? title : `${title} (seat ${s})`;
+}
+
+// the seat's roles shown as markers: declarer (taker, dealer), partner when public
+function seatRoles(t, s) {
+  const roles = [];
+  if (t.declarer === s) roles.push(t.declarer_role);
+  const side = t.sides && t.declarer !== null ? t.sides.find((x) => x.includes(t.declarer)) : null;
+  if (t.partner === s || (t.declarer !== s && side && side.length > 1 && side.includes(s))) roles.push("partner");
+  return roles;
+}
+
+function backsEl(count, testid) {
+  const box = el("span", { class: "backs", "data-testid": testid, "data-count": count, role: "img",
+    "aria-label": `${count} card${count === 1 ? "" : "s"} face down` });
+  for (let k = 0; k < Math.min(count, 5); k++) box.append(el("span", { class: "card back", "aria-hidden": "true" }));
+  box.append(el("span", { class: "count", "aria-hidden": "true", text: String(count) }));
+  return box;
+}
+
+function seatPlate(t, s, opts) {
+  const { prefix, bottom, live, hands } = opts;
+  const pos = seatPosition(t, bottom, s);
+  const count = t.hand_counts ? t.hand_counts[s] : hands ? hands[s].length : 0;
+  const plate = el("div", { class: `seat-plate pos-${pos}${t.to_act === s && !t.over ? " to-act" : ""}`,
+    "data-testid": `${prefix}seat-${s}`, "data-seat": s, "data-pos": pos, "data-player": t.seats[s].player,
+    "data-to-act": t.to_act === s, "data-tricks": t.tricks_won[s], "data-points": t.card_points[s],
+    "data-count": count });
+  const title = seatTitle(t, s, live);
+  plate.append(el("div", { class: "who" }, el("strong", { text: title }),
+    title === `seat ${s}` ? null : el("span", { class: "seat-no", text: ` seat ${s}` })));
+  const markers = el("div", { class: "markers" });
+  for (const r of seatRoles(t, s)) markers.append(el("span", { class: `marker ${r === "partner" ? "partner" : "declarer"}`, text: r }));
+  if (t.to_act === s && !t.over) markers.append(el("span", { class: "marker acting", text: "to act" }));
+  plate.append(markers);
+  if (hands && pos !== "bottom") plate.append(cardsEl(hands[s], t.variant, `${prefix}hand-${s}`, true));
+  else if (!hands && s !== t.seat) plate.append(backsEl(count, `${prefix}backs-${s}`));
+  plate.append(el("div", { class: "score", text: `${t.tricks_won[s]} trick${t.tricks_won[s] === 1 ? "" : "s"} · ${fmt(t.card_points[s])} pts` }));
+  return plate;
+}
+
+function placedCard(c, t, bottom, winner) {
+  return el("figure", { class: `placed pos-${seatPosition(t, bottom, c.seat)}${c.seat === winner ? " winner" : ""}`,
+    "data-seat": c.seat, "data-card": c.card }, cardEl(c.card, t.variant));
+}
+
+// the middle of the table: the last trick (shown on demand), the trick being played, or the stock
+function tableCentre(t, opts) {
+  const { prefix, bottom, live } = opts;
+  const centre = el("div", { class: "centre", "data-testid": `${prefix}trick` });
   const lt = t.last_trick;
-  if (lt) {
-    for (const c of lt.cards) last.append(el("figure", { "data-seat": c.seat, "data-card": c.card, class: c.seat === lt.winner ? "winner" : null },
-      cardEl(c.card, v), el("figcaption", { text: `seat ${c.seat}` })));
-    last.append(el("p", { "data-testid": `${prefix}last-trick-winner`, "data-winner": lt.winner, text: `won by ${seatName(lt.winner)}` }));
-  } else last.append(el("span", { class: "none", text: "—" }));
-  const lts = section(`${prefix}last-trick`, "Last trick", last);
-  lts.dataset.winner = lt ? lt.winner : "";
-  root.append(lts);
+  const caption = el("p", { class: "caption", "data-testid": `${prefix}trick-caption` });
+  if (app.showLast && lt) {
+    centre.dataset.showing = "last";
+    centre.dataset.winner = lt.winner;
+    for (const c of lt.cards) centre.append(placedCard(c, t, bottom, lt.winner));
+    caption.append(el("span", { "data-testid": `${prefix}last-trick-winner`, "data-winner": lt.winner,
+      text: `last trick, won by ${seatLabel(t, lt.winner, live)}` }));
+  } else if (t.trick) {
+    centre.dataset.showing = "trick";
+    for (const c of t.trick.cards) centre.append(placedCard(c, t, bottom, null));
+    const leader = seatLabel(t, t.trick.leader, live);
+    caption.textContent = `trick ${t.trick.number + 1}${t.trick.cards.length ? "" : `: ${leader} lead${leader === "you" ? "" : "s"}`}`;
+  } else {
+    centre.dataset.showing = "stock";
+    const size = (app.variants[t.variant] || {}).stock_size || 0;
+    if (t.stock && t.stock.length) centre.append(cardsEl(t.stock, t.variant, `${prefix}stock`, true));
+    else if (size && !t.over) centre.append(backsEl(size, `${prefix}stock`));
+    caption.textContent = t.over ? "the deal is over" : BIDDING_PHASES.has(t.phase) ? "the auction" : t.phase;
+  }
+  return [centre, caption];
+}
+
+// the auction and the contract at a glance: each seat's last bid, the contract, the declarer, the called card
+function auctionStrip(t, opts) {
+  const { prefix, live } = opts;
+  const strip = el("div", { class: "strip", "data-testid": `${prefix}auction-strip` });
+  const last = {};
+  for (const a of t.auction) last[a.seat] = a.action;
+  const bidding = BIDDING_PHASES.has(t.phase);
+  for (let s = 0; s < t.players; s++) {
+    const bid = last[s];
+    strip.append(el("span", { class: `chip bid${bidding && t.to_act === s ? " to-act" : ""}`, "data-seat": s,
+      "data-bid": bid ?? "" }, el("b", { text: s === t.seat ? "you" : `seat ${s}` }), ` ${bid === undefined ? "—" : bidText(bid)}`));
+  }
+  strip.append(el("span", { class: "chip contract", "data-testid": `${prefix}contract`, "data-contract": t.contract ?? "",
+    "data-declarer": t.declarer ?? "", text: t.declarer === null ? `contract: ${t.contract || "not yet"}` :
+      `${t.contract || "contract"}: ${t.declarer_role} ${seatLabel(t, t.declarer, live)}` }));
+  if (t.called) strip.append(el("span", { class: "chip called" }, "called ", cardEl(t.called, t.variant, { mini: true })));
+  if (t.partner !== null && t.partner !== undefined) strip.append(el("span", { class: "chip", "data-testid": `${prefix}partner`,
+    text: `partner: ${seatLabel(t, t.partner, live)}` }));
+  return strip;
+}
+
+// what else is public: the stock once shown, what the declarer took and discarded, cards shown, the sides, the
+// whole auction
+function tableNotes(t, opts) {
+  const { prefix, live } = opts;
+  const v = t.variant;
+  const notes = el("div", { class: "notes", "data-testid": `${prefix}info` });
+  const add = (term, ...def) => notes.append(el("div", { class: "note" }, el("span", { class: "term", text: term }), ...def));
+  if (t.trick && t.stock && t.stock.length) add(t.stock_shown ? "stock (shown)" : "stock", cardsEl(t.stock, v, `${prefix}stock`, true));
+  if (t.taken && t.taken.length) add("you took", cardsEl(t.taken, v, `${prefix}taken`, true));
+  if (t.discard && t.discard.length) add(t.seat === null ? "discard" : "your discard", cardsEl(t.discard, v, `${prefix}discard`, true));
+  if (t.shown && t.shown.length) add("discards shown", cardsEl(t.shown, v, `${prefix}shown`, true));
+  for (const sb of t.shown_by) add(`${seatLabel(t, sb.seat, live)} showed`, cardsEl(sb.cards, v, `${prefix}shown-by-${sb.seat}`, true));
+  for (const d of t.declarations.filter((d) => d.action !== "pass")) add(d.phase, `${seatLabel(t, d.seat, live)}: ${d.action}`);
+  if (t.sides) add("sides", el("span", { "data-testid": `${prefix}sides`, text: t.sides.map((s, k) =>
+    `${s.map((q) => seatLabel(t, q, live)).join(" + ")}${t.side_points ? ` (${fmt(t.side_points[k])} pts)` : ""}`).join(" vs ") }));
+  const auction = el("ol", { class: "auction", "data-testid": `${prefix}auction` });
+  for (const a of t.auction) auction.append(el("li", { "data-seat": a.seat, "data-bid": a.action,
+    text: `${a.phase === "early" ? "early round, " : ""}${seatLabel(t, a.seat, live)}: ${bidText(a.action)}` }));
+  if (t.auction.length) notes.append(el("details", { class: "note" }, el("summary", { text: "the whole auction" }), auction));
+  return notes;
+}
+
+// the table of snapshot t in root: opts {prefix (of the test ids), bottom (the seat at the bottom), live (the play
+// view: names and face-down cards; else a replay), hands (a replay: every hand, drawn face up)}
+function renderTable(root, t, opts) {
+  const o = { prefix: "", live: true, hands: null, ...opts };
+  root.textContent = "";
+  Object.assign(root.dataset, { players: t.players, bottom: o.bottom, phase: t.phase });
+  const felt = el("div", { class: `felt players-${t.players}` });
+  for (let s = 0; s < t.players; s++) felt.append(seatPlate(t, s, o));
+  felt.append(...tableCentre(t, o));
+  felt.append(el("button", { type: "button", class: "last-trick-button", "data-testid": `${o.prefix}last-trick-button`,
+    "aria-pressed": String(!!(app.showLast && t.last_trick)), disabled: t.last_trick ? null : true,
+    title: "show the last trick (key L)", onclick: toggleLastTrick,
+    text: app.showLast && t.last_trick ? "Back to the trick (L)" : "Last trick (L)" }));
+  root.append(auctionStrip(t, o), felt, tableNotes(t, o));
+}
+
+// the last trick on demand: shown in the middle of the table until pressed again (or until the next move)
+function toggleLastTrick() {
+  app.showLast = !app.showLast;
+  if (app.mode === "replay") showStep(app.replay ? app.replay.index : 0);
+  else if (app.table) renderTable($("board"), app.table, { bottom: app.table.seat });
 }
 
 function fmt(x) {
@@ -400,8 +501,10 @@ function renderDecisions(t) {
   app.legal = legal;
   const actions = $("actions");
   actions.textContent = "";
+  $("hand").dataset.turn = String(legal.length > 0);
   for (const b of $("hand").querySelectorAll("button")) {
     b.disabled = true;
+    b.classList.remove("legal");
     b.removeAttribute("data-action");
     b.removeAttribute("data-key");
     b.classList.remove("selected");
@@ -415,10 +518,11 @@ function renderDecisions(t) {
     let b = (kind === "play" || kind === "discard") ? hand[arg] : null;
     if (b) {
       b.disabled = false;
+      b.classList.add("legal");
       b.setAttribute("aria-label", `${kind} ${cardInfo(arg, t.variant).label}${key ? ` (key ${key})` : ""}`);
     } else {
       b = el("button", { type: "button", class: "action", "data-testid": `action-${a.action}`,
-        text: a.action.replace(/^bid:/, "bid ").replace("_", " "),
+        text: a.action.replace(/^bid:/, "bid ").replace(/_/g, " "),
         "aria-label": `${actionLabel(a.action, t.variant)}${key ? ` (key ${key})` : ""}` });
       actions.append(b);
     }
@@ -455,6 +559,7 @@ function select(k, focus = true) {
 function play(action) {
   if (app.busy || !app.table || !app.table.your_turn) return;
   app.selected = -1;
+  app.showLast = false;
   send({ type: "act", action });
 }
 
@@ -472,7 +577,7 @@ function addMoves(moves, variant) {
     for (const s of m.shown || []) parts.push(`— seat ${s.seat} shows ${s.cards.join(" ")}`);
     if (m.received) parts.push(`— you receive ${m.received.join(" ")}`);
     list.append(el("li", { "data-index": m.index, "data-seat": m.seat, "data-move": m.action, "data-by": m.by,
-      text: parts.join(" ") }));
+      "data-won-by": m.won_by, text: parts.join(" ") }));
   }
   if (moves.length) list.lastElementChild.scrollIntoView({ block: "nearest" });
 }
@@ -518,7 +623,7 @@ function renderResult(box, msg, variant, live) {
       el("button", { type: "button", "data-testid": "download-record", id: "download-record", onclick: downloadRecord,
         text: "Download the record (JSON)" }),
       el("button", { type: "button", "data-testid": "replay-this", id: "replay-this",
-        onclick: () => { setMode("replay"); loadReplay(app.record); }, text: "Replay this deal" }),
+        onclick: () => { setMode("replay"); loadReplay(app.record, app.mySeat || 0); }, text: "Replay this deal" }),
       app.shared ?
         el("button", { type: "button", "data-testid": "new-deal", id: "new-deal", onclick: () => openTable(),
           text: "Open another table" }) :
@@ -561,7 +666,8 @@ async function loadReplayText(text) {
   return loadReplay(record);
 }
 
-async function loadReplay(record) {
+// the record replayed, seat `bottom` at the bottom of the table
+async function loadReplay(record, bottom = 0) {
   replayError("");
   $("replay-load").disabled = true;
   try {
@@ -573,7 +679,13 @@ async function loadReplay(record) {
       $("replay-game").hidden = true;
       return;
     }
-    app.replay = { steps: out.steps, index: 0, result: out };
+    app.replay = { steps: out.steps, index: 0, result: out, bottom };
+    app.showLast = false;
+    const pick = $("replay-seat");
+    pick.textContent = "";
+    for (let s = 0; s < out.steps[0].table.players; s++) {
+      pick.append(el("option", { value: s, text: `seat ${s}`, selected: s === bottom ? true : null }));
+    }
     $("replay-game").hidden = false;
     showStep(0);
   } catch (e) {
@@ -598,11 +710,12 @@ function showStep(k) {
   mv.dataset.index = k;
   mv.textContent = step.move ? `${step.move.index + 1}. seat ${step.move.seat}: ${actionLabel(step.move.action, t.variant)}` +
     (step.move.won_by !== undefined ? ` — seat ${step.move.won_by} wins the trick` : "") : "the deal";
-  renderBoard($("replay-board"), t, "replay-");
+  const bottom = Math.min(rp.bottom || 0, t.players - 1);
+  renderTable($("replay-board"), t, { prefix: "replay-", bottom, live: false, hands: t.hands });
   const hands = $("replay-hands");
   hands.textContent = "";
-  t.hands.forEach((h, s) => hands.append(el("div", { class: "replay-hand", "data-seat": s },
-    el("strong", { text: `seat ${s}${t.to_act === s ? " (to act)" : ""}: ` }), cardsEl(h, t.variant, `replay-hand-${s}`))));
+  hands.dataset.seat = bottom;
+  hands.append(cardsEl(t.hands[bottom], t.variant, `replay-hand-${bottom}`));
   $("replay-first").disabled = $("replay-prev").disabled = k === 0;
   $("replay-next").disabled = $("replay-last").disabled = k === last;
   const res = $("replay-result");
@@ -623,6 +736,11 @@ function setMode(mode) {
 function onKey(ev) {
   const tag = (ev.target && ev.target.tagName) || "";
   if (["INPUT", "SELECT", "TEXTAREA"].includes(tag) || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+  if (ev.key === "l" || ev.key === "L") {
+    toggleLastTrick();
+    ev.preventDefault();
+    return;
+  }
   if (app.mode === "replay" && app.replay) {
     const moves = { ArrowLeft: -1, ArrowRight: 1 };
     if (ev.key in moves) showStep(app.replay.index + moves[ev.key]);
@@ -656,6 +774,10 @@ async function init() {
   $("replay-prev").addEventListener("click", () => showStep(app.replay.index - 1));
   $("replay-next").addEventListener("click", () => showStep(app.replay.index + 1));
   $("replay-last").addEventListener("click", () => showStep(app.replay.steps.length - 1));
+  $("replay-seat").addEventListener("change", () => {
+    app.replay.bottom = Number($("replay-seat").value);
+    showStep(app.replay.index);
+  });
   document.addEventListener("keydown", onKey);
   setMode("play");
   try {
