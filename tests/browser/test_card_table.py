@@ -130,7 +130,7 @@ def test_a_deal_by_tapping_on_a_phone_and_its_replay(browser: Any, server: str) 
         pg.testid("replay-seat").select_option("2")  # another seat at the bottom
         expect(rep.locator(".seat-plate.pos-bottom")).to_have_attribute("data-seat", "2")
         expect(pg.testid("replay-hands")).to_have_attribute("data-seat", "2")
-        shot(pg, "replay-table", down_to="#replay-hands", top="#replay-view")
+        shot(pg, "replay-table", down_to="#replay-hands", top=".replay-nav")
         pg.check_clean()
     finally:
         context.close()
