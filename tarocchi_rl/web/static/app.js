@@ -1,7 +1,8 @@
 // The page of `tarocchi-rl serve`: play a deal over the /ws WebSocket, replay records with POST /v1/replay.
 // Plain JavaScript, no build step, no external resources. Hooks for automation: data-testid on every control,
 // data-action on every legal move, data-phase / data-to-act / data-your-turn on the status element, the
-// payoffs as data attributes of the result. Tables for several people: friends.js. Seeds are kept as strings (JavaScript numbers round above 2**53): the
+// payoffs as data attributes of the result. One card table (renderTable) draws the play view and the replay view.
+// Tables for several people: friends.js. Seeds are kept as strings (JavaScript numbers round above 2**53): the
 // server names a deal's seed only with its result; a seed typed here makes a practice deal.
 "use strict";
 
