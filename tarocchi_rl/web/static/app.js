@@ -478,7 +478,8 @@ function renderTable(root, t, opts) {
 
 // the last trick on demand: shown in the middle of the table until pressed again (or until the next move)
 function toggleLastTrick() {
-  app.showLast = !app.showLast;
+  const t = app.mode === "replay" ? app.replay && app.replay.steps[app.replay.index].table : app.table;
+  app.showLast = !app.showLast && !!(t && t.last_trick);  // before the first trick is over: nothing to show
   if (app.mode === "replay") showStep(app.replay ? app.replay.index : 0);
   else if (app.table) renderTable($("board"), app.table, { bottom: app.table.seat });
 }
