@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: test test-nojit fuzz verify demo bench lint clean chromium docs docs-build results
+.PHONY: test test-nojit fuzz verify demo bench lint clean chromium postgres docs docs-build results
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -26,7 +26,13 @@ $(CHROMIUM):
 
 chromium: $(CHROMIUM)
 
-test: $(STAMP) chromium
+# Debian's PostgreSQL server binaries, once (tests/support/postgres.py starts a throwaway server from them for the
+# store's tests on PostgreSQL, on a free loopback port, removed at the end)
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { $(SUDO) apt-get update && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql; }
+
+test: $(STAMP) chromium postgres
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	# Numba's cache filled once (minutes on a fresh clone), while mypy runs: otherwise each test process and

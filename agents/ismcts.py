@@ -149,7 +149,11 @@ class _RemoteSearcher:
                c: float, payoff_scale: float, rollout: int, priors: NDArray[np.float32], c_prior: float,
                seeds: NDArray[np.uint64], log_b: NDArray[np.float64] | None = None,
                belief_method: str = "exact", belief_samples: int = DEFAULT_BELIEF_SAMPLES) -> NDArray[np.float64]:
-        st = BatchState(meta=meta, cards=cards, deck=deck, rng=rng.copy())
+        # Ray hands the arrays over read-only; Numba types those apart and would compile every kernel again
+        # (minutes per worker) instead of loading the cached writable-array ones: search writable copies.
+        meta, cards, deck, rng, priors, seeds = (np.array(a) for a in (meta, cards, deck, rng, priors, seeds))
+        log_b = None if log_b is None else np.array(log_b)
+        st = BatchState(meta=meta, cards=cards, deck=deck, rng=rng)
         return _search(st, np.arange(len(meta)), self.tables, iterations, c, payoff_scale, rollout, priors,
                        c_prior, seeds, log_b=log_b, belief_method=belief_method, belief_samples=belief_samples)[1]
 

@@ -5,23 +5,13 @@ one line on stderr with exit 2."""
 import datetime as dt
 import json
 
-import numpy as np
 import pytest
 
 from tarocchi_rl import cli
-from tarocchi_rl.game import make
 from tarocchi_rl.web.store import Abandoned, Finished, NewGame, open_store
+from tests.support.records import random_record
 
 FRENCH3 = (("person", "p-aaaaaaaaaaaa"), ("bot", "heuristic"), ("bot", "heuristic"))
-
-
-def random_record(variant: str, seed: int) -> dict:
-    """The record of a deal played to its end by random legal moves."""
-    state = make(variant).new_state(seed)
-    rng = np.random.default_rng(seed)
-    while not state.is_terminal():
-        state.apply(int(rng.choice(state.legal_actions())))
-    return state.to_record()
 
 
 def add_game(store, gid: str, variant: str, seats, record: dict | None, day: int = 1, practice: bool = False):

@@ -32,8 +32,8 @@ from tarocchi_rl.web.store import (
     open_store,
     prepare_database,
 )
-from tests.web.test_games_cli import random_record
-from tests.web.test_store_kill import WAIT, ServerProcess, play, receive
+from tests.support.records import random_record
+from tests.support.server_process import WAIT, ServerProcess, play, receive
 
 pytestmark = pytest.mark.postgres
 
