@@ -12,7 +12,10 @@ count them.
 ``stats`` also gives the duplicate challenges (:mod:`~tarocchi_rl.web.challenges`), per variant and challenged bot:
 the deals people played (a person's first finished game on each deal of a challenge: playing it again, knowing the
 cards, does not count), the people, the mean of (person - bot) per deal on the same cards from the same seat with
-its 95% bootstrap CI, and the shares of deals the person scored more than the bot, and as much.
+its 95% bootstrap CI, and the shares of deals the person scored more than the bot, and as much. The bot's
+**rating against people** is the arena's (:func:`tarocchi_rl.arena.bradley_terry`, Elo scale) with people as one
+opponent at 0: 400 log10 of the odds of the bot's deal wins (ties half, the arena's half pseudo-win each way), with
+a 95% bootstrap CI over the deals.
 """
 
 import datetime as dt
@@ -23,13 +26,14 @@ from typing import Any
 
 import numpy as np
 
-from ..arena import bootstrap_ci
+from ..arena import bootstrap_ci, bradley_terry
 from ..variants import VARIANTS
 from .store import Store, open_store
 
 __all__ = ["BOOTSTRAP_SEED", "challenge_rows", "export_games", "format_stats", "games_stats", "parse_since"]
 
 BOOTSTRAP_SEED = 0  # the CIs of stats are reproducible
+RATING_BOOTSTRAP = 1000  # resamples of the deals behind a bot rating's CI
 
 
 def parse_since(text: str | None) -> dt.datetime | None:
@@ -141,9 +145,18 @@ def _rows(tally: dict[tuple[str, str], list[tuple[float, float]]], who: str) -> 
     return rows
 
 
+def bot_rating(diff: np.ndarray) -> float:
+    """The bot's Elo-scale rating against people (0), from ``diff`` (float[n]: person - bot per deal): the arena's
+    Bradley-Terry on the deals each side won (ties half)."""
+    bot_won = float((diff < 0).sum() + 0.5 * (diff == 0).sum())
+    strength = bradley_terry(np.array([[0.0, bot_won], [len(diff) - bot_won, 0.0]]))
+    return float(400 * np.log10(strength[0] / strength[1]))
+
+
 def challenge_rows(games: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per (variant, challenged bot): deals, people, challenges, mean (person - bot) per deal with its 95% CI, the
-    shares of deals won and tied by the person; ``games``: :meth:`Store.challenge_games` (oldest first), of which
+    shares of deals won and tied by the person, the bot's rating against people (:func:`bot_rating`) with its 95%
+    bootstrap CI; ``games``: :meth:`Store.challenge_games` (oldest first), of which
     a person's first game on each deal counts."""
     first: dict[tuple[str, str, int], dict[str, Any]] = {}
     for g in games:
@@ -156,11 +169,14 @@ def challenge_rows(games: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for (variant, bot), played in sorted(by_bot.items()):
         diff = np.array([g["payoff"] - g["bot_payoff"] for g in played], float)
         lo, hi = bootstrap_ci(diff, rng)
+        resampled = [bot_rating(diff[rng.integers(0, len(diff), len(diff))]) for _ in range(RATING_BOOTSTRAP)]
         rows.append({"variant": variant, "bot": bot, "deals": len(played),
                      "people": len({g["person"] for g in played}),
                      "challenges": sorted({g["name"] for g in played}),
                      "mean_person_minus_bot": float(diff.mean()), "ci95": [lo, hi],
-                     "person_beat_bot": float((diff > 0).mean()), "tied": float((diff == 0).mean())})
+                     "person_beat_bot": float((diff > 0).mean()), "tied": float((diff == 0).mean()),
+                     "bot_rating": bot_rating(diff),
+                     "bot_rating_ci95": [float(np.quantile(resampled, 0.025)), float(np.quantile(resampled, 0.975))]})
     return rows
 
 
@@ -205,10 +221,15 @@ def _format_challenges(rows: list[dict[str, Any]]) -> list[str]:
     width = max(3, *(len(r["bot"]) for r in rows))
     lines = ["challenges (people against the challenged bot on the same deals, person - bot):",
              f"  {'variant':<10} {'bot':<{width}} {'deals':>6} {'people':>6} {'mean/deal':>10} {'95% CI':>19} "
-             f"{'person won':>10} {'tied':>6}"]
+             f"{'person won':>10} {'tied':>6} {'bot rating [95% CI]':>22}"]
     for r in rows:
         lo, hi = r["ci95"]
         lines.append(f"  {r['variant']:<10} {r['bot']:<{width}} {r['deals']:>6} {r['people']:>6} "
                      f"{r['mean_person_minus_bot']:>+10.3f} {f'[{lo:+.3f}, {hi:+.3f}]':>19} "
-                     f"{100 * r['person_beat_bot']:>9.1f}% {100 * r['tied']:>5.1f}%")
+                     f"{100 * r['person_beat_bot']:>9.1f}% {100 * r['tied']:>5.1f}% {_rating(r):>22}")
     return lines
+
+
+def _rating(row: dict[str, Any]) -> str:
+    lo, hi = row["bot_rating_ci95"]
+    return f"{row['bot_rating']:+.0f} [{lo:+.0f}, {hi:+.0f}]"

@@ -17,6 +17,7 @@ from tarocchi_rl.variants import VARIANTS
 from tarocchi_rl.web import challenges as challenges_module
 from tarocchi_rl.web.app import ServerConfig, create_app
 from tarocchi_rl.web.challenge_defs import BUILTIN_DEALS, DEALS_DIR, load_challenges
+from tarocchi_rl.web.games import bot_rating
 from tarocchi_rl.web.store import open_store
 from tests.support.web_client import LocalClient
 
@@ -100,6 +101,8 @@ def test_a_person_plays_a_challenge_against_the_bots_offline_results(tmp_path, c
     assert row["mean_person_minus_bot"] == pytest.approx(np.mean(diffs))
     assert row["person_beat_bot"] == pytest.approx(np.mean([d > 0 for d in diffs]))
     assert row["ci95"][0] <= row["mean_person_minus_bot"] <= row["ci95"][1]
+    assert row["bot_rating"] == pytest.approx(bot_rating(np.array(diffs, float)))
+    assert row["bot_rating_ci95"][0] <= row["bot_rating"] <= row["bot_rating_ci95"][1]
     assert cli.main(["games", "stats", "--db", f"sqlite:///{tmp_path / 'g.db'}"]) == 0
     assert "challenges (people against the challenged bot" in capsys.readouterr().out
     out = tmp_path / "games.jsonl"
@@ -195,3 +198,10 @@ def test_the_built_in_challenges_are_the_first_frozen_deals_of_every_variant(tmp
         shipped = read_deals_file(DEALS_DIR / f"{v}.jsonl", v)
         frozen = read_deals_file(ROOT / "benchmarks" / "deals" / f"{v}.jsonl.gz", v)[:BUILTIN_DEALS]
         assert np.array_equal(shipped, frozen)
+
+
+def test_the_bot_rating_against_people_is_the_arenas_bradley_terry_with_people_as_one_opponent():
+    # 3 deals the bot won, 1 it lost: odds (3 + 0.5) / (1 + 0.5) with the arena's half pseudo-win each way
+    assert bot_rating(np.array([-2.0, -1.0, -5.0, 4.0])) == pytest.approx(400 * np.log10(3.5 / 1.5), abs=1e-6)
+    assert bot_rating(np.array([0.0, 0.0, 3.0, -3.0])) == pytest.approx(0.0, abs=1e-6)  # ties are halves
+    assert bot_rating(np.array([1.0] * 10)) == pytest.approx(400 * np.log10(0.5 / 10.5), abs=1e-6)  # a sweep: finite
