@@ -17,7 +17,6 @@ Without it a finished game stays finished (its player is -1, its mask all False)
 deal can then be finished from the start (petit sec: payoffs 0).
 """
 
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -28,6 +27,7 @@ from .bits import seed_states
 from .core.phases import DONE, PHASE_NAMES
 from .core.state import CUR, PAYOFF, PHASE, alloc_state
 from .variants import get_variant
+from .variants.contract import FamilyRules
 
 
 class BatchEnv:
@@ -58,7 +58,7 @@ class BatchEnv:
         self.reset(seed)
 
     @property
-    def _r(self) -> ModuleType:
+    def _r(self) -> FamilyRules:
         """The variant's family module (action strings, outcome)."""
         return self.spec.rules
 

@@ -1,12 +1,16 @@
 """The variants: one rule family module each (mineo, piedmont, french) behind one contract, and the registry.
 
-The family contract. A family module provides, beside its rules:
+The family contract is a type, :class:`tarocchi_rl.variants.contract.FamilyRules` (a ``Protocol``): mypy checks
+every module of ``FAMILIES`` below against it, and ``tests/core/test_variant_contract.py`` checks each at run
+time. A family module provides, beside its rules:
 
 | what                                                       | kind    | used by                              |
 |------------------------------------------------------------|---------|--------------------------------------|
+| ``FAMILY_ID``                                              | fact    | its position in ``FAMILIES``: the    |
+|                                                            |         | value of ``params[P_FAMILY]``        |
 | ``make_rule_tables(**options)``                            | Python  | the engine (RuleTables: masks, params)|
 | ``start_row``, ``legal_flags``, ``step_special``,          | Numba   | the engine's family dispatch         |
-| ``after_discard``, ``settle``                              | kernels | (:mod:`tarocchi_rl.engine`)          |
+| ``after_discard``, ``settle``                              | kernels | (``contract.KERNEL_HOOKS``)          |
 | ``DECK``, ``N_ACTIONS``, ``SPECIAL_ACTION_NAMES``,         | Python  | game API, records, adapters: the     |
 | ``action_to_string``, ``string_to_action``                 |         | action vocabulary                    |
 | ``outcome(st, i, tb)``                                     | Python  | the one schema (:data:`OUTCOME_FIELDS`)|
@@ -19,17 +23,25 @@ The family contract. A family module provides, beside its rules:
 
 A ``VariantSpec`` gathers, per variant, the family module, the options (name -> (type, default)), sizes,
 deal order, observation layout and these facts. A sixth variant is one family module (or a new entry of an
-existing family), one registry line in ``_FACTORIES`` and its oracle in ``tests/oracles``; the contract test
-``tests/core/test_variant_contract.py`` runs over every registered variant.
+existing family), its line in ``FAMILIES`` (a new family), its lines in ``_FACTORIES`` and its oracle in
+``tests/oracles``; the contract test ``tests/core/test_variant_contract.py`` runs over every registered family
+and variant.
 """
 
 from dataclasses import dataclass, field
-from types import ModuleType
 
 from ..cards import Deck
 from ..core.obs_layout import build_privileged_layout, layout_table
 from ..core.tables import RuleTables
 from . import french, mineo, piedmont
+from .contract import FamilyRules
+
+# The rule families; a family's id (params[P_FAMILY], its FAMILY_ID) is its position here. mypy checks each
+# module against the FamilyRules protocol on this line.
+FAMILIES: tuple[FamilyRules, ...] = (mineo, piedmont, french)
+for _k, _family in enumerate(FAMILIES):
+    if _family.FAMILY_ID != _k:
+        raise ImportError(f"family {_family!r} has FAMILY_ID {_family.FAMILY_ID}, but is FAMILIES[{_k}]")
 
 OUTCOME_FIELDS = {
     "payoffs": "int per seat, the deal's payoffs (zero-sum)",
@@ -61,7 +73,7 @@ class VariantSpec:
     """A variant: family module, options (name -> (type, default)), sizes, deal order and facts."""
 
     name: str
-    rules: ModuleType
+    rules: FamilyRules
     options: dict
     n_players: int
     n_actions: int

@@ -71,7 +71,6 @@ from ..core.tables import (
     COUNT_DIRECT,
     EX_LAST_ALWAYS,
     EX_LAST_OTHER_SIDE,
-    FAMILY_FRENCH,
     MK_DISCARD_FALLBACK,
     MK_DISCARD_FORBIDDEN,
     MK_EX,
@@ -101,6 +100,7 @@ from ..core.tables import (
 )
 from ..core.trick import add_excluded, clear_trick
 
+FAMILY_ID = 2  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
 DECK = FRENCH_DECK
 N_CARDS = 78
 A_PLAY, A_DISCARD, A_PASS = 0, N_CARDS, 2 * N_CARDS
@@ -188,7 +188,7 @@ def make_rule_tables(variant="french3", excuse_last_trick="other_side"):
     kings = ["KS", "KH", "KD", "KC"]
     offsets, _, _ = layout(variant)
     params = {
-        P_FAMILY: FAMILY_FRENCH,
+        P_FAMILY: FAMILY_ID,
         P_PLAYERS: n,
         P_CARDS: N_CARDS,
         P_HAND: hand,

@@ -71,7 +71,6 @@ from ..core.tables import (
     CARD_WORD,
     COUNT_TRIPLETS,
     EX_LAST_IF_LED,
-    FAMILY_MINEO,
     MK_ARIE,
     MK_DISCARD_FALLBACK,
     MK_DISCARD_FORBIDDEN,
@@ -106,6 +105,7 @@ from ..core.trick import add_excluded, start_play
 
 NAME = "mineo"
 LONG_NAME = "Tarocchi Siciliani di Mineo (4 players, hidden partnerships)"
+FAMILY_ID = 0  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
 DECK = MINEO_DECK
 N_PLAYERS = 4
 N_CARDS = 63
@@ -211,7 +211,7 @@ def make_rule_tables(early_solo=True):
             MK_SCOMMESSA_NEED: ["T20", "EX"],
         },
         params={
-            P_FAMILY: FAMILY_MINEO,
+            P_FAMILY: FAMILY_ID,
             P_PLAYERS: N_PLAYERS,
             P_CARDS: N_CARDS,
             P_HAND: HAND_SIZE,

@@ -56,7 +56,6 @@ from ..core.state import (
 from ..core.tables import (
     COUNT_TRIPLETS,
     EX_LAST_ALWAYS,
-    FAMILY_PIEDMONT,
     MK_ACCUSO_HONOURS,
     MK_DISCARD_FALLBACK,
     MK_DISCARD_FORBIDDEN,
@@ -87,6 +86,7 @@ from ..core.tables import (
 )
 from ..core.trick import add_excluded, start_play
 
+FAMILY_ID = 1  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
 DECK = PIEDMONT_DECK
 N_CARDS = 78
 A_PLAY, A_DISCARD, A_PASS = 0, N_CARDS, 2 * N_CARDS
@@ -186,7 +186,7 @@ def make_rule_tables(variant="piedmont3", excuse_exchange=True, honour_5="mondo"
             MK_ACCUSO_HONOURS: ["T1", "T20", "T21"],
         },
         params={
-            P_FAMILY: FAMILY_PIEDMONT,
+            P_FAMILY: FAMILY_ID,
             P_PLAYERS: n,
             P_CARDS: N_CARDS,
             P_HAND: hand,

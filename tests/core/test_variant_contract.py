@@ -25,9 +25,10 @@ import pytest
 
 import tarocchi_rl
 from tarocchi_rl import BatchEnv
-from tarocchi_rl.core.tables import P_TOTAL_POINTS
+from tarocchi_rl.core.tables import P_FAMILY, P_TOTAL_POINTS
 from tarocchi_rl.records import replay
-from tarocchi_rl.variants import OUTCOME_FIELDS, VARIANTS, get_variant
+from tarocchi_rl.variants import FAMILIES, OUTCOME_FIELDS, VARIANTS, get_variant
+from tarocchi_rl.variants.contract import KERNEL_HOOKS, contract_members, missing_members
 from tests.support.engine import JIT_DISABLED
 
 pytestmark = pytest.mark.nojit
@@ -62,6 +63,34 @@ def test_every_variant_is_covered():
     assert {v for v, _ in CONFIGS} == set(VARIANTS)
     for v in VARIANTS:
         assert sum(cv == v for cv, _ in CONFIGS) == (2 if get_variant(v).options else 1)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the family contract (variants/contract.py; mypy checks the same members' types on the registry line)
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=[f.__name__.rsplit(".", 1)[-1] for f in FAMILIES])
+def test_family_keeps_the_contract(family):
+    assert missing_members(family) == []
+    assert FAMILIES[family.FAMILY_ID] is family
+    assert set(KERNEL_HOOKS) <= set(contract_members())
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_variant_belongs_to_a_registered_family(variant):
+    spec = get_variant(variant)
+    assert spec.rules in FAMILIES
+    assert spec.tables(spec.resolve_options({})).params[P_FAMILY] == spec.rules.FAMILY_ID
+
+
+def test_missing_members_names_what_a_family_lacks():
+    class Half:  # a family module with only its identity
+        FAMILY_ID = 0
+        start_row = 3
+
+    missing = missing_members(Half)
+    assert "FAMILY_ID" not in missing and "settle" in missing and "make_rule_tables" in missing
+    assert "start_row (not callable)" in missing
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -1,0 +1,118 @@
+"""The family contract as a type: :class:`FamilyRules`, what every rule family module provides.
+
+A family module (``variants/mineo.py``, ...) is checked against it by mypy where the registry lists it
+(``FAMILIES: tuple[FamilyRules, ...]`` in :mod:`tarocchi_rl.variants`), and at run time by
+``tests/core/test_variant_contract.py`` (:func:`missing_members`). Every member is read-only (a module's
+constants and functions), so that a family's narrower types (``tuple[str, str]``) satisfy it.
+
+Two kinds of member:
+
+- Python: the rule tables' builder, the action vocabulary, the outcome and the facts, typed here exactly
+  (``Callable[..., X]`` where the families' keyword options differ);
+- Numba kernels (``KERNEL_HOOKS``): ``@njit`` functions that the shared kernels call for the family in
+  ``params[P_FAMILY]`` (Numba types them when they are compiled, so their arguments are documented in
+  ``KERNEL_HOOKS``, not annotated).
+"""
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from ..cards import Deck
+from ..core.tables import RuleTables
+
+# The Numba hooks: name -> (arguments, what it does). The dispatch passes the arguments through unchanged.
+KERNEL_HOOKS: dict[str, tuple[tuple[str, ...], str]] = {
+    "start_row": (("st", "i", "tb"), "after the deal: enter the family's first phase"),
+    "legal_flags": (("st", "i", "tb"), "the legal special actions (bids, calls, commitments) as bit flags (int)"),
+    "step_special": (("st", "i", "k", "tb"), "apply special action k"),
+    "after_discard": (("st", "i", "tb"), "the discard is complete"),
+    "settle": (("st", "i", "tb"), "the last trick is resolved: count, score, payoffs"),
+}
+
+
+class FamilyRules(Protocol):
+    """A rule family module (see the table in :mod:`tarocchi_rl.variants`)."""
+
+    # -- identity ---------------------------------------------------------------------------------------------
+    @property
+    def FAMILY_ID(self) -> int:
+        """Its position in the registry's ``FAMILIES``: the value of ``params[P_FAMILY]`` in its rule tables."""
+
+    # -- the variant's tables ---------------------------------------------------------------------------------
+    @property
+    def make_rule_tables(self) -> Callable[..., RuleTables]:
+        """``make_rule_tables(**fixed, **options)``: the RuleTables of a variant of the family."""
+
+    # -- the action vocabulary --------------------------------------------------------------------------------
+    @property
+    def DECK(self) -> Deck: ...
+
+    @property
+    def N_ACTIONS(self) -> int: ...
+
+    @property
+    def SPECIAL_ACTION_NAMES(self) -> Sequence[str]:
+        """Action id 2C + k is ``SPECIAL_ACTION_NAMES[k]`` (C cards in the deck)."""
+
+    def action_to_string(self, a: int, phase: int) -> str: ...
+
+    def string_to_action(self, text: str) -> int: ...
+
+    # -- the outcome and the facts ----------------------------------------------------------------------------
+    @property
+    def outcome(self) -> Callable[..., dict[str, Any]]:
+        """``outcome(st, i, tb=None)``: a finished deal in the one schema (``OUTCOME_FIELDS``)."""
+
+    @property
+    def utility_bounds(self) -> Callable[..., tuple[int, int]]:
+        """``utility_bounds(**fixed, **options)``: (min, max) payoff of any seat in any deal."""
+
+    @property
+    def max_game_length(self) -> Callable[..., int]:
+        """``max_game_length(**fixed, **options)``: the most player decisions in one deal."""
+
+    @property
+    def PAYOFF_SCALE(self) -> float:
+        """Rewards are payoff / PAYOFF_SCALE."""
+
+    @property
+    def BONUS_UNIT(self) -> str: ...
+
+    @property
+    def CARD_POINT_UNITS(self) -> int:
+        """Card points are counted in 1 / CARD_POINT_UNITS of a point."""
+
+    @property
+    def DECLARER_ROLE(self) -> str:
+        """What the outcome's ``declarer`` is called: declarer, taker, dealer."""
+
+    @property
+    def OUTCOME_DETAILS(self) -> dict[str, str]: ...
+
+    # -- the Numba hooks (KERNEL_HOOKS) -----------------------------------------------------------------------
+    @property
+    def start_row(self) -> Callable[..., Any]: ...
+
+    @property
+    def legal_flags(self) -> Callable[..., Any]: ...
+
+    @property
+    def step_special(self) -> Callable[..., Any]: ...
+
+    @property
+    def after_discard(self) -> Callable[..., Any]: ...
+
+    @property
+    def settle(self) -> Callable[..., Any]: ...
+
+
+def contract_members() -> tuple[str, ...]:
+    """The names every family module must define: the members of :class:`FamilyRules`."""
+    return tuple(k for k in vars(FamilyRules) if not k.startswith("_"))
+
+
+def missing_members(family: object) -> list[str]:
+    """The contract's members that ``family`` (a module) lacks, or whose hooks are not callable."""
+    missing = [k for k in contract_members() if not hasattr(family, k)]
+    return missing + [f"{k} (not callable)" for k in KERNEL_HOOKS if hasattr(family, k) and
+                      not callable(getattr(family, k))]
