@@ -38,7 +38,7 @@ from numpy.typing import ArrayLike, NDArray
 from . import bounded
 from .arena_blocks import BlockFile, block_key, block_seed
 from .batch import BatchEnv
-from .core.state import BID_WORD, CONTRACT, DECLARER, EARLY_BID, PAYOFF, PHASE
+from .core.state import CONTRACT, DECLARER, PAYOFF, PHASE
 from .game import make
 from .policies import AgentLike, agent_label, make_baseline
 from .variants import VariantSpec, get_variant
@@ -665,14 +665,12 @@ def check_out_dir(out_dir: str | os.PathLike[str]) -> None:
 
 def _bid_stats(stats: dict[str, int], meta: NDArray[np.int32], seat_agents: NDArray[np.integer[Any]], who: int,
                spec: VariantSpec) -> None:
-    """How often the agent's seats said each auction word (Mineo: early round and auction; French: bids)."""
-    words = getattr(spec.rules, "BID_WORDS", None)
-    if words is None:
-        return
+    """How often the agent's seats said each word of each bidding round (the family's BID_ROUNDS: Mineo early
+    round and auction, French bids), the last round first."""
+    words = spec.rules.BID_WORDS
     n = spec.n_players
     mine = seat_agents == who
-    cols = [(BID_WORD, "")] + ([(EARLY_BID, "early ")] if spec.name == "mineo" else [])
-    for col, prefix in cols:
+    for col, _, prefix in reversed(spec.rules.BID_ROUNDS):
         said = meta[:, col : col + n]
         for w, name in enumerate(words):
             k = int(((said == w) & mine).sum())
@@ -683,7 +681,7 @@ def _bid_stats(stats: dict[str, int], meta: NDArray[np.int32], seat_agents: NDAr
 def _declarer_stats(stats: dict[str, dict[str, int]], meta: NDArray[np.int32],
                     seat_agents: NDArray[np.integer[Any]], who: int, spec: VariantSpec) -> None:
     """Per contract: how often the agent's seat declared, and how often the declarer's side won."""
-    names = getattr(spec.rules, "CONTRACT_NAMES", None)
+    names = spec.rules.CONTRACT_NAMES
     if names is None:
         return
     decl = meta[:, DECLARER]

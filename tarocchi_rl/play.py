@@ -22,11 +22,9 @@ from . import bounded
 from .agents.specs import known_specs, make_agent, split_agent_specs
 from .core.points import card_points
 from .core.state import (
-    BID_WORD,
     CALLED,
     DECLARER,
     DISCARDED,
-    EARLY_BID,
     SHOWN,
     SHOWN_BY,
     STOCK,
@@ -163,17 +161,14 @@ def describe(state: State, viewer: int) -> str:
     m = st.meta[0]
     n = g.num_players
     names = g.deck.names
-    words = getattr(g.spec.rules, "BID_WORDS", ())
+    words = g.spec.rules.BID_WORDS
 
     def cards(row: int) -> str:
         return " ".join(names[c] for c in sorted(g.deck.cards_of(st.cards[0, row]), key=g.deck.sort_key))
 
     lines = [f"--- {g.variant}: phase {state.phase}, seat {state.current_player()} to act ---"]
-    if g.variant == "mineo":
-        early = [words[w] if w >= 0 else "-" for w in m[EARLY_BID : EARLY_BID + n]]
-        lines.append(f"early round: {early}")
-    if words:
-        lines.append(f"bids: {[words[w] if w >= 0 else '-' for w in m[BID_WORD : BID_WORD + n]]}")
+    for col, name, _ in g.spec.rules.BID_ROUNDS:
+        lines.append(f"{name}: {[words[w] if w >= 0 else '-' for w in m[col : col + n]]}")
     if m[STOCK_SHOWN] == 1:  # -1: not a phase of this variant (the Piedmontese stock is never shown)
         lines.append(f"stock (shown): {cards(STOCK)}")
     if m[DECLARER] >= 0:
@@ -196,7 +191,7 @@ def describe(state: State, viewer: int) -> str:
                 on_table.append(f"seat {s}: {names[c]}")
         lines.append("trick: " + (", ".join(on_table) if on_table else "(empty)"))
         won = [int(card_points(st.cards[0, WON + s, 0], st.cards[0, WON + s, 1], tb)) for s in range(n)]
-        unit = "half points" if g.variant.startswith("french") else "thirds"
+        unit = g.spec.rules.CARD_POINT_UNIT_NAME
         lines.append(f"tricks won per seat: {list(map(int, m[TRICKS_WON : TRICKS_WON + n]))}   "
                      f"card points won ({unit}): {won}")
     lines.append(f"your hand (seat {viewer}): {' '.join(state.hand(viewer))}")

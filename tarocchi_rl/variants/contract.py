@@ -27,6 +27,8 @@ KERNEL_HOOKS: dict[str, tuple[tuple[str, ...], str]] = {
     "step_special": (("st", "i", "k", "tb"), "apply special action k"),
     "after_discard": (("st", "i", "tb"), "the discard is complete"),
     "settle": (("st", "i", "tb"), "the last trick is resolved: count, score, payoffs"),
+    "sides_known": (("st", "i", "viewer", "tb"), "whether seat viewer knows the sides (bool; Mineo: the hidden "
+                    "partnership); also called from Python (the web table)"),
 }
 
 
@@ -89,6 +91,23 @@ class FamilyRules(Protocol):
     @property
     def OUTCOME_DETAILS(self) -> dict[str, str]: ...
 
+    @property
+    def CARD_POINT_UNIT_NAME(self) -> str:
+        """The counting unit's name: thirds, half points."""
+
+    @property
+    def BID_WORDS(self) -> Sequence[str]:
+        """The words a seat can say in the bidding (``meta[BID_WORD + s]`` and the like); empty: no bidding."""
+
+    @property
+    def BID_ROUNDS(self) -> Sequence[tuple[int, str, str]]:
+        """The bidding rounds in the order of the deal: (the meta column of each seat's word, the round's name,
+        the prefix of its words in the arena's counts); empty: no bidding."""
+
+    @property
+    def CONTRACT_NAMES(self) -> Sequence[str] | None:
+        """``meta[CONTRACT]`` -> the contract's name; None: the game has no contract."""
+
     # -- the Numba hooks (KERNEL_HOOKS) -----------------------------------------------------------------------
     @property
     def start_row(self) -> Callable[..., Any]: ...
@@ -104,6 +123,9 @@ class FamilyRules(Protocol):
 
     @property
     def settle(self) -> Callable[..., Any]: ...
+
+    @property
+    def sides_known(self) -> Callable[..., Any]: ...
 
 
 def contract_members() -> tuple[str, ...]:

@@ -99,6 +99,7 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, clear_trick
+from .defaults import sides_always_known
 
 FAMILY_ID = 2  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
 DECK = FRENCH_DECK
@@ -134,6 +135,10 @@ PAYOFF_SCALE = 100.0  # payoffs are FFT marks (the taker (N-1) T): / 100 gives r
 BONUS_UNIT = "score points (T)"
 DECLARER_ROLE = "taker"  # what the outcome's "declarer" is called in this game
 CARD_POINT_UNITS = 2  # card points are counted in half points
+sides_known = sides_always_known  # (a Numba hook of the contract)
+CARD_POINT_UNIT_NAME = "half points"
+# the bidding rounds: (meta column of each seat's word, name, prefix of its words' counts)
+BID_ROUNDS = ((BID_WORD, "bids", ""),)
 OUTCOME_DETAILS = {
     "multiplier": "the contract's multiplier (prise 1, garde 2, garde sans 4, garde contre 6)",
     "oudlers": "oudlers in the taker's tricks", "target": "card points the taker needed",

@@ -146,6 +146,9 @@ MAX_JOCHI_PER_SIDE = 12  # rimatura 1 + rivanto 2 + arie con Giove 2 + 5 pigliat
 BONUS_UNIT = "jochi"
 DECLARER_ROLE = "declarer"  # what the outcome's "declarer" is called in this game
 CARD_POINT_UNITS = 3  # card points are counted in thirds
+CARD_POINT_UNIT_NAME = "thirds"
+# the bidding rounds in the order of the deal: (meta column of each seat's word, name, prefix of its words' counts)
+BID_ROUNDS = ((EARLY_BID, "early round", "early "), (BID_WORD, "bids", ""))
 OUTCOME_DETAILS = {
     "called": "the called trump (null: solo)",
     "partner": "the called trump's holder (null: solo)",
@@ -463,6 +466,9 @@ def partner_known(st, i, viewer, tb):
         if (st.cards[i, PLAYED + s, w] & mk) != U0:
             return True
     return False
+
+
+sides_known = partner_known  # the contract's hook: whether a seat knows the sides
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -85,6 +85,7 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, start_play
+from .defaults import sides_always_known
 
 FAMILY_ID = 1  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
 DECK = PIEDMONT_DECK
@@ -114,6 +115,11 @@ PAYOFF_SCALE = 10.0  # payoffs are thirds of a card point: / 10 gives rewards of
 BONUS_UNIT = "thirds"
 DECLARER_ROLE = "dealer"  # what the outcome's "declarer" is called in this game
 CARD_POINT_UNITS = 3  # card points are counted in thirds
+sides_known = sides_always_known  # (a Numba hook of the contract)
+CARD_POINT_UNIT_NAME = "thirds"
+BID_WORDS: tuple[str, ...] = ()  # no auction
+BID_ROUNDS: tuple[tuple[int, str, str], ...] = ()
+CONTRACT_NAMES = None  # no contract (the outcome's contract is null)
 OUTCOME_DETAILS = {
     "excuse": "who played the Excuse, who won its trick, whether it went to the last trick's winner",
     "accuso": "piedmont4: accuso conditions declared per seat",

@@ -10,8 +10,8 @@ given back (:meth:`Table.reclaim`); :attr:`Table.persons` are the seats dealt to
 What a seat may see (:meth:`Table.snapshot`) is read from the public rows of the core (the auction, contract,
 declarer, the called trump, the cards shown to all, the trick on the table, the tricks and card points won) and
 from the seat's own view (:meth:`Views.view`: its hand, the cards that joined it, the monte / chien when shown,
-its own discard); the partnership of a Mineo call is shown once the seat knows it
-(:func:`tarocchi_rl.variants.mineo.partner_known`). ``viewer=None`` is the open view of a finished record
+its own discard); the sides (the partnership of a Mineo call) are shown once the seat knows them (the family's
+``sides_known``). ``viewer=None`` is the open view of a finished record
 (every hand, the stock, every discard): the replay.
 
 What a table never gives away before the deal ends: its seed (from it every hand and the bots' random streams
@@ -63,7 +63,7 @@ from ..core.state import (
 from ..game import Game
 from ..play import bot_action
 from ..records import describe_outcome
-from ..variants import VARIANTS, french, get_variant, mineo
+from ..variants import VARIANTS, french, get_variant
 from ..views import Views, core_game
 
 __all__ = ["DecisionClock", "INT_OPTION_RANGE", "STRING_CHOICES", "SeatBot", "Table", "check_options",
@@ -457,15 +457,15 @@ class Table:
         phase = int(m[PHASE])
         to_act = v.current_player()
         declarer = int(m[DECLARER]) if int(m[DECLARER]) >= 0 else None
-        contract_names = getattr(rules, "CONTRACT_NAMES", None)
+        contract_names = rules.CONTRACT_NAMES
         contract = contract_names[int(m[CONTRACT])] if contract_names and (declarer is not None or done) else None
         sides_known = declarer is not None and phase not in BIDDING_PHASES and (
-            rules is not mineo or seat is None or done or bool(mineo.partner_known(st, 0, seat, tb)))
+            seat is None or done or bool(rules.sides_known(st, 0, seat, tb)))
         sides = None
         if sides_known:
             side_of = [int(x) for x in m[SIDE : SIDE + n]]
             sides = [[q for q in range(n) if side_of[q] == k] for k in range(max(side_of) + 1)]
-        partner = int(m[PARTNER]) if rules is mineo and sides_known and int(m[PARTNER]) >= 0 else None
+        partner = int(m[PARTNER]) if sides_known and int(m[PARTNER]) >= 0 else None  # (a Mineo call's partner)
 
         seen = self._seen(seat)
         stock_shown = next((e["stock"] for e in seen if "stock" in e), None)
