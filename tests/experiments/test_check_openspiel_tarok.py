@@ -1,0 +1,76 @@
+"""``experiments/check_openspiel_tarok.py``: the tarok oracle in lockstep with OpenSpiel's ``tarok`` on a few hundred
+deals of each player count, the mapping table against OpenSpiel's card names, a divergence found and reported,
+and bad arguments refused in one line. Skipped where pyspiel (OpenSpiel's Python package) is not installed."""
+
+from __future__ import annotations
+
+import pytest
+
+from experiments import check_openspiel_tarok as lockstep
+from tests.oracles.oracle_tarok import TarokOracle
+
+from .scripts import ok, run_script
+
+pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel's pyspiel is not installed")
+
+
+@pytest.mark.parametrize("variant", ["tarok3", "tarok4"])
+def test_the_oracle_agrees_with_openspiel_on_300_deals(variant):
+    done = ok(run_script("check_openspiel_tarok", "--variant", variant, "--deals", "300", "--seed", "5",
+                         timeout=120))
+    lines = done.stdout.strip().splitlines()
+    assert lines[-1] == "300 deals, 0 divergences"
+    assert lines[-2].startswith(f"{variant}: ") and "klop" in lines[-2] and "two" in lines[-2], lines[-2]
+
+
+def test_the_mapping_table_is_openspiels():
+    lockstep.check_card_names(pyspiel.load_game("tarok(players=4,rng_seed=1)"))
+    assert len(set(lockstep.CARD_NAMES)) == 54
+    assert lockstep.CARD_NAMES[0] == "T1" and lockstep.CARD_NAMES[20] == "T21" and lockstep.CARD_NAMES[21] == "T22"
+    assert [lockstep.CARD_NAMES[a] for a in (29, 37, 45, 53)] == ["KH", "KD", "KS", "KC"]
+
+
+def test_a_dealt_state_reads_back_as_the_deck():
+    game = pyspiel.load_game("tarok(players=3,rng_seed=7)")
+    state = game.new_initial_state()
+    state.apply_action(0)
+    deck = lockstep.dealt_deck(state, 3)
+    assert len(set(deck)) == 54
+    assert deck[48:] == [lockstep.CARD_NAMES[c] for c in state.talon()]
+    oracle = TarokOracle(3, deck)
+    assert oracle.hands[1] == [lockstep.CARD_NAMES[c] for c in state.player_cards(1)]
+
+
+class _WrongReturns(TarokOracle):
+    def returns(self):
+        return [r + 1 for r in super().returns()]
+
+
+class _NoPass(TarokOracle):
+    def legal_actions(self):
+        return super().legal_actions() - {"bid:pass"}
+
+
+@pytest.mark.parametrize(("engine", "where"), [(_WrongReturns, "returns: OpenSpiel"), (_NoPass, "step 0 (BIDDING)")])
+def test_a_divergence_is_reported_with_its_deal_and_step(engine, where):
+    lines: list[str] = []
+    code = lockstep.run("tarok4", 5, 3, lambda variant, deck: engine(4, deck), out=lines.append)
+    assert code == 1
+    assert lines[0].startswith("divergence in deal 0 of tarok4 (rng_seed 3)") and where in lines[0], lines
+    assert lines[1].startswith("  deck (hands of seats 0..3, then the talon): ") and len(lines[1].split()) == 54 + 8
+    assert lines[2].startswith("  actions before it: ")
+
+
+@pytest.mark.parametrize("args", [
+    ["--variant", "tarok5", "--deals", "3", "--seed", "1"],
+    ["--variant", "tarok3", "--deals", "0", "--seed", "1"],
+    ["--variant", "tarok3", "--deals", "3", "--seed", "-1"],
+    ["--variant", "tarok3", "--deals", "three", "--seed", "1"],
+    ["--variant", "tarok3", "--deals", "3"],
+    ["--variant", "tarok3", "--deals", "3", "--seed", "1", "--engine", "numba"],
+    ["--variant", "tarok3", "--deals", "3", "--seed", "1", "--engine", "core"],
+])
+def test_bad_arguments_are_one_line_and_exit_2(args):
+    done = run_script("check_openspiel_tarok", *args, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith("check_openspiel_tarok: ")
