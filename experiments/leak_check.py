@@ -128,7 +128,8 @@ def make_checkpoint(path: Path, variant: str) -> Path:
 
 
 def arena_worker(a: argparse.Namespace) -> int:
-    """Rounds of the duplicate arena until ``a.arena_worker`` seconds have passed; one JSON line per round."""
+    """Rounds of the duplicate arena until ``a.arena_worker`` seconds have passed (at least one, however long the
+    start took); one JSON line per round."""
     t0 = time.monotonic()
     if a.tracemalloc:
         import tracemalloc
@@ -144,7 +145,7 @@ def arena_worker(a: argparse.Namespace) -> int:
     ckpt = make_checkpoint(work / "fresh.pt", a.variant)
     specs = ["heuristic", "random", f"ismcts:iterations={a.ismcts_iterations}", f"ppo:{ckpt}"]
     snap0, k = None, 0
-    while time.monotonic() - t0 < a.arena_worker:
+    while k == 0 or time.monotonic() - t0 < a.arena_worker:
         if a.tracemalloc and snap0 is None and time.monotonic() - t0 >= a.warmup_minutes * 60:
             snap0 = tracemalloc.take_snapshot()
         t = time.monotonic()
@@ -315,7 +316,7 @@ def run(a: argparse.Namespace) -> dict:
                        "summary_total": summarize(p.samples, "total_mb", a.warmup_minutes * 60, p.seconds,
                                                   a.target),
                        "samples": p.samples}
-                if rounds:
+                if p.name == "arena":
                     res["arena_rounds"] = len(rounds)
                     res["arena_games"] = sum(r["games"] for r in rounds)
                 result["phases"][p.name] = res
