@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from experiments import check_openspiel_tarok as lockstep
-from tests.oracles.oracle_tarok import TarokOracle
+from tests.oracles.oracle_tarok import TarokOracle, strength
 
 from .scripts import ok, run_script
 
@@ -74,3 +74,49 @@ def test_bad_arguments_are_one_line_and_exit_2(args):
     done = run_script("check_openspiel_tarok", *args, timeout=60)
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith("check_openspiel_tarok: ")
+
+
+def _power(card: str) -> int:
+    return (100 if card.startswith("T") else 0) + strength(card)
+
+
+def _greedy_deal(players: int, seed: int, deal: int, opening: list[str]) -> tuple[list[float], TarokOracle]:
+    """Deal ``deal`` of ``tarok(players, rng_seed=seed)`` played on OpenSpiel and the oracle: the ``opening``
+    actions, then the first legal action (sorted) outside play, and in play the declarer's side its strongest
+    card, the others their weakest. OpenSpiel's returns and the finished oracle."""
+    game = pyspiel.load_game(f"tarok(players={players},rng_seed={seed})")
+    for _ in range(deal):
+        game.new_initial_state().apply_action(0)
+    state = game.new_initial_state()
+    state.apply_action(0)
+    oracle = TarokOracle(players, lockstep.dealt_deck(state, players))
+    actions = iter(opening)
+    while not oracle.is_terminal():
+        legal = sorted(oracle.legal_actions())
+        text = next(actions, None)
+        if text is None and oracle.phase == "play":
+            cards = [a.removeprefix("play:") for a in legal]
+            pick = max if oracle.current_player() in oracle.team() else min
+            text = "play:" + pick(cards, key=_power)
+        text = text or legal[0]
+        [action] = [a for a in state.legal_actions() if lockstep.openspiel_action_string(state, a) == text]
+        oracle.apply(text)
+        state.apply_action(action)
+    assert state.is_terminal()
+    return state.returns(), oracle
+
+
+def test_openspiel_valat_is_a_pile_of_48_cards():
+    """OpenSpiel's silent valat counts the cards of the declarer's piles, discards included: in tarok3's "three"
+    (3 discards) 15 tricks of 16 make 48 cards and score 250, all 16 make 51 and score the difference; in tarok4 the
+    team's piles never hold exactly 48 cards."""
+    three = ["bid:pass", "bid:pass", "bid:three", "talon:0"]
+    returns, oracle = _greedy_deal(3, 99, 479, three)
+    assert sum(t["winner"] == 0 for t in oracle.tricks) == 15 and oracle.score_parts()["valat"] == 1
+    assert returns == [230, 0, 0] == oracle.returns()  # 250, and the Mond penalty of the declarer
+    returns, oracle = _greedy_deal(3, 99, 2107, three)
+    assert all(t["winner"] == 0 for t in oracle.tricks) and oracle.score_parts()["valat"] == 0
+    assert returns == [39, 0, 0] == oracle.returns()
+    returns, oracle = _greedy_deal(4, 99, 1232, ["bid:pass", "bid:pass", "bid:pass", "bid:solo_one", "talon:0"])
+    assert all(t["winner"] == 0 for t in oracle.tricks) and len(oracle.tricks) == 12
+    assert returns == [93, 0, 0, 0] == oracle.returns()  # 68 points: 68 - 35 + 60, no valat
