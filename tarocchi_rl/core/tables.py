@@ -33,37 +33,39 @@ see :mod:`tarocchi_rl.engine.observation`.
 
 ``params`` : int64[N_PARAMS], named integers (entries a variant does not use stay zero)
 
-| offset   | entry            | value                                                                                  |
-|----------|------------------|----------------------------------------------------------------------------------------|
-| 0        | P_PLAYERS        | players                                                                                |
-| 1        | P_CARDS          | cards in the deck                                                                      |
-| 2        | P_HAND           | cards per hand after the deal                                                          |
-| 3        | P_STOCK          | monte / talon / chien size                                                             |
-| 4        | P_TRICKS         | tricks per deal                                                                        |
-| 5        | P_DISCARDS       | cards the declarer discards                                                            |
-| 6        | P_MUST_OVERTRUMP | 1: a trump must beat the best trump in the trick when able (French)                    |
-| 7        | P_EX_LEAD_ANY    | 1: EX may be led at any time (Piedmontese, French); 0: only when it is the last card   |
-| 8        | P_EARLY_SOLO     | Mineo option early_solo                                                                |
-| 9        | P_FIRST_ROUND    | cards per player in the first round of the deal (Mineo early solo)                     |
-| 10       | P_N_VALUES       | number of distinct card values (MK_VALUE rows in use)                                  |
-| 11       | P_FAMILY         | rule family: FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_FRENCH (selects the per-phase       |
-|          |                  | kernels)                                                                               |
-| 12       | P_COUNT          | COUNT_TRIPLETS (Italian thirds: 3v-2 a special, 1 a scartina) or COUNT_DIRECT (French  |
-|          |                  | half points)                                                                           |
-| 13       | P_EX_LAST        | who gets EX played to the last trick: one of the EX_LAST_* rules below                 |
-| 14       | P_EXCHANGE       | 1: the Excuse exchange (one scartina's value from the owner's side to the winner's     |
-|          |                  | side)                                                                                  |
-| 15       | P_DEALER         | seat of the dealer                                                                     |
-| 16 .. 23 | P_VALUE + k      | the value of the cards of masks row MK_VALUE + k                                       |
-| 24       | P_ACCUSO         | Piedmontese option accuso (0/1)                                                        |
-| 25       | P_ACCUSO_POINTS  | Piedmontese option accuso_points                                                       |
-| 26 .. 28 | P_POIGNEE_1 + k  | French: trumps needed for a simple / double / triple poignee                           |
-| 29       | P_N_SPECIAL      | number of non-card actions (pass, bids, commitments)                                   |
-| 30       | P_TEAMS          | 1: fixed partnerships 0+2 vs 1+3 (piedmont4)                                           |
-| 31       | P_BID_WORDS      | words a seat can say in the auction (observation width per seat)                       |
-| 32       | P_N_CONTRACTS    | contracts (observation one-hot width)                                                  |
-| 33       | P_TOTAL_POINTS   | card points in the deck (thirds or half points) for normalisation                      |
-| 34 .. 39 | (unused)         |                                                                                        |
+| offset   | entry                 | value                                                                             |
+|----------|-----------------------|-----------------------------------------------------------------------------------|
+| 0        | P_PLAYERS             | players                                                                           |
+| 1        | P_CARDS               | cards in the deck                                                                 |
+| 2        | P_HAND                | cards per hand after the deal                                                     |
+| 3        | P_STOCK               | monte / talon / chien size                                                        |
+| 4        | P_TRICKS              | tricks per deal                                                                   |
+| 5        | P_DISCARDS            | cards the declarer discards                                                       |
+| 6        | P_MUST_OVERTRUMP      | 1: a trump must beat the best trump in the trick when able (French)               |
+| 7        | P_EX_LEAD_ANY         | 1: EX may be led at any time (Piedmontese, French); 0: only when it is the last   |
+|          |                       | card                                                                              |
+| 8        | P_EARLY_SOLO          | Mineo option early_solo                                                           |
+| 9        | P_FIRST_ROUND         | cards per player in the first round of the deal (Mineo early solo)                |
+| 10       | P_N_VALUES            | number of distinct card values (MK_VALUE rows in use)                             |
+| 11       | P_FAMILY              | rule family: its position in variants.FAMILIES (its FAMILY_ID; selects its        |
+|          |                       | kernels)                                                                          |
+| 12       | P_COUNT               | COUNT_TRIPLETS (Italian thirds: 3v-2 a special, 1 a scartina) or COUNT_DIRECT     |
+|          |                       | (French half points)                                                              |
+| 13       | P_EX_LAST             | who gets EX played to the last trick: one of the EX_LAST_* rules below            |
+| 14       | P_EXCHANGE            | 1: the Excuse exchange (one scartina's value from the owner's side to the         |
+|          |                       | winner's side)                                                                    |
+| 15       | P_DEALER              | seat of the dealer                                                                |
+| 16 .. 23 | P_VALUE + k           | the value of the cards of masks row MK_VALUE + k                                  |
+| 24       | P_ACCUSO              | Piedmontese option accuso (0/1)                                                   |
+| 25       | P_ACCUSO_POINTS       | Piedmontese option accuso_points                                                  |
+| 26 .. 28 | P_POIGNEE_1 + k       | French: trumps needed for a simple / double / triple poignee                      |
+| 29       | P_N_SPECIAL           | number of non-card actions (pass, bids, commitments)                              |
+| 30       | P_TEAMS               | 1: fixed partnerships 0+2 vs 1+3 (piedmont4)                                      |
+| 31       | P_BID_WORDS           | words a seat can say in the auction (observation width per seat)                  |
+| 32       | P_N_CONTRACTS         | contracts (observation one-hot width)                                             |
+| 33       | P_TOTAL_POINTS        | card points in the deck (thirds or half points) for normalisation                 |
+| 34       | P_FIRST_TRICK_POIGNEE | 1: in the first trick each seat declares (phase POIGNEE) before his card (French) |
+| 35 .. 39 | (unused)              |                                                                                   |
 
 The offsets and these two tables come from one declaration each (``MASKS_LAYOUT``, ``PARAMS_LAYOUT``;
 :mod:`tarocchi_rl.core.offsets`): a table is ``LAYOUT.table()`` pasted, which ``tests/core/test_layouts.py``
@@ -121,7 +123,7 @@ PARAMS_LAYOUT = Layout("params", ("entry", "value"), [
     ("P_EARLY_SOLO", 1, "Mineo option early_solo"),
     ("P_FIRST_ROUND", 1, "cards per player in the first round of the deal (Mineo early solo)"),
     ("P_N_VALUES", 1, "number of distinct card values (MK_VALUE rows in use)"),
-    ("P_FAMILY", 1, "rule family: FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_FRENCH (selects the per-phase kernels)"),
+    ("P_FAMILY", 1, "rule family: its position in variants.FAMILIES (its FAMILY_ID; selects its kernels)"),
     ("P_COUNT", 1, "COUNT_TRIPLETS (Italian thirds: 3v-2 a special, 1 a scartina) or COUNT_DIRECT (French half "
                    "points)"),
     ("P_EX_LAST", 1, "who gets EX played to the last trick: one of the EX_LAST_* rules below"),
@@ -136,7 +138,8 @@ PARAMS_LAYOUT = Layout("params", ("entry", "value"), [
     ("P_BID_WORDS", 1, "words a seat can say in the auction (observation width per seat)"),
     ("P_N_CONTRACTS", 1, "contracts (observation one-hot width)"),
     ("P_TOTAL_POINTS", 1, "card points in the deck (thirds or half points) for normalisation"),
-    ("", 6),
+    ("P_FIRST_TRICK_POIGNEE", 1, "1: in the first trick each seat declares (phase POIGNEE) before his card (French)"),
+    ("", 5),
 ], total="N_PARAMS")
 
 MK_SUIT = MASKS_LAYOUT["MK_SUIT"]
@@ -181,6 +184,7 @@ P_TEAMS = PARAMS_LAYOUT["P_TEAMS"]
 P_BID_WORDS = PARAMS_LAYOUT["P_BID_WORDS"]
 P_N_CONTRACTS = PARAMS_LAYOUT["P_N_CONTRACTS"]
 P_TOTAL_POINTS = PARAMS_LAYOUT["P_TOTAL_POINTS"]
+P_FIRST_TRICK_POIGNEE = PARAMS_LAYOUT["P_FIRST_TRICK_POIGNEE"]
 N_PARAMS = PARAMS_LAYOUT.total
 
 MASKS_LAYOUT.check_bound(globals())

@@ -1,9 +1,10 @@
 """The engine: one set of row kernels and batch drivers for every variant.
 
 A variant is data (:class:`~tarocchi_rl.core.tables.RuleTables`) plus a few per-phase kernels in its family
-module (``variants/mineo.py``, ``variants/piedmont.py``, ``variants/french.py``); the functions here deal,
-list legal actions, apply actions, resolve tricks and settle by dispatching on the phase and on
-``params[P_FAMILY]``. The trick itself is the shared kernel of :mod:`tarocchi_rl.core.trick`.
+module (the family contract, :mod:`tarocchi_rl.variants.contract`); the functions here deal, list legal
+actions, apply actions, resolve tricks and settle by dispatching on the phase and, through the generated family
+dispatch (:mod:`tarocchi_rl.variants.dispatch`), on ``params[P_FAMILY]``; no family is named here. The trick
+itself is the shared kernel of :mod:`tarocchi_rl.core.trick`.
 
 Action ids (C = cards in the deck): ``0..C-1`` play card c, ``C..2C-1`` discard card c - C, then the
 variant's special actions from ``2C`` (pass first; names per variant). Legal actions are computed as sets
@@ -55,17 +56,14 @@ from ..core.tables import (
     CARD_SUIT,
     CARD_WORD,
     EX_LAST_IF_LED,
-    FAMILY_FRENCH,
-    FAMILY_MINEO,
     MK_DISCARD_FALLBACK,
     MK_DISCARD_FORBIDDEN,
     MK_EX,
-    MK_PIGLIATA,
     MK_SUIT,
     MK_TRUMPS,
     P_CARDS,
     P_EX_LAST,
-    P_FAMILY,
+    P_FIRST_TRICK_POIGNEE,
     P_HAND,
     P_N_SPECIAL,
     P_PLAYERS,
@@ -83,7 +81,7 @@ from ..core.trick import (
     play_legal,
     trick_update,
 )
-from ..variants import french, mineo, piedmont
+from ..variants import dispatch as family
 
 # ----------------------------------------------------------------------------------------------------------
 # dealing
@@ -132,13 +130,7 @@ def reset_row(st, i, tb):
     h = tb.params[P_HAND]
     for k in range(tb.params[P_STOCK]):
         give(st, i, STOCK, st.deck[i, n * h + k], tb)
-    fam = tb.params[P_FAMILY]
-    if fam == FAMILY_MINEO:
-        mineo.start_row(st, i, tb)
-    elif fam == FAMILY_FRENCH:
-        french.start_row(st, i, tb)
-    else:
-        piedmont.start_row(st, i, tb)
+    family.start_row(st, i, tb)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -169,12 +161,7 @@ def legal_sets(st, i, tb):
         return U0, U0, a0, a1, 0
     if ph == DONE:
         return U0, U0, U0, U0, 0
-    fam = tb.params[P_FAMILY]
-    if fam == FAMILY_MINEO:
-        return U0, U0, U0, U0, mineo.legal_flags(st, i, tb)
-    if fam == FAMILY_FRENCH:
-        return U0, U0, U0, U0, french.legal_flags(st, i, tb)
-    return U0, U0, U0, U0, piedmont.legal_flags(st, i, tb)
+    return U0, U0, U0, U0, family.legal_flags(st, i, tb)
 
 
 @njit(cache=True)
@@ -284,13 +271,7 @@ def _discard(st, i, c, tb):
         if (st.cards[i, SHOWN, 0] & tb.masks[MK_TRUMPS, 0]) != U0:
             d0, d1 = discardable(tb)  # a trump went: he had fewer discardable cards than discards left
             add_excluded(st, i, p, d0, d1)
-        fam = tb.params[P_FAMILY]
-        if fam == FAMILY_MINEO:
-            mineo.after_discard(st, i, tb)
-        elif fam == FAMILY_FRENCH:
-            french.after_discard(st, i, tb)
-        else:
-            piedmont.after_discard(st, i, tb)
+        family.after_discard(st, i, tb)
 
 
 @njit(cache=True)
@@ -302,36 +283,24 @@ def step_row(st, i, a, tb):
     if ph == PLAY:
         if add_to_trick(st, i, a, tb):
             resolve_trick(st, i, tb)
-        elif m[TRICK_NUM] == 0 and tb.params[P_FAMILY] == FAMILY_FRENCH:
+        elif m[TRICK_NUM] == 0 and tb.params[P_FIRST_TRICK_POIGNEE] == 1:
             m[PHASE] = POIGNEE  # the next seat's first turn to play: his poignee first
         return
     if ph == DISCARD:
         _discard(st, i, a - c, tb)
         return
-    fam = tb.params[P_FAMILY]
-    if fam == FAMILY_MINEO:
-        mineo.step_special(st, i, a - 2 * c, tb)
-    elif fam == FAMILY_FRENCH:
-        french.step_special(st, i, a - 2 * c, tb)
-    else:
-        piedmont.step_special(st, i, a - 2 * c, tb)
+    family.step_special(st, i, a - 2 * c, tb)
 
 
 @njit(cache=True)
 def resolve_trick(st, i, tb):
-    """The trick is complete: the winner takes the cards (EX by the variant's rule, P_EX_LAST in the last trick:
+    """The trick is complete: the family's trick rules (its ``trick_won``: who takes it, bonuses), then the
+    winner takes the cards (EX by the variant's rule, P_EX_LAST in the last trick:
     core.trick.excuse_last_trick_to), next trick or settle."""
     m = st.meta[i]
     n = tb.params[P_PLAYERS]
     last = m[TRICK_NUM] == tb.params[P_TRICKS] - 1
-    winner = m[BEST_SEAT]
-    fam = tb.params[P_FAMILY]
-    if fam == FAMILY_FRENCH:
-        if last:
-            winner = french.last_trick_winner(st, i, winner, tb)
-        french.note_petit(st, i, winner, tb)
-    wside = m[SIDE + winner]
-    pig0 = tb.masks[MK_PIGLIATA, 0]
+    winner = family.trick_won(st, i, m[BEST_SEAT], last, tb)
     for s in range(n):
         c = m[TRICK + s]
         w = tb.card[c, CARD_WORD]
@@ -343,8 +312,6 @@ def resolve_trick(st, i, tb):
                 st.cards[i, WON + excuse_last_trick_to(st, i, s, winner, tb), 0] |= mk
             continue
         st.cards[i, WON + winner, w] |= mk
-        if w == 0 and (pig0 & mk) != U0 and m[SIDE + s] != wside:
-            m[BONUS + 8 * wside + mineo.J_PIGLIATA] += 1
     m[TRICKS_WON + winner] += 1
     m[TRICK_NUM] += 1
     if last:
@@ -358,13 +325,7 @@ def resolve_trick(st, i, tb):
 def settle_row(st, i, tb):
     """Count the deal and set the payoffs (the family's settlement)."""
     st.meta[i, PHASE] = DONE
-    fam = tb.params[P_FAMILY]
-    if fam == FAMILY_MINEO:
-        mineo.settle(st, i, tb)
-    elif fam == FAMILY_FRENCH:
-        french.settle(st, i, tb)
-    else:
-        piedmont.settle(st, i, tb)
+    family.settle(st, i, tb)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -383,7 +344,7 @@ def random_playout_row(st, i, tb):
     n = tb.params[P_PLAYERS]
     plays = 0
     while m[PHASE] == PLAY:
-        first_trick_poignee = m[TRICK_NUM] == 0 and tb.params[P_FAMILY] == FAMILY_FRENCH
+        first_trick_poignee = m[TRICK_NUM] == 0 and tb.params[P_FIRST_TRICK_POIGNEE] == 1
         p = m[CUR]
         k = m[TRICK_COUNT]
         led, bs, bt, bb = m[LED_SUIT], m[BEST_SEAT], m[BEST_TRUMP], m[BEST_BIT]

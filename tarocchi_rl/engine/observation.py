@@ -25,14 +25,10 @@ from ..core.obs_layout import (
     S_EARLY,
     S_HAND,
     S_LEADER,
-    S_PARTNER,
-    S_PARTNER_KNOWN,
     S_PHASE,
     S_PLAYED,
     S_POIGNEE,
     S_POINTS,
-    S_RIVANTO,
-    S_SCOMMESSA,
     S_SEAT,
     S_SHOWN,
     S_SHOWN_BY,
@@ -55,7 +51,6 @@ from ..core.state import (
     EARLY_BID,
     HAND,
     MULT,
-    PARTNER,
     PHASE,
     PLAYED,
     POIGNEE_LEVEL,
@@ -72,16 +67,14 @@ from ..core.state import (
 from ..core.tables import (
     CARD_BIT,
     CARD_WORD,
-    FAMILY_MINEO,
     P_BID_WORDS,
     P_CARDS,
-    P_FAMILY,
     P_HAND,
     P_PLAYERS,
     P_TOTAL_POINTS,
     P_TRICKS,
 )
-from ..variants import mineo
+from ..variants import dispatch as family
 
 
 @njit(cache=True)
@@ -136,15 +129,7 @@ def observe_row(st, i, viewer, tb, out):
         out[o[S_DOUBLED]] = 1.0
     if o[S_CALLED] >= 0 and m[CALLED] >= 0:
         out[o[S_CALLED] + tb.card[m[CALLED], CARD_BIT]] = 1.0
-    if tb.params[P_FAMILY] == FAMILY_MINEO:
-        if mineo.partner_known(st, i, viewer, tb):
-            out[o[S_PARTNER_KNOWN]] = 1.0
-            if m[PARTNER] >= 0:
-                out[o[S_PARTNER] + (m[PARTNER] - viewer) % n] = 1.0
-        if m[COMMIT] == 1:
-            out[o[S_SCOMMESSA]] = 1.0
-        if m[COMMIT + 1] >= 0:
-            out[o[S_RIVANTO] + (m[COMMIT + 1] - viewer) % n] = 1.0
+    family.observe_sections(st, i, viewer, tb, out)  # the family's own sections (Mineo: partnership, commitments)
     if o[S_CHELEM] >= 0 and m[COMMIT] == 1:
         out[o[S_CHELEM]] = 1.0
     out[o[S_TRICK_NUM] + m[TRICK_NUM]] = 1.0

@@ -9,8 +9,10 @@ time. A family module provides, beside its rules:
 | ``FAMILY_ID``                                              | fact    | its position in ``FAMILIES``: the    |
 |                                                            |         | value of ``params[P_FAMILY]``        |
 | ``make_rule_tables(**options)``                            | Python  | the engine (RuleTables: masks, params)|
-| ``start_row``, ``legal_flags``, ``step_special``,          | Numba   | the engine's family dispatch         |
-| ``after_discard``, ``settle``                              | kernels | (``contract.KERNEL_HOOKS``)          |
+| ``start_row``, ``legal_flags``, ``step_special``,          | Numba   | the engine and the observation,      |
+| ``after_discard``, ``trick_won``, ``settle``,              | kernels | through the generated family         |
+| ``observe_sections``, ``sides_known``                      |         | dispatch (``dispatch.py``; arguments:|
+|                                                            |         | ``contract.KERNEL_HOOKS``)           |
 | ``DECK``, ``N_ACTIONS``, ``SPECIAL_ACTION_NAMES``,         | Python  | game API, records, adapters: the     |
 | ``action_to_string``, ``string_to_action``                 |         | action vocabulary                    |
 | ``outcome(st, i, tb)``                                     | Python  | the one schema (:data:`OUTCOME_FIELDS`)|
@@ -18,8 +20,11 @@ time. A family module provides, beside its rules:
 |                                                            |         | ISMCTS, envs)                        |
 | ``utility_bounds``, ``max_game_length`` (derived in their  | facts   | OpenSpiel metadata, contract test    |
 | docstrings), ``LONG_NAME(S)``                              |         |                                      |
-| ``OUTCOME_DETAILS``, ``BONUS_UNIT``, ``CARD_POINT_UNITS``, | facts   | the CLI, replay, docs                |
-| ``DECLARER_ROLE``                                          |         |                                      |
+| ``OUTCOME_DETAILS``, ``BONUS_UNIT``, ``CARD_POINT_UNITS``, | facts   | the CLI, replay, docs, the arena's   |
+| ``CARD_POINT_UNIT_NAME``, ``DECLARER_ROLE``, ``BID_WORDS``,|         | counts, the web table                |
+| ``BID_ROUNDS``, ``CONTRACT_NAMES``                         |         |                                      |
+
+The hooks a family has no use for are the do-nothing kernels of ``defaults.py`` under the hook's name.
 
 A ``VariantSpec`` gathers, per variant, the family module, the options (name -> (type, default)), sizes,
 deal order, observation layout and these facts. A sixth variant is one family module (or a new entry of an

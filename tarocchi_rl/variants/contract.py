@@ -10,8 +10,9 @@ Two kinds of member:
 - Python: the rule tables' builder, the action vocabulary, the outcome and the facts, typed here exactly
   (``Callable[..., X]`` where the families' keyword options differ);
 - Numba kernels (``KERNEL_HOOKS``): ``@njit`` functions that the shared kernels call for the family in
-  ``params[P_FAMILY]`` (Numba types them when they are compiled, so their arguments are documented in
-  ``KERNEL_HOOKS``, not annotated).
+  ``params[P_FAMILY]`` through the generated family dispatch of :mod:`tarocchi_rl.variants.dispatch` (Numba
+  types them when they are compiled, so their arguments are documented in ``KERNEL_HOOKS``, not annotated). A
+  family with no use for a hook names a kernel of :mod:`tarocchi_rl.variants.defaults` after it.
 """
 
 from collections.abc import Callable, Sequence
@@ -29,6 +30,12 @@ KERNEL_HOOKS: dict[str, tuple[tuple[str, ...], str]] = {
     "settle": (("st", "i", "tb"), "the last trick is resolved: count, score, payoffs"),
     "sides_known": (("st", "i", "viewer", "tb"), "whether seat viewer knows the sides (bool; Mineo: the hidden "
                     "partnership); also called from Python (the web table)"),
+    "trick_won": (("st", "i", "winner", "last", "tb"), "the trick is complete and seat winner beats it by its cards "
+                  "(last: it is the deal's last trick): the family's own trick rules (Mineo: pigliata; French: "
+                  "the chelem's Excuse, petit au bout); returns the seat that takes the trick"),
+    "observe_sections": (("st", "i", "viewer", "tb", "out"), "write the family's own observation sections of "
+                         "game i seen by viewer into out (float32[obs_dim], already cleared and filled with the "
+                         "shared sections)"),
 }
 
 
@@ -126,6 +133,12 @@ class FamilyRules(Protocol):
 
     @property
     def sides_known(self) -> Callable[..., Any]: ...
+
+    @property
+    def trick_won(self) -> Callable[..., Any]: ...
+
+    @property
+    def observe_sections(self) -> Callable[..., Any]: ...
 
 
 def contract_members() -> tuple[str, ...]:

@@ -8,3 +8,14 @@ from numba import njit
 def sides_always_known(st, i, viewer, tb):
     """Every seat knows the sides from the start (no hidden partnership)."""
     return True
+
+
+@njit(cache=True)
+def trick_winner_unchanged(st, i, winner, last, tb):
+    """The seat that wins the trick by its cards takes it; nothing else happens."""
+    return winner
+
+
+@njit(cache=True)
+def observe_nothing(st, i, viewer, tb, out):
+    """The family has no observation sections of its own."""

@@ -87,6 +87,7 @@ from ..core.tables import (
     P_EX_LEAD_ANY,
     P_EXCHANGE,
     P_FAMILY,
+    P_FIRST_TRICK_POIGNEE,
     P_HAND,
     P_MUST_OVERTRUMP,
     P_N_CONTRACTS,
@@ -99,7 +100,7 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, clear_trick
-from .defaults import sides_always_known
+from .defaults import observe_nothing, sides_always_known
 
 FAMILY_ID = 2  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
 DECK = FRENCH_DECK
@@ -135,7 +136,8 @@ PAYOFF_SCALE = 100.0  # payoffs are FFT marks (the taker (N-1) T): / 100 gives r
 BONUS_UNIT = "score points (T)"
 DECLARER_ROLE = "taker"  # what the outcome's "declarer" is called in this game
 CARD_POINT_UNITS = 2  # card points are counted in half points
-sides_known = sides_always_known  # (a Numba hook of the contract)
+sides_known = sides_always_known  # (Numba hooks of the contract)
+observe_sections = observe_nothing
 CARD_POINT_UNIT_NAME = "half points"
 # the bidding rounds: (meta column of each seat's word, name, prefix of its words' counts)
 BID_ROUNDS = ((BID_WORD, "bids", ""),)
@@ -210,6 +212,7 @@ def make_rule_tables(variant="french3", excuse_last_trick="other_side"):
         P_BID_WORDS: 5,
         P_N_CONTRACTS: 4,
         P_TOTAL_POINTS: TOTAL_HALF_POINTS,
+        P_FIRST_TRICK_POIGNEE: 1,
     }
     for k, t in enumerate(thresholds):
         params[P_POIGNEE_1 + k] = t
@@ -408,6 +411,15 @@ def note_petit(st, i, winner, tb):
         if tb.card[c, CARD_WORD] == 0 and (bit(tb.card[c, CARD_BIT]) & tb.masks[MK_PETIT, 0]) != U0:
             m[COMMIT + 2] = m[TRICK_NUM]
             m[COMMIT + 3] = winner
+
+
+@njit(cache=True)
+def trick_won(st, i, winner, last, tb):
+    """The contract's hook: the last trick's chelem exception, then the petit au bout's trick noted."""
+    if last:
+        winner = last_trick_winner(st, i, winner, tb)
+    note_petit(st, i, winner, tb)
+    return winner
 
 
 @njit(cache=True)

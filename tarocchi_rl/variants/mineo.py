@@ -34,7 +34,7 @@ from numba import njit
 from ..bits import U0, U1, bit
 from ..cards import EX_BIT, MINEO_DECK
 from ..core.deal import deal_hands
-from ..core.obs_layout import build_layout, section_sizes
+from ..core.obs_layout import S_PARTNER, S_PARTNER_KNOWN, S_RIVANTO, S_SCOMMESSA, build_layout, section_sizes
 from ..core.phases import AUCTION, DISCARD, DONE, EARLY, PHASE_NAMES, PLAY, RIVANTO, SCOMMESSA  # noqa: F401
 from ..core.points import card_points
 from ..core.state import (
@@ -62,6 +62,7 @@ from ..core.state import (
     SIDE,
     STOCK,
     STOCK_SHOWN,
+    TRICK,
     TRICKS_WON,
     TURN,
     WON,
@@ -469,6 +470,35 @@ def partner_known(st, i, viewer, tb):
 
 
 sides_known = partner_known  # the contract's hook: whether a seat knows the sides
+
+
+@njit(cache=True)
+def trick_won(st, i, winner, last, tb):
+    """The contract's hook: each pigliata card (T16..T19, T1) the winner's side takes from the other side is a
+    jocco (``BONUS + 8 * side + J_PIGLIATA``)."""
+    m = st.meta[i]
+    wside = m[SIDE + winner]
+    pig0 = tb.masks[MK_PIGLIATA, 0]
+    for s in range(4):
+        c = m[TRICK + s]
+        if tb.card[c, CARD_WORD] == 0 and (pig0 & bit(tb.card[c, CARD_BIT])) != U0 and m[SIDE + s] != wside:
+            m[BONUS + 8 * wside + J_PIGLIATA] += 1
+    return winner
+
+
+@njit(cache=True)
+def observe_sections(st, i, viewer, tb, out):
+    """The contract's hook: the partnership once the viewer knows it, the scommessa and the rivanto."""
+    m = st.meta[i]
+    o = tb.obs
+    if partner_known(st, i, viewer, tb):
+        out[o[S_PARTNER_KNOWN]] = 1.0
+        if m[PARTNER] >= 0:
+            out[o[S_PARTNER] + (m[PARTNER] - viewer) % 4] = 1.0
+    if m[COMMIT] == 1:
+        out[o[S_SCOMMESSA]] = 1.0
+    if m[COMMIT + 1] >= 0:
+        out[o[S_RIVANTO] + (m[COMMIT + 1] - viewer) % 4] = 1.0
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -85,7 +85,7 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, start_play
-from .defaults import sides_always_known
+from .defaults import observe_nothing, sides_always_known, trick_winner_unchanged
 
 FAMILY_ID = 1  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
 DECK = PIEDMONT_DECK
@@ -115,7 +115,9 @@ PAYOFF_SCALE = 10.0  # payoffs are thirds of a card point: / 10 gives rewards of
 BONUS_UNIT = "thirds"
 DECLARER_ROLE = "dealer"  # what the outcome's "declarer" is called in this game
 CARD_POINT_UNITS = 3  # card points are counted in thirds
-sides_known = sides_always_known  # (a Numba hook of the contract)
+sides_known = sides_always_known  # (Numba hooks of the contract)
+trick_won = trick_winner_unchanged
+observe_sections = observe_nothing
 CARD_POINT_UNIT_NAME = "thirds"
 BID_WORDS: tuple[str, ...] = ()  # no auction
 BID_ROUNDS: tuple[tuple[int, str, str], ...] = ()

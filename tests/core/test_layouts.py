@@ -48,7 +48,7 @@ PINNED = {
         "P_MUST_OVERTRUMP": 6, "P_EX_LEAD_ANY": 7, "P_EARLY_SOLO": 8, "P_FIRST_ROUND": 9, "P_N_VALUES": 10,
         "P_FAMILY": 11, "P_COUNT": 12, "P_EX_LAST": 13, "P_EXCHANGE": 14, "P_DEALER": 15, "P_VALUE": 16,
         "P_ACCUSO": 24, "P_ACCUSO_POINTS": 25, "P_POIGNEE_1": 26, "P_N_SPECIAL": 29, "P_TEAMS": 30,
-        "P_BID_WORDS": 31, "P_N_CONTRACTS": 32, "P_TOTAL_POINTS": 33,
+        "P_BID_WORDS": 31, "P_N_CONTRACTS": 32, "P_TOTAL_POINTS": 33, "P_FIRST_TRICK_POIGNEE": 34,
     }, 40),
     "determinize.ints": ({
         "I_STATUS": 0, "I_P": 1, "I_K": 2, "I_KB": 3, "I_NF": 4, "I_FLAGS": 5, "I_OBS": 6, "I_UNIV": 7,

@@ -27,7 +27,7 @@ import tarocchi_rl
 from tarocchi_rl import BatchEnv
 from tarocchi_rl.core.tables import P_FAMILY, P_TOTAL_POINTS
 from tarocchi_rl.records import replay
-from tarocchi_rl.variants import FAMILIES, OUTCOME_FIELDS, VARIANTS, get_variant
+from tarocchi_rl.variants import FAMILIES, OUTCOME_FIELDS, VARIANTS, dispatch, get_variant
 from tarocchi_rl.variants.contract import KERNEL_HOOKS, contract_members, missing_members
 from tests.support.engine import JIT_DISABLED
 
@@ -81,6 +81,20 @@ def test_variant_belongs_to_a_registered_family(variant):
     spec = get_variant(variant)
     assert spec.rules in FAMILIES
     assert spec.tables(spec.resolve_options({})).params[P_FAMILY] == spec.rules.FAMILY_ID
+
+
+@pytest.mark.parametrize("hook", KERNEL_HOOKS)
+def test_every_hook_is_dispatched_to_every_family(hook):
+    name, src = dispatch.dispatch_source(hook)
+    assert hasattr(dispatch, hook)
+    for k in range(len(FAMILIES)):
+        assert f"fam == {k}:" in src or k == len(FAMILIES) - 1
+        assert f"_family_{k}({', '.join(KERNEL_HOOKS[hook][0])})" in src
+    # one more family: one more branch, and a dispatcher of another name (no stale cache entry)
+    other, more = dispatch.dispatch_source(hook, (*FAMILIES, FAMILIES[0]))
+    assert other != name and f"_family_{len(FAMILIES)}(" in more
+    with pytest.raises(ValueError, match="unknown family hook"):
+        dispatch.dispatch_source("no_such_hook")
 
 
 def test_missing_members_names_what_a_family_lacks():
