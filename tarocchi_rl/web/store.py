@@ -319,11 +319,18 @@ class Store:
 
     # -- writes --------------------------------------------------------------------------------------------------
     def write(self, batch: Sequence[Write]) -> None:
-        """Apply the writes in one transaction (all or none)."""
+        """Apply the writes in one transaction (all or none); the moves of every :class:`Moves` of the batch are
+        inserted together at its end (one statement: the games they belong to are in by then)."""
         try:
             with self.engine.begin() as conn:
+                move_rows: list[dict[str, Any]] = []
                 for w in batch:
-                    _apply(conn, w)
+                    if isinstance(w, Moves):
+                        move_rows += _move_rows(w)
+                    else:
+                        _apply(conn, w)
+                if move_rows:
+                    conn.execute(moves.insert(), move_rows)
         except SQLAlchemyError as e:
             raise self._error(e) from None
 
@@ -460,19 +467,21 @@ class Store:
         return {**g._asdict(), "seats": [s._asdict() for s in seated]}
 
 
+def _move_rows(w: Moves) -> list[dict[str, Any]]:
+    """The rows of the ``moves`` table of a :class:`Moves` write."""
+    return [{"game_id": w.game, "step": w.first + k, "seat": seat, "action": action[:MAX_ACTION],
+             "ms": min(ms, MAX_MS), "by": w.by[k] if k < len(w.by) else None} for k, (seat, action, ms) in
+            enumerate(w.rows)]
+
+
 def _apply(conn: Connection, w: Write) -> None:
+    """Apply one write other than :class:`Moves` (:meth:`Store.write` inserts those together)."""
     if isinstance(w, NewGame):
         conn.execute(games.insert().values(id=w.id, variant=w.variant, options=w.options, practice=w.practice,
                                            status="in_progress", created_at=w.created, challenge=w.challenge,
                                            challenge_deal=w.challenge_deal))
         conn.execute(seats.insert(), [{"game_id": w.id, "seat": k, "kind": kind, "name": name[:MAX_NAME]}
                                       for k, (kind, name) in enumerate(w.seats)])
-    elif isinstance(w, Moves):
-        if w.rows:
-            conn.execute(moves.insert(), [{"game_id": w.game, "step": w.first + k, "seat": seat,
-                                           "action": action[:MAX_ACTION], "ms": min(ms, MAX_MS),
-                                           "by": w.by[k] if k < len(w.by) else None}
-                                          for k, (seat, action, ms) in enumerate(w.rows)])
     elif isinstance(w, Finished):
         conn.execute(games.update().where(games.c.id == w.game)
                      .values(status="finished", finished_at=w.at, record=w.record))

@@ -1,13 +1,14 @@
 """The games of the web tables written to the store (:mod:`~tarocchi_rl.web.store`) off the event loop.
 
-:class:`StoreWriter` is one thread that owns the database's writes: the event loop only puts writes in its
-bounded queue (``put_nowait``, never waiting) and the thread applies what has gathered in one transaction, so a
-move is committed a few milliseconds after it is played and a server killed at any moment loses at most the writes
-still queued. When the queue is full (the database has stalled for long: :data:`WRITE_QUEUE` writes behind), a
-write is dropped, counted in :attr:`StoreWriter.dropped` and logged, and the event loop goes on; before that,
-from half full (:meth:`StoreWriter.has_room`), new deals are refused with a ``busy`` error, so that the deals in
-progress keep the other half. A batch the database refuses is retried write by write, and a write it still
-refuses is logged and counted in :attr:`StoreWriter.failed`.
+:class:`StoreWriter` is one thread that owns the database's writes: the event loop only puts writes in its bounded
+queue (``put_nowait``, never waiting) and the thread applies what has gathered in one transaction (waiting
+:data:`GATHER_SECONDS` after a first write for more: fewer, larger transactions take the GIL from the event loop
+less often), so a move is committed a few tens of milliseconds after it is played and a server killed at any moment
+loses at most the writes still queued. When the queue is full (the database has stalled for long:
+:data:`WRITE_QUEUE` writes behind), a write is dropped, counted in :attr:`StoreWriter.dropped` and logged, and the
+event loop goes on; before that, from half full (:meth:`StoreWriter.has_room`), new deals are refused with a
+``busy`` error, so that the deals in progress keep the other half. A batch the database refuses is retried write by
+write, and a write it still refuses is logged and counted in :attr:`StoreWriter.failed`.
 
 :class:`TableRecorder` follows the tables of the server: a deal is written when its first answer is sent (its
 game and seats, and the moves played so far), then its moves after every answer, its record when it ends; a
@@ -19,6 +20,7 @@ import logging
 import queue
 import secrets
 import threading
+import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,6 +34,7 @@ __all__ = ["BATCH", "StoreWriter", "TableRecorder", "WRITE_QUEUE", "new_person_i
 
 WRITE_QUEUE = 10_000  # writes waiting for the database (a deal is about 3 writes per answer to its person)
 BATCH = 500  # writes applied in one transaction at most
+GATHER_SECONDS = 0.02  # how long a transaction gathers writes after its first: fewer, larger transactions
 CLOSE_SECONDS = 10.0  # how long a closing server waits for the queued writes
 log = logging.getLogger("tarocchi_rl.web.store")
 _STOP = object()
@@ -100,6 +103,8 @@ class StoreWriter:
         while True:
             first = self.queue.get()
             batch = [first]
+            if first is not _STOP:
+                time.sleep(GATHER_SECONDS)  # the writes of the next moments join this transaction
             while len(batch) < BATCH:
                 try:
                     batch.append(self.queue.get_nowait())
