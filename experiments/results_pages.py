@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -365,7 +366,51 @@ def page_speed(plots: dict[str, bytes]) -> str:
         rows.append((d["variant"], d["step_decisions_per_s"], d["step_decisions_per_s"], d["step_decisions_per_s"]))
     if rows:
         out += ["", save(bars("BatchEnv step loop, one thread", rows, "decisions per second"), "speed_step", plots)]
-    return "\n".join([*out, *train_speed_section(), ""])
+    return "\n".join([*out, *train_speed_section(), *web_load_section(), ""])
+
+
+def web_load_section() -> list[str]:
+    """The web server's shared tables under load, several runs of ``experiments/load_shared_tables.py`` (each run
+    with the store and without), ``benchmarks/results/web/*.json``: every run and the medians over the runs."""
+    files = sorted((RESULTS / "web").glob("*.json"))
+    if not files:
+        return []
+    out = ["", "## The web server: shared tables under load", "",
+           "`experiments/load_shared_tables.py`: shared tables on one server process on loopback, two scripted "
+           "people each (random legal moves after 0.25-0.75 s) and two heuristic bots; move-to-answer latency, the "
+           "event loop's lag (a separate process's `GET /v1/health` every 10 ms), the games in the database; each run "
+           "once with every game stored in SQLite and once with no store. Issue 33's targets: move-to-answer p99 <= "
+           "50 ms, every game stored, the store adding no lag.", ""]
+    for f in files:
+        d = load(f)
+        out += [f"### `{f.name}`", "", d["note"], "",
+                f"Command: `{d['command']}` ({d['when']}, commit `{d['commit']}`)", "",
+                "| run | store | deals finished | moves/s | move-to-answer p50 / p95 / p99 / max (ms) | "
+                "loop lag p50 / p99 (ms) | server ms a move | load average | games stored |",
+                "|---|---|---|---|---|---|---|---|---|"]
+        by_db: dict[str, list[dict[str, Any]]] = {}
+        for k, run in enumerate(d["runs"], 1):
+            for db, r in run["runs"].items():
+                by_db.setdefault(db, []).append(r)
+                out.append(_web_load_row(k, db, r))
+        medians = []
+        for db, rs in by_db.items():
+            p99 = statistics.median([r["tables"]["p99_ms"] for r in rs])
+            lag = statistics.median([r["lag_probe"]["p99_ms"] for r in rs])
+            cpu = statistics.median([r["cpu"]["server_ms_per_move"] for r in rs])
+            medians.append(f"{db}: move-to-answer p99 {p99:.1f} ms, loop lag p99 {lag:.1f} ms, server {cpu:.2f} ms "
+                           "a move")
+        out += ["", f"Medians over the {len(d['runs'])} runs: " + "; ".join(medians) + ".", ""]
+    return out
+
+
+def _web_load_row(k: int, db: str, r: dict[str, Any]) -> str:
+    """One row of :func:`web_load_section`'s table: run ``k`` with the store ``db``."""
+    t, lag, stored = r["tables"], r["lag_probe"], r.get("stored")
+    kept = f"{stored['finished_with_two_people']}/{stored['of']}" if stored else "-"
+    return (f"| {k} | {db} | {t['finished']}/{t['tables']} | {t['moves_per_s']:.0f} | {t['p50_ms']:.1f} / "
+            f"{t['p95_ms']:.1f} / {t['p99_ms']:.1f} / {t['max_ms']:.1f} | {lag['p50_ms']:.2f} / {lag['p99_ms']:.1f} | "
+            f"{r['cpu']['server_ms_per_move']:.2f} | {r['load_average']['mean']:.1f} | {kept} |")
 
 
 def train_speed_section() -> list[str]:
