@@ -401,6 +401,14 @@ def web_load_section() -> list[str]:
             medians.append(f"{db}: move-to-answer p99 {p99:.1f} ms, loop lag p99 {lag:.1f} ms, server {cpu:.2f} ms "
                            "a move")
         out += ["", f"Medians over the {len(d['runs'])} runs: " + "; ".join(medians) + ".", ""]
+    for f in sorted((RESULTS / "web_export").glob("*.json")):
+        d = load(f)
+        out += [f"### `{f.name}`: `tarocchi-rl games export`", "", d["note"], "",
+                f"Command: `{d['command']}` ({d['when']}, commit `{d['commit']}`)", "",
+                f"{d['games']:,} stored games ({d['distinct']:,} distinct random deals) exported in "
+                f"**{d['export']['seconds']:.2f} s** (exit {d['export']['exit']}, {d['export']['lines']:,} lines; "
+                f"issue 33's target: under {d['targets']['export_under_s']:g} s); `tarocchi-rl replay` of the file: "
+                f"exit {d['replay']['exit']} in {d['replay']['seconds']:.1f} s.", ""]
     return out
 
 
