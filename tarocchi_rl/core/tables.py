@@ -12,24 +12,27 @@ see :mod:`tarocchi_rl.engine.observation`.
 
 ``masks`` : uint64[N_MASKS, 2], named two-word card sets (rows a variant does not use stay zero)
 
-| offset   | row                  | cards                                                                         |
-|----------|----------------------|-------------------------------------------------------------------------------|
-| 0 .. 3   | MK_SUIT + s          | the four suits                                                                |
-| 4        | MK_TRUMPS            | all trumps (not EX)                                                           |
-| 5        | MK_EX                | the Fool                                                                      |
-| 6        | MK_KINGS             | the kings                                                                     |
-| 7        | MK_DISCARD_FORBIDDEN | never discardable                                                             |
-| 8        | MK_DISCARD_FALLBACK  | discardable when too few allowed cards remain                                 |
-| 9        | MK_PIGLIATA          | Mineo: T16..T19, T1                                                           |
-| 10       | MK_ARIE              | Mineo: T16..T19                                                               |
-| 11       | MK_GIOVE             | Mineo: T20                                                                    |
-| 12       | MK_SCOMMESSA         | Mineo: T20, T1, EX (the cards the Scommessa must win)                         |
-| 13       | MK_SCOMMESSA_NEED    | Mineo: T20, EX (must be held to say scommessa)                                |
-| 14       | MK_OUDLERS           | French: T1, T21, EX                                                           |
-| 15       | MK_PETIT             | T1: French petit au bout; Piedmontese accuso honours (with MK_ACCUSO_HONOURS) |
-| 16 .. 23 | MK_VALUE + k         | the cards of the k-th distinct card value, value in params[P_VALUE + k]       |
-| 24       | MK_ACCUSO_HONOURS    | Piedmontese accuso: T1, T20, T21                                              |
-| 25 .. 27 | (unused)             |                                                                               |
+| offset   | row                  | cards                                                                              |
+|----------|----------------------|------------------------------------------------------------------------------------|
+| 0 .. 3   | MK_SUIT + s          | the four suits                                                                     |
+| 4        | MK_TRUMPS            | all trumps (not EX)                                                                |
+| 5        | MK_EX                | the Fool                                                                           |
+| 6        | MK_KINGS             | the kings                                                                          |
+| 7        | MK_DISCARD_FORBIDDEN | never discardable                                                                  |
+| 8        | MK_DISCARD_FALLBACK  | discardable when too few allowed cards remain                                      |
+| 9        | MK_PIGLIATA          | Mineo: T16..T19, T1                                                                |
+| 10       | MK_ARIE              | Mineo: T16..T19                                                                    |
+| 11       | MK_GIOVE             | Mineo: T20                                                                         |
+| 12       | MK_SCOMMESSA         | Mineo: T20, T1, EX (the cards the Scommessa must win)                              |
+| 13       | MK_SCOMMESSA_NEED    | Mineo: T20, EX (must be held to say scommessa)                                     |
+| 14       | MK_OUDLERS           | French: T1, T21, EX                                                                |
+| 15       | MK_PETIT             | T1: French petit au bout; Piedmontese accuso honours (with MK_ACCUSO_HONOURS)      |
+| 16 .. 23 | MK_VALUE + k         | the cards of the k-th distinct card value, value in params[P_VALUE + k]            |
+| 24       | MK_ACCUSO_HONOURS    | Piedmontese accuso: T1, T20, T21                                                   |
+| 25       | MK_TRICK_HOOK        | the trumps whose trick the family's trick_won sees (the last trick it always sees) |
+| 26       | MK_CAPTURE_BONUS     | the trumps whose capture from the other side scores its taker one bonus unit in    |
+|          |                      | BONUS slot params[P_CAPTURE_BONUS] (Mineo pigliata)                                |
+| 27       | (unused)             |                                                                                    |
 
 ``params`` : int64[N_PARAMS], named integers (entries a variant does not use stay zero)
 
@@ -65,7 +68,10 @@ see :mod:`tarocchi_rl.engine.observation`.
 | 32       | P_N_CONTRACTS         | contracts (observation one-hot width)                                             |
 | 33       | P_TOTAL_POINTS        | card points in the deck (thirds or half points) for normalisation                 |
 | 34       | P_FIRST_TRICK_POIGNEE | 1: in the first trick each seat declares (phase POIGNEE) before his card (French) |
-| 35 .. 39 | (unused)              |                                                                                   |
+| 35       | P_OBS_HOOK            | 1: the family writes observation sections of its own (its observe_sections;       |
+|          |                       | Mineo)                                                                            |
+| 36       | P_CAPTURE_BONUS       | the BONUS slot (per side) that counts captures of masks[MK_CAPTURE_BONUS] cards   |
+| 37 .. 39 | (unused)              |                                                                                   |
 
 The offsets and these two tables come from one declaration each (``MASKS_LAYOUT``, ``PARAMS_LAYOUT``;
 :mod:`tarocchi_rl.core.offsets`): a table is ``LAYOUT.table()`` pasted, which ``tests/core/test_layouts.py``
@@ -109,7 +115,10 @@ MASKS_LAYOUT = Layout("masks", ("row", "cards"), [
     ("MK_PETIT", 1, "T1: French petit au bout; Piedmontese accuso honours (with MK_ACCUSO_HONOURS)"),
     ("MK_VALUE + k", 8, "the cards of the k-th distinct card value, value in params[P_VALUE + k]"),
     ("MK_ACCUSO_HONOURS", 1, "Piedmontese accuso: T1, T20, T21"),
-    ("", 3),
+    ("MK_TRICK_HOOK", 1, "the trumps whose trick the family's trick_won sees (the last trick it always sees)"),
+    ("MK_CAPTURE_BONUS", 1, "the trumps whose capture from the other side scores its taker one bonus unit in BONUS "
+                            "slot params[P_CAPTURE_BONUS] (Mineo pigliata)"),
+    ("", 1),
 ], total="N_MASKS")
 PARAMS_LAYOUT = Layout("params", ("entry", "value"), [
     ("P_PLAYERS", 1, "players"),
@@ -139,7 +148,9 @@ PARAMS_LAYOUT = Layout("params", ("entry", "value"), [
     ("P_N_CONTRACTS", 1, "contracts (observation one-hot width)"),
     ("P_TOTAL_POINTS", 1, "card points in the deck (thirds or half points) for normalisation"),
     ("P_FIRST_TRICK_POIGNEE", 1, "1: in the first trick each seat declares (phase POIGNEE) before his card (French)"),
-    ("", 5),
+    ("P_OBS_HOOK", 1, "1: the family writes observation sections of its own (its observe_sections; Mineo)"),
+    ("P_CAPTURE_BONUS", 1, "the BONUS slot (per side) that counts captures of masks[MK_CAPTURE_BONUS] cards"),
+    ("", 3),
 ], total="N_PARAMS")
 
 MK_SUIT = MASKS_LAYOUT["MK_SUIT"]
@@ -157,6 +168,8 @@ MK_OUDLERS = MASKS_LAYOUT["MK_OUDLERS"]
 MK_PETIT = MASKS_LAYOUT["MK_PETIT"]
 MK_VALUE = MASKS_LAYOUT["MK_VALUE"]
 MK_ACCUSO_HONOURS = MASKS_LAYOUT["MK_ACCUSO_HONOURS"]
+MK_TRICK_HOOK = MASKS_LAYOUT["MK_TRICK_HOOK"]
+MK_CAPTURE_BONUS = MASKS_LAYOUT["MK_CAPTURE_BONUS"]
 N_MASKS = MASKS_LAYOUT.total
 
 P_PLAYERS = PARAMS_LAYOUT["P_PLAYERS"]
@@ -185,6 +198,8 @@ P_BID_WORDS = PARAMS_LAYOUT["P_BID_WORDS"]
 P_N_CONTRACTS = PARAMS_LAYOUT["P_N_CONTRACTS"]
 P_TOTAL_POINTS = PARAMS_LAYOUT["P_TOTAL_POINTS"]
 P_FIRST_TRICK_POIGNEE = PARAMS_LAYOUT["P_FIRST_TRICK_POIGNEE"]
+P_OBS_HOOK = PARAMS_LAYOUT["P_OBS_HOOK"]
+P_CAPTURE_BONUS = PARAMS_LAYOUT["P_CAPTURE_BONUS"]
 N_PARAMS = PARAMS_LAYOUT.total
 
 MASKS_LAYOUT.check_bound(globals())

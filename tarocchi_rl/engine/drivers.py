@@ -56,11 +56,14 @@ from ..core.tables import (
     CARD_SUIT,
     CARD_WORD,
     EX_LAST_IF_LED,
+    MK_CAPTURE_BONUS,
     MK_DISCARD_FALLBACK,
     MK_DISCARD_FORBIDDEN,
     MK_EX,
     MK_SUIT,
+    MK_TRICK_HOOK,
     MK_TRUMPS,
+    P_CAPTURE_BONUS,
     P_CARDS,
     P_EX_LAST,
     P_FIRST_TRICK_POIGNEE,
@@ -293,18 +296,35 @@ def step_row(st, i, a, tb):
 
 
 @njit(cache=True)
+def _trick_rules(st, i, winner, last, tb):
+    """The family's trick_won, behind a call: its inlined dispatch's reference counts stay out of resolve_trick,
+    which runs every trick (the hook, a few tricks per deal)."""
+    return family.trick_won(st, i, winner, last, tb)
+
+
+@njit(cache=True)
 def resolve_trick(st, i, tb):
-    """The trick is complete: the family's trick rules (its ``trick_won``: who takes it, bonuses), then the
-    winner takes the cards (EX by the variant's rule, P_EX_LAST in the last trick:
-    core.trick.excuse_last_trick_to), next trick or settle."""
+    """The trick is complete: the winner takes the cards (EX by the variant's rule, P_EX_LAST in the last trick:
+    core.trick.excuse_last_trick_to; capture bonuses: MK_CAPTURE_BONUS), next trick or settle. The family's
+    trick rules (its ``trick_won``: who takes the last trick, bonuses) run for the last trick (first: it may give
+    the trick to another seat) and for a trick holding a trump of masks[MK_TRICK_HOOK] (after the cards are
+    taken) only, never where that mask is empty: a call through the family dispatch costs more than a trick."""
     m = st.meta[i]
     n = tb.params[P_PLAYERS]
     last = m[TRICK_NUM] == tb.params[P_TRICKS] - 1
-    winner = family.trick_won(st, i, m[BEST_SEAT], last, tb)
+    winner = m[BEST_SEAT]
+    watch = tb.masks[MK_TRICK_HOOK, 0]  # empty: the family has no trick rules of its own
+    if last and watch != U0:
+        winner = _trick_rules(st, i, winner, last, tb)
+    hooked = False
+    wside = m[SIDE + winner]
+    capture = tb.masks[MK_CAPTURE_BONUS, 0]
     for s in range(n):
         c = m[TRICK + s]
         w = tb.card[c, CARD_WORD]
         mk = bit(tb.card[c, CARD_BIT])
+        if w == 0 and (watch & mk) != U0:
+            hooked = True
         if tb.card[c, CARD_SUIT] == FOOL:
             m[EX_TRICK_WINNER] = winner
             if last and (tb.params[P_EX_LAST] != EX_LAST_IF_LED or m[TRICK_LEADER] == s):
@@ -312,6 +332,10 @@ def resolve_trick(st, i, tb):
                 st.cards[i, WON + excuse_last_trick_to(st, i, s, winner, tb), 0] |= mk
             continue
         st.cards[i, WON + winner, w] |= mk
+        if w == 0 and (capture & mk) != U0 and m[SIDE + s] != wside:
+            m[BONUS + 8 * wside + tb.params[P_CAPTURE_BONUS]] += 1
+    if hooked and not last:
+        _trick_rules(st, i, winner, last, tb)  # (before the last trick, trick_won keeps the winner)
     m[TRICKS_WON + winner] += 1
     m[TRICK_NUM] += 1
     if last:

@@ -70,6 +70,7 @@ from ..core.tables import (
     P_BID_WORDS,
     P_CARDS,
     P_HAND,
+    P_OBS_HOOK,
     P_PLAYERS,
     P_TOTAL_POINTS,
     P_TRICKS,
@@ -129,7 +130,8 @@ def observe_row(st, i, viewer, tb, out):
         out[o[S_DOUBLED]] = 1.0
     if o[S_CALLED] >= 0 and m[CALLED] >= 0:
         out[o[S_CALLED] + tb.card[m[CALLED], CARD_BIT]] = 1.0
-    family.observe_sections(st, i, viewer, tb, out)  # the family's own sections (Mineo: partnership, commitments)
+    if tb.params[P_OBS_HOOK] == 1:  # the family's own sections (Mineo: partnership, commitments)
+        family.observe_sections(st, i, viewer, tb, out)
     if o[S_CHELEM] >= 0 and m[COMMIT] == 1:
         out[o[S_CHELEM]] = 1.0
     out[o[S_TRICK_NUM] + m[TRICK_NUM]] = 1.0

@@ -24,7 +24,12 @@ time. A family module provides, beside its rules:
 | ``CARD_POINT_UNIT_NAME``, ``DECLARER_ROLE``, ``BID_WORDS``,|         | counts, the web table                |
 | ``BID_ROUNDS``, ``CONTRACT_NAMES``                         |         |                                      |
 
-The hooks a family has no use for are the do-nothing kernels of ``defaults.py`` under the hook's name.
+The hooks a family has no use for are the do-nothing kernels of ``defaults.py`` under the hook's name. Two
+hooks run only where the family's tables ask for them (a call through the dispatch costs more than the shared
+work around it): ``trick_won`` for the last trick and the tricks holding a trump of ``masks[MK_TRICK_HOOK]``
+(none where that row is empty), ``observe_sections`` where ``params[P_OBS_HOOK]`` is 1. Rules that the shared
+kernels apply from the tables alone stay table entries (``P_FIRST_TRICK_POIGNEE``, ``MK_CAPTURE_BONUS`` with
+``P_CAPTURE_BONUS``, ``P_EX_LAST``, ...).
 
 A ``VariantSpec`` gathers, per variant, the family module, the options (name -> (type, default)), sizes,
 deal order, observation layout and these facts. A sixth variant is one family module (or a new entry of an

@@ -15,7 +15,7 @@ Two kinds of member:
   family with no use for a hook names a kernel of :mod:`tarocchi_rl.variants.defaults` after it.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from ..cards import Deck
@@ -31,11 +31,14 @@ KERNEL_HOOKS: dict[str, tuple[tuple[str, ...], str]] = {
     "sides_known": (("st", "i", "viewer", "tb"), "whether seat viewer knows the sides (bool; Mineo: the hidden "
                     "partnership); also called from Python (the web table)"),
     "trick_won": (("st", "i", "winner", "last", "tb"), "the trick is complete and seat winner beats it by its cards "
-                  "(last: it is the deal's last trick): the family's own trick rules (Mineo: pigliata; French: "
-                  "the chelem's Excuse, petit au bout); returns the seat that takes the trick"),
+                  "(last: it is the deal's last trick): the family's own trick rules (French: the chelem's "
+                  "Excuse, petit au bout); returns the seat that takes the trick, which only the last "
+                  "trick may change. Called for the last trick (before its cards are taken) and, after the cards "
+                  "are taken, for the tricks holding a trump of the family's masks[MK_TRICK_HOOK] only; never "
+                  "where that mask is empty"),
     "observe_sections": (("st", "i", "viewer", "tb", "out"), "write the family's own observation sections of "
                          "game i seen by viewer into out (float32[obs_dim], already cleared and filled with the "
-                         "shared sections)"),
+                         "shared sections); called where the family's tables set params[P_OBS_HOOK] only"),
 }
 
 
@@ -110,6 +113,10 @@ class FamilyRules(Protocol):
     def BID_ROUNDS(self) -> Sequence[tuple[int, str, str]]:
         """The bidding rounds in the order of the deal: (the meta column of each seat's word, the round's name,
         the prefix of its words in the arena's counts); empty: no bidding."""
+
+    @property
+    def STRING_OPTION_CHOICES(self) -> Mapping[str, Sequence[str]]:
+        """The values each string option of the family's variants may take (the web API offers them)."""
 
     @property
     def CONTRACT_NAMES(self) -> Sequence[str] | None:

@@ -77,6 +77,7 @@ from ..core.tables import (
     MK_KINGS,
     MK_OUDLERS,
     MK_PETIT,
+    MK_TRICK_HOOK,
     MK_TRUMPS,
     P_BID_WORDS,
     P_CARDS,
@@ -139,6 +140,7 @@ CARD_POINT_UNITS = 2  # card points are counted in half points
 sides_known = sides_always_known  # (Numba hooks of the contract)
 observe_sections = observe_nothing
 CARD_POINT_UNIT_NAME = "half points"
+STRING_OPTION_CHOICES = {"excuse_last_trick": EXCUSE_LAST_TRICK}  # the values of each string option
 # the bidding rounds: (meta column of each seat's word, name, prefix of its words' counts)
 BID_ROUNDS = ((BID_WORD, "bids", ""),)
 OUTCOME_DETAILS = {
@@ -227,6 +229,7 @@ def make_rule_tables(variant="french3", excuse_last_trick="other_side"):
             MK_DISCARD_FALLBACK: [f"T{k}" for k in range(2, 21)],
             MK_OUDLERS: ["T1", "T21", "EX"],
             MK_PETIT: ["T1"],
+            MK_TRICK_HOOK: ["T1"],  # the petit au bout's trick (trick_won)
         },
         params=params,
         obs=offsets,
@@ -413,7 +416,7 @@ def note_petit(st, i, winner, tb):
             m[COMMIT + 3] = winner
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def trick_won(st, i, winner, last, tb):
     """The contract's hook: the last trick's chelem exception, then the petit au bout's trick noted."""
     if last:

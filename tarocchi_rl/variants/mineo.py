@@ -62,7 +62,6 @@ from ..core.state import (
     SIDE,
     STOCK,
     STOCK_SHOWN,
-    TRICK,
     TRICKS_WON,
     TURN,
     WON,
@@ -73,6 +72,7 @@ from ..core.tables import (
     COUNT_TRIPLETS,
     EX_LAST_IF_LED,
     MK_ARIE,
+    MK_CAPTURE_BONUS,
     MK_DISCARD_FALLBACK,
     MK_DISCARD_FORBIDDEN,
     MK_EX,
@@ -83,6 +83,7 @@ from ..core.tables import (
     MK_SCOMMESSA_NEED,
     MK_TRUMPS,
     P_BID_WORDS,
+    P_CAPTURE_BONUS,
     P_CARDS,
     P_COUNT,
     P_DEALER,
@@ -96,6 +97,7 @@ from ..core.tables import (
     P_MUST_OVERTRUMP,
     P_N_CONTRACTS,
     P_N_SPECIAL,
+    P_OBS_HOOK,
     P_PLAYERS,
     P_STOCK,
     P_TOTAL_POINTS,
@@ -103,6 +105,7 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, start_play
+from .defaults import trick_winner_unchanged
 
 NAME = "mineo"
 LONG_NAME = "Tarocchi Siciliani di Mineo (4 players, hidden partnerships)"
@@ -148,6 +151,7 @@ BONUS_UNIT = "jochi"
 DECLARER_ROLE = "declarer"  # what the outcome's "declarer" is called in this game
 CARD_POINT_UNITS = 3  # card points are counted in thirds
 CARD_POINT_UNIT_NAME = "thirds"
+STRING_OPTION_CHOICES: dict[str, tuple[str, ...]] = {}  # the values of each string option: none
 # the bidding rounds in the order of the deal: (meta column of each seat's word, name, prefix of its words' counts)
 BID_ROUNDS = ((EARLY_BID, "early round", "early "), (BID_WORD, "bids", ""))
 OUTCOME_DETAILS = {
@@ -209,6 +213,7 @@ def make_rule_tables(early_solo=True):
             MK_DISCARD_FORBIDDEN: trumps + kings + ["EX"],
             MK_DISCARD_FALLBACK: [f"T{k}" for k in range(2, 16)],
             MK_PIGLIATA: ["T16", "T17", "T18", "T19", "T1"],
+            MK_CAPTURE_BONUS: ["T16", "T17", "T18", "T19", "T1"],  # the pigliata: one jocco each
             MK_ARIE: ["T16", "T17", "T18", "T19"],
             MK_GIOVE: ["T20"],
             MK_SCOMMESSA: ["T20", "T1", "EX"],
@@ -216,6 +221,8 @@ def make_rule_tables(early_solo=True):
         },
         params={
             P_FAMILY: FAMILY_ID,
+            P_OBS_HOOK: 1,  # observe_sections: the partnership and the commitments
+            P_CAPTURE_BONUS: J_PIGLIATA,
             P_PLAYERS: N_PLAYERS,
             P_CARDS: N_CARDS,
             P_HAND: HAND_SIZE,
@@ -470,23 +477,10 @@ def partner_known(st, i, viewer, tb):
 
 
 sides_known = partner_known  # the contract's hook: whether a seat knows the sides
+trick_won = trick_winner_unchanged  # (the pigliata is the tables' capture bonus)
 
 
-@njit(cache=True)
-def trick_won(st, i, winner, last, tb):
-    """The contract's hook: each pigliata card (T16..T19, T1) the winner's side takes from the other side is a
-    jocco (``BONUS + 8 * side + J_PIGLIATA``)."""
-    m = st.meta[i]
-    wside = m[SIDE + winner]
-    pig0 = tb.masks[MK_PIGLIATA, 0]
-    for s in range(4):
-        c = m[TRICK + s]
-        if tb.card[c, CARD_WORD] == 0 and (pig0 & bit(tb.card[c, CARD_BIT])) != U0 and m[SIDE + s] != wside:
-            m[BONUS + 8 * wside + J_PIGLIATA] += 1
-    return winner
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def observe_sections(st, i, viewer, tb, out):
     """The contract's hook: the partnership once the viewer knows it, the scommessa and the rivanto."""
     m = st.meta[i]

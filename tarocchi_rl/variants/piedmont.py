@@ -119,6 +119,7 @@ sides_known = sides_always_known  # (Numba hooks of the contract)
 trick_won = trick_winner_unchanged
 observe_sections = observe_nothing
 CARD_POINT_UNIT_NAME = "thirds"
+STRING_OPTION_CHOICES = {"honour_5": ("mondo", "angelo")}  # the values of each string option
 BID_WORDS: tuple[str, ...] = ()  # no auction
 BID_ROUNDS: tuple[tuple[int, str, str], ...] = ()
 CONTRACT_NAMES = None  # no contract (the outcome's contract is null)

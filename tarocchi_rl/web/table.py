@@ -63,15 +63,14 @@ from ..core.state import (
 from ..game import Game
 from ..play import bot_action
 from ..records import describe_outcome
-from ..variants import VARIANTS, french, get_variant
+from ..variants import FAMILIES, VARIANTS, get_variant
 from ..views import Views, core_game
 
 __all__ = ["DecisionClock", "INT_OPTION_RANGE", "STRING_CHOICES", "SeatBot", "Table", "check_options",
            "client_seed", "replay_steps", "variants_info"]
 
 # The values a client may give a string option (the rules check them too: a test keeps both in step).
-STRING_CHOICES: dict[str, tuple[str, ...]] = {"honour_5": ("mondo", "angelo"),
-                                              "excuse_last_trick": tuple(french.EXCUSE_LAST_TRICK)}
+STRING_CHOICES: dict[str, tuple[str, ...]] = {k: tuple(v) for f in FAMILIES for k, v in f.STRING_OPTION_CHOICES.items()}
 INT_OPTION_RANGE = (0, 99)  # integer options from a client (accuso_points): each value is a cached game
 MAX_ACTION_TEXT = 64
 MAX_SEED_TEXT = 20  # digits of a seed sent as a string (seeds are below 2**63)
