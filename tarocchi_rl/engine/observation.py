@@ -1,4 +1,6 @@
-"""The observation kernel: writes any variant's flat float32 observation from the layout in its tables.
+"""The observation kernel: writes any variant's flat float32 observation from the layout in its tables (the
+shared sections here; a family's own sections by its ``observe_sections`` hook, where its tables set
+``params[P_OBS_HOOK]``).
 
 Section meanings and the per-variant layouts: :mod:`tarocchi_rl.core.obs_layout` and each variant module's
 ``OBS_ROWS`` (printed by ``python -m tarocchi_rl.engine.observation``). The privileged observation (the hidden
