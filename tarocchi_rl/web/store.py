@@ -498,7 +498,9 @@ def _apply(conn: Connection, w: Write) -> None:
     elif isinstance(w, SeatReplaced):
         conn.execute(seats.update().where(seats.c.game_id == w.game, seats.c.seat == w.seat)
                      .values(replaced_by=w.bot[:MAX_NAME]))
-    else:
+    elif isinstance(w, Abandoned):
         conn.execute(games.update().where(games.c.id == w.game, games.c.status == "in_progress")
                      .values(status="abandoned", finished_at=w.at))
+    else:  # Moves: Store.write inserts a batch's moves together
+        raise TypeError(f"_apply takes no {type(w).__name__} write")
 
