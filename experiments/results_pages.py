@@ -440,6 +440,12 @@ def train_speed_section() -> list[str]:
                        f"{r['new']:,.0f} (`{d.get('new', 'this tree')}`) | {r['ratio']:.3f} | {d['rounds']} | "
                        f"{d['updates']} |")
         out += ["", f"Command: `{d['command']}`", ""]
+        if d.get("note"):
+            out += [f"{d['note'][0].upper()}{d['note'][1:]}.", ""]
+        out += [f"Every run of `{r['variant']}` ({r['metric']}): old " + ", ".join(f"{x:,.0f}" for x in r["old_runs"])
+                + "; new " + ", ".join(f"{x:,.0f}" for x in r["new_runs"]) + "." for r in d["rows"]
+                if "old_runs" in r and r["metric"] == "decisions_per_s"]
+        out.append("")
     return out
 
 
