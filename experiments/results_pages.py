@@ -366,7 +366,7 @@ def page_speed(plots: dict[str, bytes]) -> str:
         rows.append((d["variant"], d["step_decisions_per_s"], d["step_decisions_per_s"], d["step_decisions_per_s"]))
     if rows:
         out += ["", save(bars("BatchEnv step loop, one thread", rows, "decisions per second"), "speed_step", plots)]
-    return "\n".join([*out, *train_speed_section(), *web_load_section(), ""])
+    return "\n".join([*out, *train_speed_section(), *web_load_section(), *web_export_section(), ""])
 
 
 def web_load_section() -> list[str]:
@@ -401,6 +401,13 @@ def web_load_section() -> list[str]:
             medians.append(f"{db}: move-to-answer p99 {p99:.1f} ms, loop lag p99 {lag:.1f} ms, server {cpu:.2f} ms "
                            "a move")
         out += ["", f"Medians over the {len(d['runs'])} runs: " + "; ".join(medians) + ".", ""]
+    return out
+
+
+def web_export_section() -> list[str]:
+    """``tarocchi-rl games export`` timed on many stored games (``experiments/bench_games_export.py --out``,
+    ``benchmarks/results/web_export/*.json``)."""
+    out = []
     for f in sorted((RESULTS / "web_export").glob("*.json")):
         d = load(f)
         out += [f"### `{f.name}`: `tarocchi-rl games export`", "", d["note"], "",
