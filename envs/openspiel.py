@@ -54,7 +54,7 @@ from numpy.typing import NDArray
 
 from tarocchi_rl.bits import seed_states
 from tarocchi_rl.core.state import DISCARDED, SHOWN, alloc_state
-from tarocchi_rl.core.tables import P_EARLY_SOLO, P_FIRST_ROUND
+from tarocchi_rl.core.tables import P_FIRST_ROUND, P_HAND
 from tarocchi_rl.engine.observation import observe_row
 from tarocchi_rl.search.determinize import determinize_row
 from tarocchi_rl.variants import VARIANTS, get_variant
@@ -108,8 +108,8 @@ class _Config:
         self.n_players = spec.n_players
         self.n_tricks = spec.hand_sizes[0]
         tb = spec.tables(spec.resolve_options(self.options))
-        self.early = bool(tb.params[P_EARLY_SOLO])  # a first round of the deal before the rest is dealt
-        self.first_round = int(tb.params[P_FIRST_ROUND])  # its cards per seat (the variant's own fact)
+        self.first_round = int(tb.params[P_FIRST_ROUND])  # cards per seat dealt before the first decision
+        self.early = self.first_round < int(tb.params[P_HAND])  # a first round of the deal before the rest
         self.blocks: list[range] = []
         k = 0
         for size in spec.hand_sizes:

@@ -20,15 +20,10 @@ see :mod:`tarocchi_rl.engine.observation`.
 | 6        | MK_KINGS             | the kings                                                                          |
 | 7        | MK_DISCARD_FORBIDDEN | never discardable                                                                  |
 | 8        | MK_DISCARD_FALLBACK  | discardable when too few allowed cards remain                                      |
-| 9        | MK_PIGLIATA          | Mineo: T16..T19, T1                                                                |
-| 10       | MK_ARIE              | Mineo: T16..T19                                                                    |
-| 11       | MK_GIOVE             | Mineo: T20                                                                         |
-| 12       | MK_SCOMMESSA         | Mineo: T20, T1, EX (the cards the Scommessa must win)                              |
-| 13       | MK_SCOMMESSA_NEED    | Mineo: T20, EX (must be held to say scommessa)                                     |
-| 14       | MK_OUDLERS           | French: T1, T21, EX                                                                |
-| 15       | MK_PETIT             | T1: French petit au bout; Piedmontese accuso honours (with MK_ACCUSO_HONOURS)      |
+| 9 .. 15  | MK_FAMILY + k        | the family's own card sets: each family module names the rows it uses (its MK_*    |
+|          |                      | aliases)                                                                           |
 | 16 .. 23 | MK_VALUE + k         | the cards of the k-th distinct card value, value in params[P_VALUE + k]            |
-| 24       | MK_ACCUSO_HONOURS    | Piedmontese accuso: T1, T20, T21                                                   |
+| 24       | (unused)             |                                                                                    |
 | 25       | MK_TRICK_HOOK        | the trumps whose trick the family's trick_won sees (the last trick it always sees) |
 | 26       | MK_CAPTURE_BONUS     | the trumps whose capture from the other side scores its taker one bonus unit in    |
 |          |                      | BONUS slot params[P_CAPTURE_BONUS] (Mineo pigliata)                                |
@@ -47,8 +42,10 @@ see :mod:`tarocchi_rl.engine.observation`.
 | 6        | P_MUST_OVERTRUMP      | 1: a trump must beat the best trump in the trick when able (French)               |
 | 7        | P_EX_LEAD_ANY         | 1: EX may be led at any time (Piedmontese, French); 0: only when it is the last   |
 |          |                       | card                                                                              |
-| 8        | P_EARLY_SOLO          | Mineo option early_solo                                                           |
-| 9        | P_FIRST_ROUND         | cards per player in the first round of the deal (Mineo early solo)                |
+| 8        | (unused)              |                                                                                   |
+| 9        | P_FIRST_ROUND         | cards per seat dealt before the first decision (P_HAND, the default of            |
+|          |                       | make_tables: the whole hand at once; fewer: the rest after the first round of     |
+|          |                       | bidding)                                                                          |
 | 10       | P_N_VALUES            | number of distinct card values (MK_VALUE rows in use)                             |
 | 11       | P_FAMILY              | rule family: its position in variants.FAMILIES (its FAMILY_ID; selects its        |
 |          |                       | kernels)                                                                          |
@@ -59,11 +56,10 @@ see :mod:`tarocchi_rl.engine.observation`.
 |          |                       | winner's side)                                                                    |
 | 15       | P_DEALER              | seat of the dealer                                                                |
 | 16 .. 23 | P_VALUE + k           | the value of the cards of masks row MK_VALUE + k                                  |
-| 24       | P_ACCUSO              | Piedmontese option accuso (0/1)                                                   |
-| 25       | P_ACCUSO_POINTS       | Piedmontese option accuso_points                                                  |
-| 26 .. 28 | P_POIGNEE_1 + k       | French: trumps needed for a simple / double / triple poignee                      |
+| 24 .. 28 | P_FAMILY_PARAM + k    | the family's own integers (options, thresholds): each family module names the     |
+|          |                       | entries it uses (its P_* aliases)                                                 |
 | 29       | P_N_SPECIAL           | number of non-card actions (pass, bids, commitments)                              |
-| 30       | P_TEAMS               | 1: fixed partnerships 0+2 vs 1+3 (piedmont4)                                      |
+| 30       | (unused)              |                                                                                   |
 | 31       | P_BID_WORDS           | words a seat can say in the auction (observation width per seat)                  |
 | 32       | P_N_CONTRACTS         | contracts (observation one-hot width)                                             |
 | 33       | P_TOTAL_POINTS        | card points in the deck (thirds or half points) for normalisation                 |
@@ -72,6 +68,12 @@ see :mod:`tarocchi_rl.engine.observation`.
 |          |                       | Mineo)                                                                            |
 | 36       | P_CAPTURE_BONUS       | the BONUS slot (per side) that counts captures of masks[MK_CAPTURE_BONUS] cards   |
 | 37 .. 39 | (unused)              |                                                                                   |
+
+**The family's own entries.** ``MK_FAMILY + k`` and ``P_FAMILY_PARAM + k`` belong to the family of
+``params[P_FAMILY]``: each family module names the ones it uses (``mineo.MK_PIGLIATA = MK_FAMILY + 0``,
+``french.P_POIGNEE_1 = P_FAMILY_PARAM + 2``, ...) and only its own kernels read them, so a new family adds no row
+here. (The entries the families moved out of keep their numbers as aliases where they could; the shared
+entries never moved: a kernel cached by Numba before a change of this file still reads the right ones.)
 
 The offsets and these two tables come from one declaration each (``MASKS_LAYOUT``, ``PARAMS_LAYOUT``;
 :mod:`tarocchi_rl.core.offsets`): a table is ``LAYOUT.table()`` pasted, which ``tests/core/test_layouts.py``
@@ -106,15 +108,9 @@ MASKS_LAYOUT = Layout("masks", ("row", "cards"), [
     ("MK_KINGS", 1, "the kings"),
     ("MK_DISCARD_FORBIDDEN", 1, "never discardable"),
     ("MK_DISCARD_FALLBACK", 1, "discardable when too few allowed cards remain"),
-    ("MK_PIGLIATA", 1, "Mineo: T16..T19, T1"),
-    ("MK_ARIE", 1, "Mineo: T16..T19"),
-    ("MK_GIOVE", 1, "Mineo: T20"),
-    ("MK_SCOMMESSA", 1, "Mineo: T20, T1, EX (the cards the Scommessa must win)"),
-    ("MK_SCOMMESSA_NEED", 1, "Mineo: T20, EX (must be held to say scommessa)"),
-    ("MK_OUDLERS", 1, "French: T1, T21, EX"),
-    ("MK_PETIT", 1, "T1: French petit au bout; Piedmontese accuso honours (with MK_ACCUSO_HONOURS)"),
+    ("MK_FAMILY + k", 7, "the family's own card sets: each family module names the rows it uses (its MK_* aliases)"),
     ("MK_VALUE + k", 8, "the cards of the k-th distinct card value, value in params[P_VALUE + k]"),
-    ("MK_ACCUSO_HONOURS", 1, "Piedmontese accuso: T1, T20, T21"),
+    ("", 1),
     ("MK_TRICK_HOOK", 1, "the trumps whose trick the family's trick_won sees (the last trick it always sees)"),
     ("MK_CAPTURE_BONUS", 1, "the trumps whose capture from the other side scores its taker one bonus unit in BONUS "
                             "slot params[P_CAPTURE_BONUS] (Mineo pigliata)"),
@@ -129,8 +125,9 @@ PARAMS_LAYOUT = Layout("params", ("entry", "value"), [
     ("P_DISCARDS", 1, "cards the declarer discards"),
     ("P_MUST_OVERTRUMP", 1, "1: a trump must beat the best trump in the trick when able (French)"),
     ("P_EX_LEAD_ANY", 1, "1: EX may be led at any time (Piedmontese, French); 0: only when it is the last card"),
-    ("P_EARLY_SOLO", 1, "Mineo option early_solo"),
-    ("P_FIRST_ROUND", 1, "cards per player in the first round of the deal (Mineo early solo)"),
+    ("", 1),
+    ("P_FIRST_ROUND", 1, "cards per seat dealt before the first decision (P_HAND, the default of make_tables: the "
+                         "whole hand at once; fewer: the rest after the first round of bidding)"),
     ("P_N_VALUES", 1, "number of distinct card values (MK_VALUE rows in use)"),
     ("P_FAMILY", 1, "rule family: its position in variants.FAMILIES (its FAMILY_ID; selects its kernels)"),
     ("P_COUNT", 1, "COUNT_TRIPLETS (Italian thirds: 3v-2 a special, 1 a scartina) or COUNT_DIRECT (French half "
@@ -139,11 +136,10 @@ PARAMS_LAYOUT = Layout("params", ("entry", "value"), [
     ("P_EXCHANGE", 1, "1: the Excuse exchange (one scartina's value from the owner's side to the winner's side)"),
     ("P_DEALER", 1, "seat of the dealer"),
     ("P_VALUE + k", 8, "the value of the cards of masks row MK_VALUE + k"),
-    ("P_ACCUSO", 1, "Piedmontese option accuso (0/1)"),
-    ("P_ACCUSO_POINTS", 1, "Piedmontese option accuso_points"),
-    ("P_POIGNEE_1 + k", 3, "French: trumps needed for a simple / double / triple poignee"),
+    ("P_FAMILY_PARAM + k", 5, "the family's own integers (options, thresholds): each family module names the "
+                              "entries it uses (its P_* aliases)"),
     ("P_N_SPECIAL", 1, "number of non-card actions (pass, bids, commitments)"),
-    ("P_TEAMS", 1, "1: fixed partnerships 0+2 vs 1+3 (piedmont4)"),
+    ("", 1),
     ("P_BID_WORDS", 1, "words a seat can say in the auction (observation width per seat)"),
     ("P_N_CONTRACTS", 1, "contracts (observation one-hot width)"),
     ("P_TOTAL_POINTS", 1, "card points in the deck (thirds or half points) for normalisation"),
@@ -159,15 +155,8 @@ MK_EX = MASKS_LAYOUT["MK_EX"]
 MK_KINGS = MASKS_LAYOUT["MK_KINGS"]
 MK_DISCARD_FORBIDDEN = MASKS_LAYOUT["MK_DISCARD_FORBIDDEN"]
 MK_DISCARD_FALLBACK = MASKS_LAYOUT["MK_DISCARD_FALLBACK"]
-MK_PIGLIATA = MASKS_LAYOUT["MK_PIGLIATA"]
-MK_ARIE = MASKS_LAYOUT["MK_ARIE"]
-MK_GIOVE = MASKS_LAYOUT["MK_GIOVE"]
-MK_SCOMMESSA = MASKS_LAYOUT["MK_SCOMMESSA"]
-MK_SCOMMESSA_NEED = MASKS_LAYOUT["MK_SCOMMESSA_NEED"]
-MK_OUDLERS = MASKS_LAYOUT["MK_OUDLERS"]
-MK_PETIT = MASKS_LAYOUT["MK_PETIT"]
+MK_FAMILY = MASKS_LAYOUT["MK_FAMILY"]
 MK_VALUE = MASKS_LAYOUT["MK_VALUE"]
-MK_ACCUSO_HONOURS = MASKS_LAYOUT["MK_ACCUSO_HONOURS"]
 MK_TRICK_HOOK = MASKS_LAYOUT["MK_TRICK_HOOK"]
 MK_CAPTURE_BONUS = MASKS_LAYOUT["MK_CAPTURE_BONUS"]
 N_MASKS = MASKS_LAYOUT.total
@@ -180,7 +169,6 @@ P_TRICKS = PARAMS_LAYOUT["P_TRICKS"]
 P_DISCARDS = PARAMS_LAYOUT["P_DISCARDS"]
 P_MUST_OVERTRUMP = PARAMS_LAYOUT["P_MUST_OVERTRUMP"]
 P_EX_LEAD_ANY = PARAMS_LAYOUT["P_EX_LEAD_ANY"]
-P_EARLY_SOLO = PARAMS_LAYOUT["P_EARLY_SOLO"]
 P_FIRST_ROUND = PARAMS_LAYOUT["P_FIRST_ROUND"]
 P_N_VALUES = PARAMS_LAYOUT["P_N_VALUES"]
 P_FAMILY = PARAMS_LAYOUT["P_FAMILY"]
@@ -189,23 +177,19 @@ P_EX_LAST = PARAMS_LAYOUT["P_EX_LAST"]
 P_EXCHANGE = PARAMS_LAYOUT["P_EXCHANGE"]
 P_DEALER = PARAMS_LAYOUT["P_DEALER"]
 P_VALUE = PARAMS_LAYOUT["P_VALUE"]
-P_ACCUSO = PARAMS_LAYOUT["P_ACCUSO"]
-P_ACCUSO_POINTS = PARAMS_LAYOUT["P_ACCUSO_POINTS"]
-P_POIGNEE_1 = PARAMS_LAYOUT["P_POIGNEE_1"]
 P_N_SPECIAL = PARAMS_LAYOUT["P_N_SPECIAL"]
-P_TEAMS = PARAMS_LAYOUT["P_TEAMS"]
 P_BID_WORDS = PARAMS_LAYOUT["P_BID_WORDS"]
 P_N_CONTRACTS = PARAMS_LAYOUT["P_N_CONTRACTS"]
 P_TOTAL_POINTS = PARAMS_LAYOUT["P_TOTAL_POINTS"]
 P_FIRST_TRICK_POIGNEE = PARAMS_LAYOUT["P_FIRST_TRICK_POIGNEE"]
 P_OBS_HOOK = PARAMS_LAYOUT["P_OBS_HOOK"]
 P_CAPTURE_BONUS = PARAMS_LAYOUT["P_CAPTURE_BONUS"]
+P_FAMILY_PARAM = PARAMS_LAYOUT["P_FAMILY_PARAM"]
 N_PARAMS = PARAMS_LAYOUT.total
 
 MASKS_LAYOUT.check_bound(globals())
 PARAMS_LAYOUT.check_bound(globals())
 
-FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_FRENCH = 0, 1, 2
 COUNT_TRIPLETS, COUNT_DIRECT = 0, 1
 # P_EX_LAST values (the Excuse / Fuggitivo / Matto played to the last trick):
 # EX_LAST_IF_LED     to the trick's winner only if EX led that trick (Mineo), else its owner's side keeps it
@@ -228,6 +212,8 @@ def make_tables(deck: Deck, card_value: Sequence[int] | np.ndarray, masks: dict[
     pr = np.zeros(N_PARAMS, dtype=np.int64)
     for k, v in params.items():
         pr[k] = int(v)
+    if P_FIRST_ROUND not in params:
+        pr[P_FIRST_ROUND] = pr[P_HAND]
     values = sorted({int(v) for v in card_value})
     assert len(values) <= 8
     pr[P_N_VALUES] = len(values)

@@ -151,11 +151,6 @@ from ..core.state import (
 from ..core.tables import (
     CARD_BIT,
     CARD_WORD,
-    FAMILY_FRENCH,
-    FAMILY_MINEO,
-    FAMILY_PIEDMONT,
-    MK_PETIT,
-    MK_PIGLIATA,
     MK_TRUMPS,
     P_FAMILY,
     P_FIRST_ROUND,
@@ -164,7 +159,11 @@ from ..core.tables import (
     P_STOCK,
 )
 from ..engine import discardable
-from ..variants import mineo
+from ..variants import french, mineo, piedmont
+from ..variants.french import MK_PETIT
+from ..variants.mineo import MK_PIGLIATA
+
+FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_FRENCH = mineo.FAMILY_ID, piedmont.FAMILY_ID, french.FAMILY_ID
 
 MAXP = 8  # piles (Mineo early round: 3 hands + 4 deals to come + the stock)
 MAXK = 64  # classes

@@ -35,7 +35,7 @@ import numpy as np
 from .. import engine
 from ..core.phases import PLAY
 from ..core.state import CALLED, DISCARDED, EXCLUDED, HAND, PHASE, STOCK
-from ..core.tables import CARD_BIT, CARD_WORD, P_EARLY_SOLO, P_FIRST_ROUND, P_HAND, P_PLAYERS, P_STOCK
+from ..core.tables import CARD_BIT, CARD_WORD, P_FIRST_ROUND, P_HAND, P_PLAYERS, P_STOCK
 from ..game import Game
 from ..views import Views
 from .determinize import determinize
@@ -161,7 +161,7 @@ def _initial_deal(game: Game, seat: int, own: list[int], entries: list[Entry], s
     """Dense ids in deal order (blocks of P_HAND by seat, then the stock) with every known card placed."""
     tb = game.spec.tables(game.options)
     n, h, k = int(tb.params[P_PLAYERS]), int(tb.params[P_HAND]), int(tb.params[P_STOCK])
-    first = int(tb.params[P_FIRST_ROUND]) if int(tb.params[P_EARLY_SOLO]) else h
+    first = int(tb.params[P_FIRST_ROUND])  # cards per seat dealt before the first decision
     if len(own) > h:  # a Piedmontese dealer sees his hand and the stock he took as one: any split will do
         own, taken = own[:h], own[h:]
     else:

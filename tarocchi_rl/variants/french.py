@@ -74,9 +74,8 @@ from ..core.tables import (
     MK_DISCARD_FALLBACK,
     MK_DISCARD_FORBIDDEN,
     MK_EX,
+    MK_FAMILY,
     MK_KINGS,
-    MK_OUDLERS,
-    MK_PETIT,
     MK_TRICK_HOOK,
     MK_TRUMPS,
     P_BID_WORDS,
@@ -88,13 +87,13 @@ from ..core.tables import (
     P_EX_LEAD_ANY,
     P_EXCHANGE,
     P_FAMILY,
+    P_FAMILY_PARAM,
     P_FIRST_TRICK_POIGNEE,
     P_HAND,
     P_MUST_OVERTRUMP,
     P_N_CONTRACTS,
     P_N_SPECIAL,
     P_PLAYERS,
-    P_POIGNEE_1,
     P_STOCK,
     P_TOTAL_POINTS,
     P_TRICKS,
@@ -102,6 +101,11 @@ from ..core.tables import (
 )
 from ..core.trick import add_excluded, clear_trick
 from .defaults import observe_nothing, sides_always_known
+
+# the family's own entries of the shared tables (core/tables.py: MK_FAMILY + k, P_FAMILY_PARAM + k)
+MK_OUDLERS = MK_FAMILY + 5  # T1, T21, EX
+MK_PETIT = MK_FAMILY + 6  # T1 (petit au bout, petit sec)
+P_POIGNEE_1 = P_FAMILY_PARAM + 2  # + k: trumps needed for a simple / double / triple poignee
 
 FAMILY_ID = 2  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
 DECK = FRENCH_DECK

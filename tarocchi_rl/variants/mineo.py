@@ -71,16 +71,12 @@ from ..core.tables import (
     CARD_WORD,
     COUNT_TRIPLETS,
     EX_LAST_IF_LED,
-    MK_ARIE,
     MK_CAPTURE_BONUS,
     MK_DISCARD_FALLBACK,
     MK_DISCARD_FORBIDDEN,
     MK_EX,
-    MK_GIOVE,
+    MK_FAMILY,
     MK_KINGS,
-    MK_PIGLIATA,
-    MK_SCOMMESSA,
-    MK_SCOMMESSA_NEED,
     MK_TRUMPS,
     P_BID_WORDS,
     P_CAPTURE_BONUS,
@@ -88,7 +84,6 @@ from ..core.tables import (
     P_COUNT,
     P_DEALER,
     P_DISCARDS,
-    P_EARLY_SOLO,
     P_EX_LAST,
     P_EX_LEAD_ANY,
     P_FAMILY,
@@ -107,6 +102,13 @@ from ..core.tables import (
 from ..core.trick import add_excluded, start_play
 from .defaults import trick_winner_unchanged
 
+# the family's own rows of the shared tables (core/tables.py: MK_FAMILY + k)
+MK_PIGLIATA = MK_FAMILY + 0  # T16..T19, T1
+MK_ARIE = MK_FAMILY + 1  # T16..T19
+MK_GIOVE = MK_FAMILY + 2  # T20
+MK_SCOMMESSA = MK_FAMILY + 3  # T20, T1, EX (the cards the Scommessa must win)
+MK_SCOMMESSA_NEED = MK_FAMILY + 4  # T20, EX (must be held to say scommessa)
+
 NAME = "mineo"
 LONG_NAME = "Tarocchi Siciliani di Mineo (4 players, hidden partnerships)"
 FAMILY_ID = 0  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
@@ -114,6 +116,7 @@ DECK = MINEO_DECK
 N_PLAYERS = 4
 N_CARDS = 63
 HAND_SIZE = 15
+FIRST_ROUND = 5  # cards per seat of the early round (option early_solo): params[P_FIRST_ROUND]
 HAND_SIZES = (15, 15, 15, 15)  # the deal order of st.deck: these hands by seat, then the stock
 STOCK_SIZE = 3
 N_TRICKS = 15
@@ -234,8 +237,7 @@ def make_rule_tables(early_solo=True):
             P_EX_LEAD_ANY: 0,
             P_EX_LAST: EX_LAST_IF_LED,
             P_COUNT: COUNT_TRIPLETS,
-            P_EARLY_SOLO: 1 if early_solo else 0,
-            P_FIRST_ROUND: 5,
+            P_FIRST_ROUND: FIRST_ROUND if early_solo else HAND_SIZE,
             P_N_SPECIAL: len(SPECIAL_ACTION_NAMES),
             P_BID_WORDS: 3,
             P_N_CONTRACTS: 3,
@@ -258,8 +260,8 @@ def start_row(st, i, tb):
     m[MULT] = 1
     m[STOCK_SHOWN] = 0
     m[TURN] = 0
-    early = tb.params[P_EARLY_SOLO] != 0
-    deal_hands(st, i, tb, 0, tb.params[P_FIRST_ROUND] if early else HAND_SIZE)
+    early = tb.params[P_FIRST_ROUND] < HAND_SIZE
+    deal_hands(st, i, tb, 0, tb.params[P_FIRST_ROUND])
     m[PHASE] = EARLY if early else AUCTION
     m[CUR] = 0
 

@@ -56,14 +56,12 @@ from ..core.state import (
 from ..core.tables import (
     COUNT_TRIPLETS,
     EX_LAST_ALWAYS,
-    MK_ACCUSO_HONOURS,
     MK_DISCARD_FALLBACK,
     MK_DISCARD_FORBIDDEN,
     MK_EX,
+    MK_FAMILY,
     MK_KINGS,
     MK_TRUMPS,
-    P_ACCUSO,
-    P_ACCUSO_POINTS,
     P_BID_WORDS,
     P_CARDS,
     P_COUNT,
@@ -73,19 +71,25 @@ from ..core.tables import (
     P_EX_LEAD_ANY,
     P_EXCHANGE,
     P_FAMILY,
+    P_FAMILY_PARAM,
     P_HAND,
     P_MUST_OVERTRUMP,
     P_N_CONTRACTS,
     P_N_SPECIAL,
     P_PLAYERS,
     P_STOCK,
-    P_TEAMS,
     P_TOTAL_POINTS,
     P_TRICKS,
     make_tables,
 )
 from ..core.trick import add_excluded, start_play
 from .defaults import observe_nothing, sides_always_known, trick_winner_unchanged
+
+# the family's own entries of the shared tables (core/tables.py: MK_FAMILY + k, P_FAMILY_PARAM + k)
+MK_ACCUSO_HONOURS = MK_FAMILY + 0  # the accuso's honours: T1, T20, T21
+P_ACCUSO = P_FAMILY_PARAM + 0  # option accuso (0/1)
+P_ACCUSO_POINTS = P_FAMILY_PARAM + 1  # option accuso_points
+P_TEAMS = P_FAMILY_PARAM + 2  # 1: fixed partnerships 0+2 vs 1+3 (piedmont4)
 
 FAMILY_ID = 1  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
 DECK = PIEDMONT_DECK

@@ -40,15 +40,14 @@ PINNED = {
     }, 24),
     "tables.masks": ({
         "MK_SUIT": 0, "MK_TRUMPS": 4, "MK_EX": 5, "MK_KINGS": 6, "MK_DISCARD_FORBIDDEN": 7, "MK_DISCARD_FALLBACK": 8,
-        "MK_PIGLIATA": 9, "MK_ARIE": 10, "MK_GIOVE": 11, "MK_SCOMMESSA": 12, "MK_SCOMMESSA_NEED": 13,
-        "MK_OUDLERS": 14, "MK_PETIT": 15, "MK_VALUE": 16, "MK_ACCUSO_HONOURS": 24, "MK_TRICK_HOOK": 25,
+        "MK_FAMILY": 9, "MK_VALUE": 16, "MK_TRICK_HOOK": 25,
         "MK_CAPTURE_BONUS": 26,
     }, 28),
     "tables.params": ({
         "P_PLAYERS": 0, "P_CARDS": 1, "P_HAND": 2, "P_STOCK": 3, "P_TRICKS": 4, "P_DISCARDS": 5,
-        "P_MUST_OVERTRUMP": 6, "P_EX_LEAD_ANY": 7, "P_EARLY_SOLO": 8, "P_FIRST_ROUND": 9, "P_N_VALUES": 10,
+        "P_MUST_OVERTRUMP": 6, "P_EX_LEAD_ANY": 7, "P_FIRST_ROUND": 9, "P_N_VALUES": 10,
         "P_FAMILY": 11, "P_COUNT": 12, "P_EX_LAST": 13, "P_EXCHANGE": 14, "P_DEALER": 15, "P_VALUE": 16,
-        "P_ACCUSO": 24, "P_ACCUSO_POINTS": 25, "P_POIGNEE_1": 26, "P_N_SPECIAL": 29, "P_TEAMS": 30,
+        "P_FAMILY_PARAM": 24, "P_N_SPECIAL": 29,
         "P_BID_WORDS": 31, "P_N_CONTRACTS": 32, "P_TOTAL_POINTS": 33, "P_FIRST_TRICK_POIGNEE": 34, "P_OBS_HOOK": 35,
         "P_CAPTURE_BONUS": 36,
     }, 40),

@@ -101,17 +101,17 @@ from tarocchi_rl.core.state import (
     TRICK_NUM,
 )
 from tarocchi_rl.core.tables import (
-    FAMILY_MINEO,
-    FAMILY_PIEDMONT,
     MK_DISCARD_FORBIDDEN,
-    MK_SCOMMESSA_NEED,
-    P_EARLY_SOLO,
     P_FAMILY,
     P_FIRST_ROUND,
+    P_HAND,
     P_MUST_OVERTRUMP,
 )
 from tarocchi_rl.game import Game, State, make
-from tarocchi_rl.variants import mineo
+from tarocchi_rl.variants import mineo, piedmont
+from tarocchi_rl.variants.mineo import MK_SCOMMESSA_NEED
+
+FAMILY_MINEO, FAMILY_PIEDMONT = mineo.FAMILY_ID, piedmont.FAMILY_ID
 
 __all__ = ["Proposal", "Tracker", "sample_deal", "sample_tracker"]
 
@@ -138,8 +138,8 @@ class _Info:
         self.rules = spec.rules
         self.family = int(tb.params[P_FAMILY])
         self.must_overtrump = bool(tb.params[P_MUST_OVERTRUMP])
-        self.early = self.family == FAMILY_MINEO and bool(tb.params[P_EARLY_SOLO])
         self.first_round = int(tb.params[P_FIRST_ROUND])
+        self.early = self.first_round < int(tb.params[P_HAND])  # a first round of the deal (Mineo early_solo)
         self.pos = [int(x) for x in deck.pos_to_card]
         self.word = [int(x) for x in deck.word]
         self.strength = [int(x) for x in deck.strength]

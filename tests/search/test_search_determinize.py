@@ -20,11 +20,11 @@ import tarocchi_rl
 from tarocchi_rl.bits import seed_states
 from tarocchi_rl.core.phases import DISCARD, PLAY
 from tarocchi_rl.core.state import DISCARDS_LEFT, EXCLUDED, HAND, PHASE, TRICK_NUM, alloc_state
-from tarocchi_rl.core.tables import FAMILY_FRENCH
 from tarocchi_rl.search import determinize as D
 from tarocchi_rl.variants import get_variant
 from tests.support.determinize import (
     CONFIGS,
+    FAMILY_FRENCH,
     SPEC_OF,
     Info,
     S,

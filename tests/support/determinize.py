@@ -36,12 +36,7 @@ from tarocchi_rl.core.state import (
     copy_state,
 )
 from tarocchi_rl.core.tables import (
-    FAMILY_FRENCH,
-    FAMILY_MINEO,
-    FAMILY_PIEDMONT,
     MK_DISCARD_FORBIDDEN,
-    MK_PETIT,
-    MK_PIGLIATA,
     MK_TRUMPS,
     P_CARDS,
     P_FAMILY,
@@ -51,7 +46,11 @@ from tarocchi_rl.core.tables import (
     P_STOCK,
 )
 from tarocchi_rl.engine.observation import observe_row
-from tarocchi_rl.variants import get_variant, mineo
+from tarocchi_rl.variants import french, get_variant, mineo, piedmont
+from tarocchi_rl.variants.french import MK_PETIT
+from tarocchi_rl.variants.mineo import MK_PIGLIATA
+
+FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_FRENCH = mineo.FAMILY_ID, piedmont.FAMILY_ID, french.FAMILY_ID
 
 CONFIGS = [
     ("mineo", {}),
