@@ -106,10 +106,13 @@ class Deck:
         return (0 if s == TRUMP else 1 if s == FOOL else 2 + s, -int(self.strength[c]))
 
 
-def build_deck(trumps_low_to_high: Sequence[str], suits: Sequence[tuple[str, Sequence[str]]]) -> Deck:
-    """Build a Deck from trump names (lowest first) and ``[(letter, ranks lowest first), ...]``."""
+def build_deck(trumps_low_to_high: Sequence[str], suits: Sequence[tuple[str, Sequence[str]]],
+               fool: bool = True) -> Deck:
+    """Build a Deck from trump names (lowest first) and ``[(letter, ranks lowest first), ...]``; ``fool``: the
+    deck has EX (dense id after the trumps), else the suits follow the trumps directly."""
     # one row per card, in dense-id order: (name, word, bit, suit, strength)
-    cards = [(t, 0, k, TRUMP, k) for k, t in enumerate(trumps_low_to_high)] + [("EX", 0, EX_BIT, FOOL, 0)]
+    cards = [(t, 0, k, TRUMP, k) for k, t in enumerate(trumps_low_to_high)]
+    cards += [("EX", 0, EX_BIT, FOOL, 0)] if fool else []
     cards += [(r + letter, 1, SUIT_FIELD * s + k, s, k) for s, (letter, ranks) in enumerate(suits)
               for k, r in enumerate(ranks)]
     names, word, bit, suit, strength = (list(column) for column in zip(*cards, strict=True))

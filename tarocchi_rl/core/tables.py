@@ -31,43 +31,49 @@ see :mod:`tarocchi_rl.engine.observation`.
 
 ``params`` : int64[N_PARAMS], named integers (entries a variant does not use stay zero)
 
-| offset   | entry                 | value                                                                             |
-|----------|-----------------------|-----------------------------------------------------------------------------------|
-| 0        | P_PLAYERS             | players                                                                           |
-| 1        | P_CARDS               | cards in the deck                                                                 |
-| 2        | P_HAND                | cards per hand after the deal                                                     |
-| 3        | P_STOCK               | monte / talon / chien size                                                        |
-| 4        | P_TRICKS              | tricks per deal                                                                   |
-| 5        | P_DISCARDS            | cards the declarer discards                                                       |
-| 6        | P_MUST_OVERTRUMP      | 1: a trump must beat the best trump in the trick when able (French)               |
-| 7        | P_EX_LEAD_ANY         | 1: EX may be led at any time (Piedmontese, French); 0: only when it is the last   |
-|          |                       | card                                                                              |
-| 8        | (unused)              |                                                                                   |
-| 9        | P_FIRST_ROUND         | cards per seat dealt before the first decision (P_HAND, the default of            |
-|          |                       | make_tables: the whole hand at once; fewer: the rest after the first round of     |
-|          |                       | bidding)                                                                          |
-| 10       | P_N_VALUES            | number of distinct card values (MK_VALUE rows in use)                             |
-| 11       | P_FAMILY              | rule family: its position in variants.FAMILIES (its FAMILY_ID; selects its        |
-|          |                       | kernels)                                                                          |
-| 12       | P_COUNT               | COUNT_TRIPLETS (Italian thirds: 3v-2 a special, 1 a scartina) or COUNT_DIRECT     |
-|          |                       | (French half points)                                                              |
-| 13       | P_EX_LAST             | who gets EX played to the last trick: one of the EX_LAST_* rules below            |
-| 14       | P_EXCHANGE            | 1: the Excuse exchange (one scartina's value from the owner's side to the         |
-|          |                       | winner's side)                                                                    |
-| 15       | P_DEALER              | seat of the dealer                                                                |
-| 16 .. 23 | P_VALUE + k           | the value of the cards of masks row MK_VALUE + k                                  |
-| 24 .. 28 | P_FAMILY_PARAM + k    | the family's own integers (options, thresholds): each family module names the     |
-|          |                       | entries it uses (its P_* aliases)                                                 |
-| 29       | P_N_SPECIAL           | number of non-card actions (pass, bids, commitments)                              |
-| 30       | (unused)              |                                                                                   |
-| 31       | P_BID_WORDS           | words a seat can say in the auction (observation width per seat)                  |
-| 32       | P_N_CONTRACTS         | contracts (observation one-hot width)                                             |
-| 33       | P_TOTAL_POINTS        | card points in the deck (thirds or half points) for normalisation                 |
-| 34       | P_FIRST_TRICK_POIGNEE | 1: in the first trick each seat declares (phase POIGNEE) before his card (French) |
-| 35       | P_OBS_HOOK            | 1: the family writes observation sections of its own (its observe_sections;       |
-|          |                       | Mineo)                                                                            |
-| 36       | P_CAPTURE_BONUS       | the BONUS slot (per side) that counts captures of masks[MK_CAPTURE_BONUS] cards   |
-| 37 .. 39 | (unused)              |                                                                                   |
+| offset   | entry                    | value                                                                          |
+|----------|--------------------------|--------------------------------------------------------------------------------|
+| 0        | P_PLAYERS                | players                                                                        |
+| 1        | P_CARDS                  | cards in the deck                                                              |
+| 2        | P_HAND                   | cards per hand after the deal                                                  |
+| 3        | P_STOCK                  | monte / talon / chien size                                                     |
+| 4        | P_TRICKS                 | tricks per deal                                                                |
+| 5        | P_DISCARDS               | cards the declarer discards                                                    |
+| 6        | P_MUST_OVERTRUMP         | 1: a trump must beat the best trump in the trick when able (French)            |
+| 7        | P_EX_LEAD_ANY            | 1: EX may be led at any time (Piedmontese, French); 0: only when it is the     |
+|          |                          | last card                                                                      |
+| 8        | (unused)                 |                                                                                |
+| 9        | P_FIRST_ROUND            | cards per seat dealt before the first decision (P_HAND, the default of         |
+|          |                          | make_tables: the whole hand at once; fewer: the rest after the first round of  |
+|          |                          | bidding)                                                                       |
+| 10       | P_N_VALUES               | number of distinct card values (MK_VALUE rows in use)                          |
+| 11       | P_FAMILY                 | rule family: its position in variants.FAMILIES (its FAMILY_ID; selects its     |
+|          |                          | kernels)                                                                       |
+| 12       | P_COUNT                  | COUNT_TRIPLETS (Italian thirds: 3v-2 a special, 1 a scartina) or COUNT_DIRECT  |
+|          |                          | (French half points)                                                           |
+| 13       | P_EX_LAST                | who gets EX played to the last trick: one of the EX_LAST_* rules below         |
+| 14       | P_EXCHANGE               | 1: the Excuse exchange (one scartina's value from the owner's side to the      |
+|          |                          | winner's side)                                                                 |
+| 15       | P_DEALER                 | seat of the dealer                                                             |
+| 16 .. 23 | P_VALUE + k              | the value of the cards of masks row MK_VALUE + k                               |
+| 24 .. 28 | P_FAMILY_PARAM + k       | the family's own integers (options, thresholds): each family module names the  |
+|          |                          | entries it uses (its P_* aliases)                                              |
+| 29       | P_N_SPECIAL              | number of non-card actions (pass, bids, commitments)                           |
+| 30       | (unused)                 |                                                                                |
+| 31       | P_BID_WORDS              | words a seat can say in the auction (observation width per seat)               |
+| 32       | P_N_CONTRACTS            | contracts (observation one-hot width)                                          |
+| 33       | P_TOTAL_POINTS           | card points in the deck (thirds or half points) for normalisation              |
+| 34       | P_FIRST_TRICK_POIGNEE    | 1: in the first trick each seat declares (phase POIGNEE) before his card       |
+|          |                          | (French)                                                                       |
+| 35       | P_OBS_HOOK               | 1: the family writes observation sections of its own (its observe_sections;    |
+|          |                          | Mineo)                                                                         |
+| 36       | P_CAPTURE_BONUS          | the BONUS slot (per side) that counts captures of masks[MK_CAPTURE_BONUS]      |
+|          |                          | cards                                                                          |
+| 37       | P_PLAY_HOOK              | 1: the family's play_rules narrows the cards legal by the shared trick rules   |
+| 38       | P_TRICK_HOOK_EVERY       | 1: the family's trick_won sees every trick before its cards are taken (it may  |
+|          |                          | change any trick's winner, and end the deal)                                   |
+| 39       | P_DISCARD_FALLBACK_EMPTY | 1: MK_DISCARD_FALLBACK cards become discardable only when no allowed card is   |
+|          |                          | left (0: when fewer than the discards left)                                    |
 
 **The family's own entries.** ``MK_FAMILY + k`` and ``P_FAMILY_PARAM + k`` belong to the family of
 ``params[P_FAMILY]``: each family module names the ones it uses (``mineo.MK_PIGLIATA = MK_FAMILY + 0``,
@@ -146,7 +152,11 @@ PARAMS_LAYOUT = Layout("params", ("entry", "value"), [
     ("P_FIRST_TRICK_POIGNEE", 1, "1: in the first trick each seat declares (phase POIGNEE) before his card (French)"),
     ("P_OBS_HOOK", 1, "1: the family writes observation sections of its own (its observe_sections; Mineo)"),
     ("P_CAPTURE_BONUS", 1, "the BONUS slot (per side) that counts captures of masks[MK_CAPTURE_BONUS] cards"),
-    ("", 3),
+    ("P_PLAY_HOOK", 1, "1: the family's play_rules narrows the cards legal by the shared trick rules"),
+    ("P_TRICK_HOOK_EVERY", 1, "1: the family's trick_won sees every trick before its cards are taken (it may change "
+                              "any trick's winner, and end the deal)"),
+    ("P_DISCARD_FALLBACK_EMPTY", 1, "1: MK_DISCARD_FALLBACK cards become discardable only when no allowed card is "
+                                    "left (0: when fewer than the discards left)"),
 ], total="N_PARAMS")
 
 MK_SUIT = MASKS_LAYOUT["MK_SUIT"]
@@ -184,6 +194,9 @@ P_TOTAL_POINTS = PARAMS_LAYOUT["P_TOTAL_POINTS"]
 P_FIRST_TRICK_POIGNEE = PARAMS_LAYOUT["P_FIRST_TRICK_POIGNEE"]
 P_OBS_HOOK = PARAMS_LAYOUT["P_OBS_HOOK"]
 P_CAPTURE_BONUS = PARAMS_LAYOUT["P_CAPTURE_BONUS"]
+P_PLAY_HOOK = PARAMS_LAYOUT["P_PLAY_HOOK"]
+P_TRICK_HOOK_EVERY = PARAMS_LAYOUT["P_TRICK_HOOK_EVERY"]
+P_DISCARD_FALLBACK_EMPTY = PARAMS_LAYOUT["P_DISCARD_FALLBACK_EMPTY"]
 P_FAMILY_PARAM = PARAMS_LAYOUT["P_FAMILY_PARAM"]
 N_PARAMS = PARAMS_LAYOUT.total
 

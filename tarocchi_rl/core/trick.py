@@ -39,6 +39,7 @@ from .tables import (
     P_EX_LAST,
     P_EX_LEAD_ANY,
     P_MUST_OVERTRUMP,
+    P_PLAY_HOOK,
     P_PLAYERS,
     P_TRICKS,
 )
@@ -141,16 +142,23 @@ def play_legal(st, i, tb):
 def add_to_trick(st, i, card, tb):
     """The seat to act in game ``i`` plays dense ``card`` (legality is the caller's check).
 
-    Updates the hand, the played cards, the trick, its current winner and the seat's public exclusions.
+    Updates the hand, the played cards, the trick, its current winner and the seat's public exclusions (none for
+    a card outside the shared rules' legal set, which only a family's play_rules can force: P_PLAY_HOOK).
     Returns True when the trick is complete (the caller resolves it); otherwise passes the turn to the next
     seat.
     """
     m = st.meta[i]
     p = m[CUR]
     e0, e1 = play_exclusions(card, m[TRICK_COUNT], m[LED_SUIT], m[BEST_TRUMP], m[BEST_BIT], tb)
-    add_excluded(st, i, p, e0, e1)
     w = tb.card[card, CARD_WORD]
     mk = bit(tb.card[card, CARD_BIT])
+    if tb.params[P_PLAY_HOOK] != 0 and (e0 | e1) != U0:
+        # the family's play_rules may force a card the shared rules would not allow: such a card tells nothing
+        l0, l1 = legal_cards(st.cards[i, HAND + p, 0], st.cards[i, HAND + p, 1], m[TRICK_COUNT], m[LED_SUIT],
+                             m[BEST_TRUMP], m[BEST_BIT], tb)
+        if (mk & (l0 if w == 0 else l1)) == U0:
+            e0, e1 = U0, U0
+    add_excluded(st, i, p, e0, e1)
     st.cards[i, HAND + p, w] &= ~mk
     st.cards[i, PLAYED + p, w] |= mk
     m[TRICK + p] = card

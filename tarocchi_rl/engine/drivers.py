@@ -20,7 +20,7 @@ from numba import njit, prange
 
 from ..bits import U0, bit, bounded, kth_bit, lowest_bit, popcount, splitmix_next
 from ..cards import FOOL
-from ..core.deal import give
+from ..core.deal import give, shuffle_deck
 from ..core.phases import DISCARD, DONE, PLAY, POIGNEE
 from ..core.state import (
     BEST_BIT,
@@ -65,12 +65,15 @@ from ..core.tables import (
     MK_TRUMPS,
     P_CAPTURE_BONUS,
     P_CARDS,
+    P_DISCARD_FALLBACK_EMPTY,
     P_EX_LAST,
     P_FIRST_TRICK_POIGNEE,
     P_HAND,
     P_N_SPECIAL,
+    P_PLAY_HOOK,
     P_PLAYERS,
     P_STOCK,
+    P_TRICK_HOOK_EVERY,
     P_TRICKS,
 )
 from ..core.trick import (
@@ -92,19 +95,9 @@ from ..variants import dispatch as family
 
 @njit(cache=True)
 def shuffle_row(st, i, tb):
-    """Fisher-Yates shuffle of the deck's dense ids into ``st.deck[i]`` with the game's own RNG."""
-    d = st.deck[i]
-    n = tb.params[P_CARDS]
-    for k in range(n):
-        d[k] = k
-    r = st.rng[i]
-    for k in range(n - 1, 0, -1):
-        r, z = splitmix_next(r)
-        j = bounded(z, k + 1)
-        t = d[k]
-        d[k] = d[j]
-        d[j] = t
-    st.rng[i] = r
+    """Fisher-Yates shuffle of the deck's dense ids into ``st.deck[i]`` with the game's own RNG
+    (:func:`tarocchi_rl.core.deal.shuffle_deck`)."""
+    shuffle_deck(st, i, tb)
 
 
 @njit(cache=True)
@@ -140,17 +133,27 @@ def reset_row(st, i, tb):
 # legality
 
 
+@njit(cache=True)
+def _play_rules(st, i, l0, l1, tb):
+    """The family's play_rules, behind a call (as _trick_rules): only where params[P_PLAY_HOOK] asks for it."""
+    return family.play_rules(st, i, l0, l1, tb)
+
+
 @njit(cache=True, inline="always")
 def legal_sets(st, i, tb):
     """Legal actions of game ``i`` as sets: (play0, play1, discard0, discard1, flags).
 
     play*/discard* are two-word card sets (uint64); bit k of ``flags`` (int) means special action k.
-    Nothing is legal once the game is done.
+    Nothing is legal once the game is done. In trick play the family's ``play_rules`` narrows the shared rules'
+    cards where params[P_PLAY_HOOK] is 1; in the discard, MK_DISCARD_FALLBACK cards join the allowed ones when
+    fewer of those than the discards left remain (when none remains: params[P_DISCARD_FALLBACK_EMPTY]).
     """
     m = st.meta[i]
     ph = m[PHASE]
     if ph == PLAY:
         l0, l1 = play_legal(st, i, tb)
+        if tb.params[P_PLAY_HOOK] != 0:
+            l0, l1 = _play_rules(st, i, l0, l1, tb)
         return l0, l1, U0, U0, 0
     if ph == DISCARD:
         p = m[CUR]
@@ -158,7 +161,8 @@ def legal_sets(st, i, tb):
         h1 = st.cards[i, HAND + p, 1]
         a0 = h0 & ~tb.masks[MK_DISCARD_FORBIDDEN, 0]
         a1 = h1 & ~tb.masks[MK_DISCARD_FORBIDDEN, 1]
-        if popcount(a0) + popcount(a1) < m[DISCARDS_LEFT]:
+        need = 1 if tb.params[P_DISCARD_FALLBACK_EMPTY] != 0 else m[DISCARDS_LEFT]
+        if popcount(a0) + popcount(a1) < need:
             a0 |= h0 & tb.masks[MK_DISCARD_FALLBACK, 0]
             a1 |= h1 & tb.masks[MK_DISCARD_FALLBACK, 1]
         return U0, U0, a0, a1, 0
@@ -308,13 +312,16 @@ def resolve_trick(st, i, tb):
     core.trick.excuse_last_trick_to; capture bonuses: MK_CAPTURE_BONUS), next trick or settle. The family's
     trick rules (its ``trick_won``: who takes the last trick, bonuses) run for the last trick (first: it may give
     the trick to another seat) and for a trick holding a trump of masks[MK_TRICK_HOOK] (after the cards are
-    taken) only, never where that mask is empty: a call through the family dispatch costs more than a trick."""
+    taken) only, never where that mask is empty: a call through the family dispatch costs more than a trick.
+    Where params[P_TRICK_HOOK_EVERY] is 1 they run for every trick, before its cards are taken, and may give any
+    trick to another seat and end the deal before its last trick (by setting the phase to DONE)."""
     m = st.meta[i]
     n = tb.params[P_PLAYERS]
     last = m[TRICK_NUM] == tb.params[P_TRICKS] - 1
     winner = m[BEST_SEAT]
     watch = tb.masks[MK_TRICK_HOOK, 0]  # empty: the family has no trick rules of its own
-    if last and watch != U0:
+    every = tb.params[P_TRICK_HOOK_EVERY] != 0
+    if every or (last and watch != U0):
         winner = _trick_rules(st, i, winner, last, tb)
     hooked = False
     wside = m[SIDE + winner]
@@ -334,11 +341,11 @@ def resolve_trick(st, i, tb):
         st.cards[i, WON + winner, w] |= mk
         if w == 0 and (capture & mk) != U0 and m[SIDE + s] != wside:
             m[BONUS + 8 * wside + tb.params[P_CAPTURE_BONUS]] += 1
-    if hooked and not last:
+    if hooked and not last and not every:
         _trick_rules(st, i, winner, last, tb)  # (before the last trick, trick_won keeps the winner)
     m[TRICKS_WON + winner] += 1
     m[TRICK_NUM] += 1
-    if last:
+    if last or m[PHASE] == DONE:  # (DONE before the last trick: the family's trick rules ended the deal)
         m[LAST_WINNER] = winner
         settle_row(st, i, tb)
     else:
@@ -367,6 +374,11 @@ def random_playout_row(st, i, tb):
     m = st.meta[i]
     n = tb.params[P_PLAYERS]
     plays = 0
+    if tb.params[P_PLAY_HOOK] != 0:  # the family narrows the legal cards: one card at a time, as random_action
+        while m[PHASE] == PLAY:
+            step_row(st, i, random_action(st, i, tb), tb)
+            plays += 1
+        return plays
     while m[PHASE] == PLAY:
         first_trick_poignee = m[TRICK_NUM] == 0 and tb.params[P_FIRST_TRICK_POIGNEE] == 1
         p = m[CUR]

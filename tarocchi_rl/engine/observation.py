@@ -130,8 +130,8 @@ def observe_row(st, i, viewer, tb, out):
         out[o[S_CONTRACT] + m[CONTRACT] - 1] = 1.0
     if o[S_DOUBLED] >= 0 and m[MULT] == 2:
         out[o[S_DOUBLED]] = 1.0
-    if o[S_CALLED] >= 0 and m[CALLED] >= 0:
-        out[o[S_CALLED] + tb.card[m[CALLED], CARD_BIT]] = 1.0
+    if o[S_CALLED] >= 0 and m[CALLED] >= 0:  # by dense id (Mineo's called trumps T0..T20 are dense ids 0..20)
+        out[o[S_CALLED] + m[CALLED]] = 1.0
     if tb.params[P_OBS_HOOK] == 1:  # the family's own sections (Mineo: partnership, commitments)
         family.observe_sections(st, i, viewer, tb, out)
     if o[S_CHELEM] >= 0 and m[COMMIT] == 1:

@@ -11,11 +11,13 @@ time. A family module provides, beside its rules:
 | ``make_rule_tables(**options)``                            | Python  | the engine (RuleTables: masks, params)|
 | ``start_row``, ``legal_flags``, ``step_special``,          | Numba   | the engine and the observation,      |
 | ``after_discard``, ``trick_won``, ``settle``,              | kernels | through the generated family         |
-| ``observe_sections``, ``sides_known``                      |         | dispatch (``dispatch.py``; arguments:|
+| ``observe_sections``, ``sides_known``, ``play_rules``      |         | dispatch (``dispatch.py``; arguments:|
 |                                                            |         | ``contract.KERNEL_HOOKS``)           |
 | ``DECK``, ``N_ACTIONS``, ``SPECIAL_ACTION_NAMES``,         | Python  | game API, records, adapters: the     |
 | ``action_to_string``, ``string_to_action``                 |         | action vocabulary                    |
 | ``outcome(st, i, tb)``                                     | Python  | the one schema (:data:`OUTCOME_FIELDS`)|
+| ``ZERO_SUM``                                               | fact    | invariant tests, adapters: payoffs   |
+|                                                            |         | add up to 0 in every deal            |
 | ``PAYOFF_SCALE``                                           | fact    | rewards = payoff / scale (trainer,   |
 |                                                            |         | ISMCTS, envs)                        |
 | ``utility_bounds``, ``max_game_length`` (derived in their  | facts   | OpenSpiel metadata, contract test    |
@@ -27,7 +29,8 @@ time. A family module provides, beside its rules:
 The hooks a family has no use for are the do-nothing kernels of ``defaults.py`` under the hook's name. Two
 hooks run only where the family's tables ask for them (a call through the dispatch costs more than the shared
 work around it): ``trick_won`` for the last trick and the tricks holding a trump of ``masks[MK_TRICK_HOOK]``
-(none where that row is empty), ``observe_sections`` where ``params[P_OBS_HOOK]`` is 1. Rules that the shared
+(none where that row is empty; every trick where ``params[P_TRICK_HOOK_EVERY]`` is 1), ``observe_sections``
+where ``params[P_OBS_HOOK]`` is 1, ``play_rules`` where ``params[P_PLAY_HOOK]`` is 1. Rules that the shared
 kernels apply from the tables alone stay table entries (``P_FIRST_TRICK_POIGNEE``, ``MK_CAPTURE_BONUS`` with
 ``P_CAPTURE_BONUS``, ``P_EX_LAST``, ...).
 
@@ -54,7 +57,7 @@ for _k, _family in enumerate(FAMILIES):
         raise ImportError(f"family {_family!r} has FAMILY_ID {_family.FAMILY_ID}, but is FAMILIES[{_k}]")
 
 OUTCOME_FIELDS = {
-    "payoffs": "int per seat, the deal's payoffs (zero-sum)",
+    "payoffs": "int per seat, the deal's payoffs (zero-sum where the family's ZERO_SUM says so)",
     "contract": "the contract's name ('none': every seat passed), null where the game has none (Piedmontese)",
     "declarer": "the seat that plays against the others: Mineo declarer, French taker, Piedmontese dealer (null: "
                 "no contract)",
@@ -104,6 +107,11 @@ class VariantSpec:
     def payoff_scale(self) -> float:
         """Payoff units per unit of reward: rewards of order 1 are payoffs / this (the family's PAYOFF_SCALE)."""
         return float(self.rules.PAYOFF_SCALE)
+
+    @property
+    def zero_sum(self) -> bool:
+        """Whether every deal's payoffs add up to 0 (the family's ZERO_SUM)."""
+        return bool(self.rules.ZERO_SUM)
 
     @property
     def declarer_role(self) -> str:

@@ -35,7 +35,13 @@ KERNEL_HOOKS: dict[str, tuple[tuple[str, ...], str]] = {
                   "Excuse, petit au bout); returns the seat that takes the trick, which only the last "
                   "trick may change. Called for the last trick (before its cards are taken) and, after the cards "
                   "are taken, for the tricks holding a trump of the family's masks[MK_TRICK_HOOK] only; never "
-                  "where that mask is empty"),
+                  "where that mask is empty. Where params[P_TRICK_HOOK_EVERY] is 1: called for every trick, "
+                  "before its cards are taken; it may then change any trick's winner, and end the deal before its "
+                  "last trick by setting meta[PHASE] to DONE (the engine then settles)"),
+    "play_rules": (("st", "i", "l0", "l1", "tb"), "the two-word set (l0, l1) of cards the shared trick rules allow "
+                   "the seat to act (core.trick.legal_cards): returns the family's legal set, (l0, l1) narrowed or "
+                   "a card the shared rules would not allow (which then tells nothing about the hand); called "
+                   "where params[P_PLAY_HOOK] is 1 only"),
     "observe_sections": (("st", "i", "viewer", "tb", "out"), "write the family's own observation sections of "
                          "game i seen by viewer into out (float32[obs_dim], already cleared and filled with the "
                          "shared sections); called where the family's tables set params[P_OBS_HOOK] only"),
@@ -74,6 +80,10 @@ class FamilyRules(Protocol):
     @property
     def outcome(self) -> Callable[..., dict[str, Any]]:
         """``outcome(st, i, tb=None)``: a finished deal in the one schema (``OUTCOME_FIELDS``)."""
+
+    @property
+    def ZERO_SUM(self) -> bool:
+        """Whether every finished deal's payoffs add up to 0 (the invariant tests read it here)."""
 
     @property
     def utility_bounds(self) -> Callable[..., tuple[int, int]]:
@@ -146,6 +156,9 @@ class FamilyRules(Protocol):
 
     @property
     def observe_sections(self) -> Callable[..., Any]: ...
+
+    @property
+    def play_rules(self) -> Callable[..., Any]: ...
 
 
 def contract_members() -> tuple[str, ...]:

@@ -19,3 +19,9 @@ def trick_winner_unchanged(st, i, winner, last, tb):
 @njit(cache=True, inline="always")
 def observe_nothing(st, i, viewer, tb, out):
     """The family has no observation sections of its own."""
+
+
+@njit(cache=True, inline="always")
+def play_rules_unchanged(st, i, l0, l1, tb):
+    """The shared trick rules' legal cards are the family's."""
+    return l0, l1

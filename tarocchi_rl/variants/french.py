@@ -100,7 +100,7 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, clear_trick
-from .defaults import observe_nothing, sides_always_known
+from .defaults import observe_nothing, play_rules_unchanged, sides_always_known
 
 # the family's own entries of the shared tables (core/tables.py: MK_FAMILY + k, P_FAMILY_PARAM + k)
 MK_OUDLERS = MK_FAMILY + 5  # T1, T21, EX
@@ -143,6 +143,8 @@ DECLARER_ROLE = "taker"  # what the outcome's "declarer" is called in this game
 CARD_POINT_UNITS = 2  # card points are counted in half points
 sides_known = sides_always_known  # (Numba hooks of the contract)
 observe_sections = observe_nothing
+play_rules = play_rules_unchanged
+ZERO_SUM = True  # every deal's payoffs add up to 0
 CARD_POINT_UNIT_NAME = "half points"
 STRING_OPTION_CHOICES = {"excuse_last_trick": EXCUSE_LAST_TRICK}  # the values of each string option
 # the bidding rounds: (meta column of each seat's word, name, prefix of its words' counts)

@@ -100,7 +100,7 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, start_play
-from .defaults import trick_winner_unchanged
+from .defaults import play_rules_unchanged, trick_winner_unchanged
 
 # the family's own rows of the shared tables (core/tables.py: MK_FAMILY + k)
 MK_PIGLIATA = MK_FAMILY + 0  # T16..T19, T1
@@ -480,6 +480,8 @@ def partner_known(st, i, viewer, tb):
 
 sides_known = partner_known  # the contract's hook: whether a seat knows the sides
 trick_won = trick_winner_unchanged  # (the pigliata is the tables' capture bonus)
+play_rules = play_rules_unchanged
+ZERO_SUM = True  # every deal's payoffs add up to 0
 
 
 @njit(cache=True, inline="always")

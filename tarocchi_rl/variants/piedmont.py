@@ -83,7 +83,7 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, start_play
-from .defaults import observe_nothing, sides_always_known, trick_winner_unchanged
+from .defaults import observe_nothing, play_rules_unchanged, sides_always_known, trick_winner_unchanged
 
 # the family's own entries of the shared tables (core/tables.py: MK_FAMILY + k, P_FAMILY_PARAM + k)
 MK_ACCUSO_HONOURS = MK_FAMILY + 0  # the accuso's honours: T1, T20, T21
@@ -122,6 +122,8 @@ CARD_POINT_UNITS = 3  # card points are counted in thirds
 sides_known = sides_always_known  # (Numba hooks of the contract)
 trick_won = trick_winner_unchanged
 observe_sections = observe_nothing
+play_rules = play_rules_unchanged
+ZERO_SUM = True  # every deal's payoffs add up to 0
 CARD_POINT_UNIT_NAME = "thirds"
 STRING_OPTION_CHOICES = {"honour_5": ("mondo", "angelo")}  # the values of each string option
 BID_WORDS: tuple[str, ...] = ()  # no auction

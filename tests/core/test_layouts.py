@@ -49,7 +49,7 @@ PINNED = {
         "P_FAMILY": 11, "P_COUNT": 12, "P_EX_LAST": 13, "P_EXCHANGE": 14, "P_DEALER": 15, "P_VALUE": 16,
         "P_FAMILY_PARAM": 24, "P_N_SPECIAL": 29,
         "P_BID_WORDS": 31, "P_N_CONTRACTS": 32, "P_TOTAL_POINTS": 33, "P_FIRST_TRICK_POIGNEE": 34, "P_OBS_HOOK": 35,
-        "P_CAPTURE_BONUS": 36,
+        "P_CAPTURE_BONUS": 36, "P_PLAY_HOOK": 37, "P_TRICK_HOOK_EVERY": 38, "P_DISCARD_FALLBACK_EMPTY": 39,
     }, 40),
     "determinize.ints": ({
         "I_STATUS": 0, "I_P": 1, "I_K": 2, "I_KB": 3, "I_NF": 4, "I_FLAGS": 5, "I_OBS": 6, "I_UNIV": 7,
