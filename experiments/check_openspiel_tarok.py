@@ -31,9 +31,10 @@ Card ids (OpenSpiel's deck order) and names: 0..21 the taroks ``T1`` (Pagat) .. 
 (``7S`` .. ``KS``); 46..53 clubs the same. The script checks this table against OpenSpiel's own card names
 (``OPENSPIEL_LONG_NAMES``) before it starts.
 
-``--engine`` picks what is checked against OpenSpiel: ``oracle`` (tests/oracles/oracle_tarok.py). ``core`` (the
-batched engine) is the place left for issue 34's engine: an engine is anything with the ``LockstepEngine``
-methods, made by a factory ``(variant, deck) -> LockstepEngine`` registered in ``ENGINES``.
+``--engine`` picks what is checked against OpenSpiel: ``oracle`` (tests/oracles/oracle_tarok.py) or ``core`` (the
+batched engine, through the single-game API: ``tarocchi_rl.make(variant).state_from_deal``, whose action strings
+are the oracle's). An engine is anything with the ``LockstepEngine`` methods, made by a factory ``(variant, deck)
+-> LockstepEngine`` registered in ``ENGINES``.
 """
 
 from __future__ import annotations
@@ -96,9 +97,44 @@ def oracle_engine(variant: str, deck: list[str]) -> LockstepEngine:
     return TarokOracle(PLAYERS[variant], deck)
 
 
+class CoreEngine:
+    """The batched engine's single-game API driven with the lockstep's strings."""
+
+    def __init__(self, variant: str, deck: list[str]) -> None:
+        import tarocchi_rl
+
+        game = _core_games.get(variant) or _core_games.setdefault(variant, tarocchi_rl.make(variant))
+        h = 48 // PLAYERS[variant]
+        self.state = game.state_from_deal([deck[h * s : h * (s + 1)] for s in range(PLAYERS[variant])], deck[48:])
+        if self.state.deal()["hands"] != [deck[h * s : h * (s + 1)] for s in range(PLAYERS[variant])]:
+            raise Divergence("the engine dealt the deck again (a hand without a tarok)")
+
+    def current_player(self) -> int:
+        return self.state.current_player()
+
+    def legal_actions(self) -> set[str]:
+        return {self.state.action_to_string(a) for a in self.state.legal_actions()}
+
+    def apply(self, action: str) -> None:
+        self.state.apply(action)
+
+    def is_terminal(self) -> bool:
+        return self.state.is_terminal()
+
+    def returns(self) -> list[int]:
+        return self.state.returns()
+
+
+_core_games: dict[str, Any] = {}
+
+
+def core_engine(variant: str, deck: list[str]) -> LockstepEngine:
+    return CoreEngine(variant, deck)
+
+
 ENGINES: dict[str, EngineFactory | None] = {
     "oracle": oracle_engine,
-    "core": None,  # the batched engine (issue 34, item 2): a factory here once tarok3/tarok4 are variants
+    "core": core_engine,  # the batched engine (tarocchi_rl's tarok3 / tarok4)
 }
 
 

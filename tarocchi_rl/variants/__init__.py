@@ -46,12 +46,12 @@ from dataclasses import dataclass, field
 from ..cards import Deck
 from ..core.obs_layout import build_privileged_layout, layout_table
 from ..core.tables import RuleTables
-from . import french, mineo, piedmont
+from . import french, mineo, piedmont, tarok
 from .contract import FamilyRules
 
 # The rule families; a family's id (params[P_FAMILY], its FAMILY_ID) is its position here. mypy checks each
 # module against the FamilyRules protocol on this line.
-FAMILIES: tuple[FamilyRules, ...] = (mineo, piedmont, french)
+FAMILIES: tuple[FamilyRules, ...] = (mineo, piedmont, french, tarok)
 for _k, _family in enumerate(FAMILIES):
     if _family.FAMILY_ID != _k:
         raise ImportError(f"family {_family!r} has FAMILY_ID {_family.FAMILY_ID}, but is FAMILIES[{_k}]")
@@ -205,12 +205,21 @@ def _french(name: str) -> VariantSpec:
                        {"variant": name}, french.LONG_NAMES[name])
 
 
+def _tarok(name: str) -> VariantSpec:
+    n, hand, _ = tarok.SHAPES[name]
+    _, dim, rows = tarok.layout(name)
+    return VariantSpec(name, tarok, {}, n, tarok.N_ACTIONS, (hand,) * n, tarok.TALON, dim, tuple(rows),
+                       {"variant": name}, tarok.LONG_NAMES[name])
+
+
 _FACTORIES = {
     "mineo": _mineo,
     "piedmont3": lambda: _piedmont("piedmont3"),
     "piedmont4": lambda: _piedmont("piedmont4"),
     "french3": lambda: _french("french3"),
     "french4": lambda: _french("french4"),
+    "tarok3": lambda: _tarok("tarok3"),
+    "tarok4": lambda: _tarok("tarok4"),
 }
 VARIANTS = tuple(_FACTORIES)
 _cache: dict = {}

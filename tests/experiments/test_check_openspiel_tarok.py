@@ -1,5 +1,6 @@
-"""``experiments/check_openspiel_tarok.py``: the tarok oracle in lockstep with OpenSpiel's ``tarok`` on a few hundred
-deals of each player count, the mapping table against OpenSpiel's card names, a divergence found and reported,
+"""``experiments/check_openspiel_tarok.py``: the tarok oracle and the batched engine (``--engine core``: tarok3,
+tarok4) in lockstep with OpenSpiel's ``tarok`` on a few hundred deals of each player count, OpenSpiel's valat
+readings on the engine, the mapping table against OpenSpiel's card names, a divergence found and reported,
 and bad arguments refused in one line. Skipped where pyspiel (OpenSpiel's Python package) is not installed."""
 
 from __future__ import annotations
@@ -18,6 +19,15 @@ pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel's pyspiel is not inst
 def test_the_oracle_agrees_with_openspiel_on_300_deals(variant):
     done = ok(run_script("check_openspiel_tarok", "--variant", variant, "--deals", "300", "--seed", "5",
                          timeout=120))
+    lines = done.stdout.strip().splitlines()
+    assert lines[-1] == "300 deals, 0 divergences"
+    assert lines[-2].startswith(f"{variant}: ") and "klop" in lines[-2] and "two" in lines[-2], lines[-2]
+
+
+@pytest.mark.parametrize("variant", ["tarok3", "tarok4"])
+def test_the_engine_agrees_with_openspiel_on_300_deals(variant):
+    done = ok(run_script("check_openspiel_tarok", "--variant", variant, "--deals", "300", "--seed", "6",
+                         "--engine", "core", timeout=300))
     lines = done.stdout.strip().splitlines()
     assert lines[-1] == "300 deals, 0 divergences"
     assert lines[-2].startswith(f"{variant}: ") and "klop" in lines[-2] and "two" in lines[-2], lines[-2]
@@ -68,7 +78,6 @@ def test_a_divergence_is_reported_with_its_deal_and_step(engine, where):
     ["--variant", "tarok3", "--deals", "three", "--seed", "1"],
     ["--variant", "tarok3", "--deals", "3"],
     ["--variant", "tarok3", "--deals", "3", "--seed", "1", "--engine", "numba"],
-    ["--variant", "tarok3", "--deals", "3", "--seed", "1", "--engine", "core"],
 ])
 def test_bad_arguments_are_one_line_and_exit_2(args):
     done = run_script("check_openspiel_tarok", *args, timeout=60)
@@ -120,3 +129,21 @@ def test_openspiel_valat_is_a_pile_of_48_cards():
     returns, oracle = _greedy_deal(4, 99, 1232, ["bid:pass", "bid:pass", "bid:pass", "bid:solo_one", "talon:0"])
     assert all(t["winner"] == 0 for t in oracle.tricks) and len(oracle.tricks) == 12
     assert returns == [93, 0, 0, 0] == oracle.returns()  # 68 points: 68 - 35 + 60, no valat
+
+
+@pytest.mark.parametrize(("players", "deal", "opening", "expected"), [
+    (3, 479, ["bid:pass", "bid:pass", "bid:three", "talon:0"], [230, 0, 0]),
+    (3, 2107, ["bid:pass", "bid:pass", "bid:three", "talon:0"], [39, 0, 0]),
+    (4, 1232, ["bid:pass", "bid:pass", "bid:pass", "bid:solo_one", "talon:0"], [93, 0, 0, 0]),
+])
+def test_openspiels_valat_readings_on_the_engine(players, deal, opening, expected):
+    """The three deals above, replayed on the batched engine with the oracle's actions: the same returns and
+    OpenSpiel's valat reading in the outcome."""
+    _, oracle = _greedy_deal(players, 99, deal, opening)
+    deck = [c for hand in oracle.initial_hands for c in hand] + oracle.initial_talon
+    engine = lockstep.core_engine(f"tarok{players}", deck)
+    for _, action in oracle.history:
+        engine.apply(action)
+    assert engine.is_terminal() and engine.returns() == expected
+    valat = engine.state.outcome()["bonuses"]
+    assert ({"name": "valat", "side": 0, "points": 250} in valat) == (expected[0] == 230)
