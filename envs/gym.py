@@ -75,15 +75,10 @@ from tarocchi_rl.agents.specs import make_agent
 from tarocchi_rl.batch import BatchEnv
 from tarocchi_rl.game import State, make
 from tarocchi_rl.policies import AgentLike
+from tarocchi_rl.variants import VARIANTS
 
 #: Gymnasium ids, one per variant (registered when this module is imported).
-ENV_IDS = {
-    "mineo": "tarocchi_rl/Mineo-v0",
-    "piedmont3": "tarocchi_rl/Piedmont3-v0",
-    "piedmont4": "tarocchi_rl/Piedmont4-v0",
-    "french3": "tarocchi_rl/French3-v0",
-    "french4": "tarocchi_rl/French4-v0",
-}
+ENV_IDS = {v: f"tarocchi_rl/{v.capitalize()}-v0" for v in VARIANTS}  # Mineo-v0, Piedmont3-v0, ...
 _MAX_REDEALS = 1000
 Policy = Callable[[dict], int]
 #: an opponent: "random", an agent spec, an agent object or a callable policy (see the module docstring)

@@ -206,13 +206,15 @@ def _variant_module(variant: str) -> SimpleNamespace:
     return SimpleNamespace(env=make_env, raw_env=make_raw_env, variant=variant)
 
 
-mineo_v0 = _variant_module("mineo")
-piedmont3_v0 = _variant_module("piedmont3")
-piedmont4_v0 = _variant_module("piedmont4")
-french3_v0 = _variant_module("french3")
-french4_v0 = _variant_module("french4")
-#: ``{variant: module-like namespace with env() and raw_env()}``
-ENVS = {ns.variant: ns for ns in (mineo_v0, piedmont3_v0, piedmont4_v0, french3_v0, french4_v0)}
+#: ``{variant: module-like namespace with env() and raw_env()}``, one per registered variant
+ENVS = {v: _variant_module(v) for v in VARIANTS}
 
-__all__ = ["ENVS", "VARIANTS", "env", "raw_env", "mineo_v0", "piedmont3_v0", "piedmont4_v0", "french3_v0",
-           "french4_v0"]
+
+def __getattr__(name: str) -> SimpleNamespace:
+    """``<variant>_v0`` (``mineo_v0``, ...): the variant's module-like namespace (PettingZoo's naming)."""
+    if name.endswith("_v0") and name[:-3] in ENVS:
+        return ENVS[name[:-3]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["ENVS", "VARIANTS", "env", "raw_env", *(f"{v}_v0" for v in VARIANTS)]

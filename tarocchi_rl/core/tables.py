@@ -76,8 +76,8 @@ see :mod:`tarocchi_rl.engine.observation`.
 |          |                          | left (0: when fewer than the discards left)                                    |
 
 **The family's own entries.** ``MK_FAMILY + k`` and ``P_FAMILY_PARAM + k`` belong to the family of
-``params[P_FAMILY]``: each family module names the ones it uses (``mineo.MK_PIGLIATA = MK_FAMILY + 0``,
-``french.P_POIGNEE_1 = P_FAMILY_PARAM + 2``, ...) and only its own kernels read them, so a new family adds no row
+``params[P_FAMILY]``: each family module names the ones it uses (Mineo's ``MK_PIGLIATA = MK_FAMILY + 0``, the
+French ``P_POIGNEE_1 = P_FAMILY_PARAM + 2``, ...) and only its own kernels read them, so a new family adds no row
 here. (The entries the families moved out of keep their numbers as aliases where they could; the shared
 entries never moved: a kernel cached by Numba before a change of this file still reads the right ones.)
 

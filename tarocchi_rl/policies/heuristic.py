@@ -1,7 +1,8 @@
 """``heuristic``: a rule-based player for every decision of every variant, as batched Numba kernels.
 
 ``heuristic_actions(st, tb, idx, out)`` writes one action per game ``idx[k]`` (a prange loop calling the
-non-inlined row function ``heuristic_row(st, i, tb)``, which dispatches on ``params[P_FAMILY]`` and the phase);
+non-inlined row function ``heuristic_row(st, i, tb)``, which dispatches on the phase and, through the family
+dispatch, on ``params[P_FAMILY]``);
 :class:`HeuristicAgent` wraps it in the agent protocol of :mod:`tarocchi_rl.policies.base` (``needs_obs = False``).
 
 The player is **deterministic**: the same state gives the same action, with no RNG (ties go to the weakest
@@ -23,28 +24,11 @@ play. **Allies**: Mineo solo - the defenders; Mineo call - the partnership once 
 played, and for its holder from the start (before that nobody); piedmont3 none; piedmont4 the partner;
 French - the defenders. Unknown seats count as enemies.
 
-Hand strength (own cards only)
-| variant | strength                                                                                        |
-|---------|-------------------------------------------------------------------------------------------------|
-| mineo   | 2 per trump, +2 per Aria (T16..T19), +4 T20, +3 EX, +3 per King, T1 +2 (>= 6 trumps) else -1,   |
-|         | with >= 5 trumps: +2 per void suit, +1 per singleton                                            |
-| french  | 2 per trump, +1 per T16..T20, T21 +10, EX +8, T1 +9/+7/+4/0 with >= 6/5/4/fewer trumps, King 6, |
-|         | Queen 3 (+1 with its King), Cavalier 2, Valet 1, +2 per card beyond 4 in a suit with its King,  |
-|         | with >= 5 trumps: +6 per void, +3 per singleton                                                  |
-
-Bids and commitments (thresholds calibrated by forced-bid heuristic self-play, then duplicate tuning)
-| decision          | rule                                                                                      |
-|-------------------|-------------------------------------------------------------------------------------------|
-| mineo early round | solo (doubled) if the 5 cards' strength >= MINEO_EARLY_SOLO (26: five top trumps), else pass |
-| mineo auction     | solo if strength >= MINEO_SOLO (30); call if >= MINEO_CALL (9) and nobody called; else pass |
-| mineo scommessa   | say it (T20 and EX held) when T1 is held too with >= 4 trumps; else pass                   |
-| mineo rivanto     | (defenders) say it holding the master trump or >= 10 trumps; else pass                     |
-| french bid        | the highest level whose threshold the strength reaches, FRENCH3_BIDS = (42, 46, 66, 76),   |
-|                   | FRENCH4_BIDS = (40, 43, 62, 70) for prise / garde / garde sans / garde contre, if it is    |
-|                   | above every bid so far; else pass                                                          |
-| french chelem     | announce only with T21, >= 14 trumps and every suit an unbroken run from its King          |
-| french poignee    | declare the highest level held (taker or defender)                                         |
-| piedmont4 accuso  | declare whenever legal (a free bonus)                                                      |
+Bids, commitments and the family's own play rules: the family's heuristic hooks (``heuristic_special``,
+``heuristic_reserved``, ``heuristic_attack``, ``heuristic_ex_dump`` of
+:data:`tarocchi_rl.variants.contract.KERNEL_HOOKS`), each family's table beside them in its module (its hand
+strength, bid thresholds calibrated by forced-bid heuristic self-play then duplicate tuning, commitments, the
+attacking side, reserved cards, EX). This module names no family.
 
 Discard (one card per action)
 | case                  | rule                                                                                       |
@@ -60,7 +44,7 @@ Card play: leading (also after an Excuse lead)
 | 1     | a low honour trump (T1 / the Petit) that has become master                                        |
 | 2     | cash the most valuable master suit card, if no trump is outstanding or >= 2 cards of the suit     |
 |       | are outstanding per other player                                                                  |
-| 3     | attacking side (Mineo declarer side, French taker, any Piedmontese player) holding at least half  |
+| 3     | attacking side (the family's heuristic_attack) holding at least half                              |
 |       | as many trumps as are outstanding: lead the master trump, if held                                 |
 | 4     | the lowest card of the shortest suit (avoiding suits headed by a master and valuable low cards)   |
 | 5     | only trumps left: the master trump, else the cheapest trump                                       |
@@ -68,7 +52,7 @@ Card play: leading (also after an Excuse lead)
 Card play: following
 | case                          | rule                                                                                |
 |-------------------------------|-------------------------------------------------------------------------------------|
-| EX held, 2 cards left         | play EX (Mineo: 4 cards left, as it may not be led)                                 |
+| EX held, 2 cards left         | play EX (4 cards left where it may be led only as the last card: P_EX_LEAD_ANY 0)  |
 | ally winning, secure          | smear: a vulnerable honour trump first (T1 / Petit, an Aria that can be beaten),     |
 |                               | else the most valuable suit card, else the lowest no-value trump                    |
 | ally winning, not secure      | play cheap                                                                          |
@@ -77,13 +61,11 @@ Card play: following
 | enemy winning, others to play | the cheapest secure winner if the trick holds points or it is not a master trump;   |
 |                               | else the lowest no-value, non-master winner if the trick holds points or I trump;   |
 |                               | else play cheap                                                                     |
-| play cheap                    | Mineo, second half of the deal: EX (it stays with its side when not led). Otherwise |
+| play cheap                    | EX where the family's heuristic_ex_dump says so (Mineo: second half). Otherwise     |
 |                               | the cheapest card (lowest value, then rank; trumps: no-value ones, then masters,    |
 |                               | honours last), or EX instead when that card is an honour trump or worth a Queen+    |
 
-Reserved cards (kept back while anything else is legal): French - the Petit while this seat holds more other
-trumps than are outstanding (petit au bout); Mineo - the master trump once a rivanto is said (the last trick
-is worth 2 jochi).
+Reserved cards (kept back while anything else is legal): the family's heuristic_reserved.
 """
 
 import numpy as np
@@ -91,36 +73,22 @@ from numba import njit, prange
 
 from ..bits import U0, U1, lowest_bit, popcount
 from ..cards import EX_BIT
+from ..core.known import above, hi_bit, outstanding
 from ..core.phases import (
-    ACCUSO,
-    AUCTION,
-    BID,
-    CHELEM,
     DISCARD,
     DONE,
-    EARLY,
     PLAY,
-    POIGNEE,
-    RIVANTO,
-    SCOMMESSA,
 )
 from ..core.state import (
     BEST_BIT,
     BEST_SEAT,
     BEST_TRUMP,
-    BID_WORD,
-    CALLED,
-    COMMIT,
-    CONTRACT,
     CUR,
     DECLARER,
-    DISCARDED,
     DISCARDS_LEFT,
     HAND,
     LED_SUIT,
     PHASE,
-    PLAYED,
-    SHOWN,
     SIDE,
     TRICK,
     TRICK_COUNT,
@@ -136,31 +104,18 @@ from ..core.tables import (
     MK_VALUE,
     P_CARDS,
     P_COUNT,
-    P_FAMILY,
+    P_EX_LEAD_ANY,
     P_N_VALUES,
     P_PLAYERS,
-    P_TRICKS,
     P_VALUE,
 )
 from ..core.trick import play_legal
 from ..engine import legal_sets
-from ..variants import french, mineo
-from ..variants.french import MK_OUDLERS, MK_PETIT
-from ..variants.mineo import MK_ARIE, MK_GIOVE, MK_PIGLIATA
+from ..variants import dispatch as family
 from .base import Agent
-
-FAMILY_MINEO, FAMILY_FRENCH = mineo.FAMILY_ID, french.FAMILY_ID  # (until the family's rules move behind hooks)
-
-# bidding thresholds (strength scores of the module docstring)
-MINEO_EARLY_SOLO = 26
-MINEO_CALL = 9
-MINEO_SOLO = 30
-FRENCH3_BIDS = (42, 46, 66, 76)  # prise, garde, garde sans, garde contre
-FRENCH4_BIDS = (40, 43, 62, 70)
 
 _EXB = np.uint64(1) << np.uint64(EX_BIT)
 _NOT_EXB = ~_EXB
-_S1, _S2, _S4, _S8, _S16, _S32 = (np.uint64(k) for k in (1, 2, 4, 8, 16, 32))
 _BIG = 1 << 40
 
 # card scoring modes of _select (the lowest score is chosen)
@@ -170,24 +125,6 @@ CHEAP, WIN, SMEAR = 0, 1, 2
 # ----------------------------------------------------------------------------------------------------------
 # bit and card helpers (the kernels pass the state's and the tables' arrays, not the NamedTuples: reading a
 # NamedTuple field in a kernel costs far more than the bit work here)
-
-
-@njit(cache=True, inline="always")
-def _hi_bit(x):
-    """Index of the highest set bit of a non-zero uint64."""
-    x |= x >> _S1
-    x |= x >> _S2
-    x |= x >> _S4
-    x |= x >> _S8
-    x |= x >> _S16
-    x |= x >> _S32
-    return popcount(x) - 1
-
-
-@njit(cache=True, inline="always")
-def _above(b):
-    """All bits strictly above bit ``b`` (b <= 62)."""
-    return ~((U1 << np.uint64(b + 1)) - U1)
 
 
 @njit(cache=True, inline="always")
@@ -216,7 +153,7 @@ def _score(w, b, mode, out_tr, valued0, card, ptc):
         v = _value(1, b, card, ptc) * 32 + r
         return v if mode == CHEAP else -v  # SMEAR: the most valuable first
     bb = np.int64(b)
-    master = (out_tr & _above(b)) == U0
+    master = (out_tr & above(b)) == U0
     honour = (valued0 & (U1 << np.uint64(b))) != U0
     if mode == CHEAP:
         if honour:  # (a master honour may still lose to a higher trump already in the trick)
@@ -261,9 +198,9 @@ def _secure(w, b, out_tr, out1, enemies_after, masks):
     if enemies_after == 0:
         return True
     if w == 0:
-        return (out_tr & _above(b)) == U0
+        return (out_tr & above(b)) == U0
     suit = masks[MK_SUIT + (b >> 4), 1]
-    if (out1 & suit & _above(b)) != U0:
+    if (out1 & suit & above(b)) != U0:
         return False
     return out_tr == U0 or popcount(out1 & suit) >= enemies_after
 
@@ -285,62 +222,25 @@ def _cheap(c0, c1, ex, ex_dump, out_tr, valued0, queen, card, ptc):
 
 
 @njit(cache=True, inline="always")
-def _allies(meta, cards, card, fam, i, p, n):
-    """Bitmask of seats that seat p knows to be on its side (p excluded)."""
-    if fam == FAMILY_MINEO:
-        ct = meta[i, CONTRACT]
-        if ct == mineo.NONE:
-            return 0
-        if ct == mineo.CALL:  # the partnership is known to the called trump's holder, to all once it is played
-            c = meta[i, CALLED]
-            w = card[c, CARD_WORD]
-            mk = U1 << np.uint64(card[c, CARD_BIT])
-            seen = cards[i, HAND + p, w]
-            for s in range(n):
-                seen |= cards[i, PLAYED + s, w]
-            if (seen & mk) == U0:
-                return 0
-    elif fam == FAMILY_FRENCH and meta[i, DECLARER] < 0:
+def _allies(st, tb, i, p, n):
+    """Bitmask of seats that seat p knows to be on its side (p excluded): none before there is a declarer or
+    while p does not know the sides (the family's sides_known: Mineo's hidden partnership)."""
+    if st.meta[i, DECLARER] < 0 or not family.sides_known(st, i, p, tb):
         return 0
     a = 0
-    me = meta[i, SIDE + p]
+    me = st.meta[i, SIDE + p]
     for s in range(n):
-        if s != p and meta[i, SIDE + s] == me:
+        if s != p and st.meta[i, SIDE + s] == me:
             a |= 1 << s
     return a
 
 
 @njit(cache=True, inline="always")
-def _outstanding(meta, cards, masks, i, p, n):
-    """Cards seat p cannot place (not in its hand, not played, not shown, not in its own discard):
-    (word 0 with EX, word 1)."""
-    g0 = cards[i, HAND + p, 0] | cards[i, SHOWN, 0]
-    g1 = cards[i, HAND + p, 1] | cards[i, SHOWN, 1]
-    for s in range(n):
-        g0 |= cards[i, PLAYED + s, 0]
-        g1 |= cards[i, PLAYED + s, 1]
-    if meta[i, DECLARER] == p:
-        g0 |= cards[i, DISCARDED, 0]
-        g1 |= cards[i, DISCARDED, 1]
-    all1 = masks[MK_SUIT, 1] | masks[MK_SUIT + 1, 1] | masks[MK_SUIT + 2, 1] | masks[MK_SUIT + 3, 1]
-    return (masks[MK_TRUMPS, 0] | _EXB) & ~g0, all1 & ~g1
-
-
-@njit(cache=True, inline="always")
-def _reserved(meta, masks, fam, i, h0, out_tr, hand_n):
-    """Trumps kept back for the last trick (see the module docstring)."""
+def _reserved(st, tb, i, h0, out_tr, hand_n):
+    """Trumps kept back for the last trick (the family's heuristic_reserved)."""
     if hand_n <= 1:
         return U0
-    mine = h0 & masks[MK_TRUMPS, 0]
-    if fam == FAMILY_FRENCH:
-        petit = masks[MK_PETIT, 0]
-        if (mine & petit) != U0 and popcount(mine) - 1 > popcount(out_tr):
-            return petit
-    elif fam == FAMILY_MINEO and meta[i, COMMIT + 1] >= 0 and mine != U0:
-        top = _hi_bit(mine)
-        if (out_tr & _above(top)) == U0:
-            return U1 << np.uint64(top)
-    return U0
+    return family.heuristic_reserved(st, i, tb, h0, out_tr, hand_n)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -357,7 +257,7 @@ def _lead(c0, c1, ex_legal, h0, tr, out_tr, out1, hand_n, valued0, attack, n, ca
     low_hon = c0 & valued0 & np.uint64(0x3FF)
     if low_hon != U0:
         b = lowest_bit(low_hon)
-        if (out_tr & _above(b)) == U0:
+        if (out_tr & above(b)) == U0:
             return np.int64(ptc[b])
     # 2. cash the most valuable master suit card
     best = -1
@@ -367,8 +267,8 @@ def _lead(c0, c1, ex_legal, h0, tr, out_tr, out1, hand_n, valued0, attack, n, ca
         ms = c1 & suit
         if ms == U0:
             continue
-        top = _hi_bit(ms)
-        if (out1 & suit & _above(top)) != U0:
+        top = hi_bit(ms)
+        if (out1 & suit & above(top)) != U0:
             continue
         if n_out_tr == 0 or popcount(out1 & suit) >= 2 * (n - 1):
             sc = _value(1, top, card, ptc) * 32 + (top & 15)
@@ -380,8 +280,8 @@ def _lead(c0, c1, ex_legal, h0, tr, out_tr, out1, hand_n, valued0, attack, n, ca
     my_tr = c0 & tr
     # 3. draw trumps with the master trump
     if attack and my_tr != U0 and n_out_tr > 0 and 2 * popcount(h0 & tr) >= n_out_tr:
-        top = _hi_bit(my_tr)
-        if (out_tr & _above(top)) == U0:
+        top = hi_bit(my_tr)
+        if (out_tr & above(top)) == U0:
             return np.int64(ptc[top])
     # 4. the lowest card of the shortest suit
     best_sc = _BIG
@@ -392,7 +292,7 @@ def _lead(c0, c1, ex_legal, h0, tr, out_tr, out1, hand_n, valued0, attack, n, ca
             continue
         low = lowest_bit(ms)
         sc = popcount(ms) * 8 + _value(1, low, card, ptc) * 4
-        if (out1 & suit & _above(_hi_bit(ms))) == U0:
+        if (out1 & suit & above(hi_bit(ms))) == U0:
             sc += 40
         if sc < best_sc:
             best_sc = sc
@@ -400,28 +300,27 @@ def _lead(c0, c1, ex_legal, h0, tr, out_tr, out1, hand_n, valued0, attack, n, ca
     if best >= 0:
         return best
     # 5. trumps only
-    if (out_tr & _above(_hi_bit(my_tr))) == U0:
-        return np.int64(ptc[_hi_bit(my_tr)])
+    if (out_tr & above(hi_bit(my_tr))) == U0:
+        return np.int64(ptc[hi_bit(my_tr)])
     c, _ = _select(c0, c1, CHEAP, out_tr, valued0, card, ptc)
     return c
 
 
 @njit(cache=True, inline="always")
-def _play(meta, cards, card, ptc, masks, params, i, l0, l1):
+def _play(st, tb, meta, cards, card, ptc, masks, params, i, l0, l1):
     """The card seat CUR plays, from the legal set (l0, l1)."""
     if popcount(l0) + popcount(l1) == 1:
         return np.int64(ptc[lowest_bit(l0)] if l0 != U0 else ptc[64 + lowest_bit(l1)])
     n = params[P_PLAYERS]
-    fam = params[P_FAMILY]
     p = meta[i, CUR]
     h0 = cards[i, HAND + p, 0]
     tr = masks[MK_TRUMPS, 0]
-    out0, out1 = _outstanding(meta, cards, masks, i, p, n)
+    out0, out1 = outstanding(meta, cards, masks, i, p, n)
     out_tr = out0 & tr
     valued0 = _valued0(masks, params)
     hand_n = popcount(h0) + popcount(cards[i, HAND + p, 1])
-    allies = _allies(meta, cards, card, fam, i, p, n)
-    res = _reserved(meta, masks, fam, i, h0, out_tr, hand_n)
+    allies = _allies(st, tb, i, p, n)
+    res = _reserved(st, tb, i, h0, out_tr, hand_n)
     ex = (l0 & _EXB) != U0
     ex_id = np.int64(ptc[EX_BIT])
     c0 = l0 & _NOT_EXB & ~res
@@ -431,19 +330,14 @@ def _play(meta, cards, card, ptc, masks, params, i, l0, l1):
     k = meta[i, TRICK_COUNT]
     led = meta[i, LED_SUIT]
     if k == 0 or led < 0:
-        if fam == FAMILY_MINEO:
-            attack = meta[i, SIDE + p] == 0 and (allies != 0 or meta[i, DECLARER] == p)
-        elif fam == FAMILY_FRENCH:
-            attack = meta[i, DECLARER] == p
-        else:
-            attack = True
+        attack = family.heuristic_attack(st, i, p, allies, tb)
         return _lead(c0, c1, ex, h0, tr, out_tr, out1, hand_n, valued0, attack, n, card, ptc, masks)
-    if ex and hand_n <= (4 if fam == FAMILY_MINEO else 2):
-        return ex_id  # EX must not reach the last trick (Mineo: it cannot be led before)
+    if ex and hand_n <= (2 if params[P_EX_LEAD_ANY] == 1 else 4):
+        return ex_id  # EX must not reach the last trick (where it may be led only as the last card: by the 4th)
     if (c0 | c1) == U0:
         return ex_id
-    # Mineo: EX stays with its side when played (not led): dump it when playing cheap in the second half
-    ex_dump = ex and fam == FAMILY_MINEO and 2 * hand_n <= params[P_TRICKS] + 1
+    # the family's (Mineo: EX stays with its side when played, not led: dumped in the second half)
+    ex_dump = ex and family.heuristic_ex_dump(st, i, hand_n, tb)
     queen = 4 if params[P_COUNT] == COUNT_TRIPLETS else 7
     enemies_after = 0
     s = p
@@ -466,11 +360,11 @@ def _play(meta, cards, card, ptc, masks, params, i, l0, l1):
             return c
         return _cheap(c0, c1, ex, ex_dump, out_tr, valued0, queen, card, ptc)
     if bt != 0:
-        win0 = c0 & tr & _above(bb)
+        win0 = c0 & tr & above(bb)
         win1 = U0
     else:
         win0 = c0 & tr
-        win1 = c1 & masks[MK_SUIT + led, 1] & _above(bb) if led < 4 else U0
+        win1 = c1 & masks[MK_SUIT + led, 1] & above(bb) if led < 4 else U0
     if (win0 | win1) == U0:
         return _cheap(c0, c1, ex, ex_dump, out_tr, valued0, queen, card, ptc)
     if enemies_after == 0:
@@ -497,7 +391,7 @@ def _play(meta, cards, card, ptc, masks, params, i, l0, l1):
     if trick_pts > 0 or win0 != U0:
         t0 = U0
         if out_tr != U0:  # no-value winners below the outstanding trumps (masters are not tried cheaply)
-            t0 = win0 & ~valued0 & ~_above(_hi_bit(out_tr))
+            t0 = win0 & ~valued0 & ~above(hi_bit(out_tr))
         if (t0 | win1) != U0:
             c, _ = _select(t0, win1, WIN, out_tr, valued0, card, ptc)
             return c
@@ -512,7 +406,7 @@ def _play(meta, cards, card, ptc, masks, params, i, l0, l1):
 def _discard(meta, cards, card, ptc, masks, params, i, d0, d1):
     p = meta[i, CUR]
     if d1 == U0:
-        out0, _ = _outstanding(meta, cards, masks, i, p, params[P_PLAYERS])
+        out0, _ = outstanding(meta, cards, masks, i, p, params[P_PLAYERS])
         c, _ = _select(d0, U0, CHEAP, out0 & masks[MK_TRUMPS, 0], _valued0(masks, params), card, ptc)
         return c
     h1 = cards[i, HAND + p, 1]
@@ -533,145 +427,6 @@ def _discard(meta, cards, card, ptc, masks, params, i, d0, d1):
             best = np.int64(ptc[64 + b])
         x &= x - U1
     return best
-
-
-# ----------------------------------------------------------------------------------------------------------
-# bidding and commitments
-
-
-@njit(cache=True)
-def mineo_strength(h0, h1, tb):
-    """Hand strength for the Mineo bids (module docstring)."""
-    tr = h0 & tb.masks[MK_TRUMPS, 0]
-    nt = popcount(tr)
-    s = 2 * nt + 2 * popcount(tr & tb.masks[MK_ARIE, 0]) + 3 * popcount(h1 & tb.masks[MK_KINGS, 1])
-    if (tr & tb.masks[MK_GIOVE, 0]) != U0:
-        s += 4
-    if (h0 & _EXB) != U0:
-        s += 3
-    if (tr & tb.masks[MK_PIGLIATA, 0] & ~tb.masks[MK_ARIE, 0]) != U0:
-        s += 2 if nt >= 6 else -1
-    if nt >= 5:
-        for su in range(4):
-            cnt = popcount(h1 & tb.masks[MK_SUIT + su, 1])
-            if cnt == 0:
-                s += 2
-            elif cnt == 1:
-                s += 1
-    return s
-
-
-@njit(cache=True)
-def french_strength(h0, h1, tb):
-    """Hand strength for the French bids (module docstring)."""
-    tr = h0 & tb.masks[MK_TRUMPS, 0]
-    nt = popcount(tr)
-    s = 2 * nt + popcount(tr & np.uint64(0x1F8000))  # T16..T20 are bits 15..19
-    oud = tb.masks[MK_OUDLERS, 0]
-    petit = tb.masks[MK_PETIT, 0]
-    if (h0 & oud & ~petit & tr) != U0:
-        s += 10  # T21
-    if (h0 & _EXB) != U0:
-        s += 8
-    if (tr & petit) != U0:
-        s += 9 if nt >= 6 else 7 if nt == 5 else 4 if nt == 4 else 0
-    for su in range(4):
-        ms = h1 & tb.masks[MK_SUIT + su, 1]
-        cnt = popcount(ms)
-        base = 16 * su
-        king = (ms >> np.uint64(base + 13)) & U1
-        queen = (ms >> np.uint64(base + 12)) & U1
-        s += 6 * np.int64(king) + 3 * np.int64(queen) + 2 * np.int64((ms >> np.uint64(base + 11)) & U1)
-        s += np.int64((ms >> np.uint64(base + 10)) & U1)
-        if king and queen:
-            s += 1
-        if king and cnt > 4:
-            s += 2 * (cnt - 4)
-        if nt >= 5:
-            if cnt == 0:
-                s += 6
-            elif cnt == 1:
-                s += 3
-    return s
-
-
-@njit(cache=True)
-def _mineo_special(st, i, tb, flags):
-    m = st.meta[i]
-    ph = m[PHASE]
-    p = m[CUR]
-    h0 = st.cards[i, HAND + p, 0]
-    h1 = st.cards[i, HAND + p, 1]
-    tr = h0 & tb.masks[MK_TRUMPS, 0]
-    if ph == EARLY:
-        return mineo.K_SOLO if mineo_strength(h0, h1, tb) >= MINEO_EARLY_SOLO else mineo.K_PASS
-    if ph == AUCTION:
-        s = mineo_strength(h0, h1, tb)
-        if s >= MINEO_SOLO:
-            return mineo.K_SOLO
-        if s >= MINEO_CALL and flags & mineo.F_CALL:
-            return mineo.K_CALL
-        return mineo.K_PASS
-    if ph == SCOMMESSA:
-        nt = popcount(tr)
-        one = (tr & tb.masks[MK_PIGLIATA, 0] & ~tb.masks[MK_ARIE, 0]) != U0
-        if one and nt >= 4:
-            return mineo.K_SCOMMESSA
-        return mineo.K_PASS
-    if ph == RIVANTO:
-        out0, _ = _outstanding(st.meta, st.cards, tb.masks, i, p, 4)
-        top_master = tr != U0 and (out0 & tb.masks[MK_TRUMPS, 0] & _above(_hi_bit(tr))) == U0
-        if top_master or popcount(tr) >= 10:
-            return mineo.K_RIVANTO
-        return mineo.K_PASS
-    return mineo.K_PASS
-
-
-@njit(cache=True)
-def _french_special(st, i, tb, flags):
-    m = st.meta[i]
-    ph = m[PHASE]
-    p = m[CUR]
-    n = tb.params[P_PLAYERS]
-    h0 = st.cards[i, HAND + p, 0]
-    h1 = st.cards[i, HAND + p, 1]
-    if ph == BID:
-        s = french_strength(h0, h1, tb)
-        want = 0
-        for k in range(4):
-            thr = FRENCH3_BIDS[k] if n == 3 else FRENCH4_BIDS[k]
-            if s >= thr:
-                want = k + 1
-        best = 0
-        for q in range(n):
-            if m[BID_WORD + q] > best:
-                best = m[BID_WORD + q]
-        return want if want > best else french.K_PASS
-    if ph == CHELEM:
-        tr = h0 & tb.masks[MK_TRUMPS, 0]
-        t21 = (tr & tb.masks[MK_OUDLERS, 0] & ~tb.masks[MK_PETIT, 0]) != U0
-        if not t21 or 3 * popcount(tr) < 2 * 21:
-            return french.K_PASS
-        for su in range(4):
-            ms = h1 & tb.masks[MK_SUIT + su, 1]
-            # every card a master: the suit's cards form an unbroken sequence from the King down
-            if ms != U0 and (_hi_bit(ms) != 16 * su + 13 or _hi_bit(ms) - lowest_bit(ms) + 1 != popcount(ms)):
-                return french.K_PASS
-        return french.K_CHELEM
-    if ph == POIGNEE:
-        k = 0
-        for q in range(3):
-            if flags & (1 << (french.K_POIGNEE + q)):
-                k = french.K_POIGNEE + q
-        return k
-    return french.K_PASS
-
-
-@njit(cache=True)
-def _piedmont_special(st, i, tb, flags):
-    if st.meta[i, PHASE] == ACCUSO and flags & 2:
-        return 1
-    return 0
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -705,7 +460,7 @@ def heuristic_row(st, i, tb):
         p0, p1 = play_legal(st, i, tb)
         if (p0 | p1) == U0:
             return -1
-        c = _play(st.meta, st.cards, card, ptc, tb.masks, tb.params, i, p0, p1)
+        c = _play(st, tb, st.meta, st.cards, card, ptc, tb.masks, tb.params, i, p0, p1)
         return c if _in_set(c, p0, p1, card) else _lowest_card(p0, p1, ptc)
     p0, p1, d0, d1, flags = legal_sets(st, i, tb)
     nc = tb.params[P_CARDS]
@@ -716,13 +471,7 @@ def heuristic_row(st, i, tb):
         return nc + (c if _in_set(c, d0, d1, card) else _lowest_card(d0, d1, ptc))
     if flags == 0:
         return -1
-    fam = tb.params[P_FAMILY]
-    if fam == FAMILY_MINEO:
-        k = _mineo_special(st, i, tb, flags)
-    elif fam == FAMILY_FRENCH:
-        k = _french_special(st, i, tb, flags)
-    else:
-        k = _piedmont_special(st, i, tb, flags)
+    k = family.heuristic_special(st, i, tb, flags)
     if k < 0 or (flags & (1 << k)) == 0:
         k = lowest_bit(np.uint64(flags))
     return 2 * nc + k

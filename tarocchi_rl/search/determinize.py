@@ -16,10 +16,15 @@ What the observer ``p`` knows, and how it is used:
   called trump and the trumps above it, a shown monte / chien being the declarer's, scommessa, rivanto,
   poignée and accuso implications); the face-down discard takes only cards that may be discarded face down.
 - *Counts*: after the declarer discarded a trump he holds at most ``DISCARDS_LEFT`` discardable cards
-  (zero once the discard is over: then an exclusion); a Piedmontese accuso of the honours alone proves fewer
-  than ten trumps at the time (at most 9 less those played since in the hand).
-- *Deal-level*: French: no seat was dealt a petit sec (rejection of the rare samples that have one: exact,
-  since the rest is uniform over a superset).
+  (zero once the discard is over: then an exclusion); the family's ``hand_cap`` (a Piedmontese accuso of the
+  honours alone proves fewer than ten trumps at the time: at most 9 less those played since in the hand).
+- *Deal-level*: the family's ``sample_rejected`` (French: no seat was dealt a petit sec; rejection of the rare
+  samples that have one: exact, since the rest is uniform over a superset).
+
+What is the family's comes from its hooks (:data:`tarocchi_rl.variants.contract.KERNEL_HOOKS`, through the
+generated dispatch): whether the stock is a pile of its own or in the declarer's hand (``stock_in_hand``), the
+cards still to be dealt (``cards_dealt``), the count caps (``hand_cap``), the rejection (``sample_rejected``) and
+the hidden meta a sample fixes (``sample_fixes``, ``fix_sample``). This module names no family.
 
 Sampling is exact: the unknown cards are grouped into classes with identical allowed piles (and count
 category); a class allowed in one pile only goes there; for the others, ``g_k(R)`` = the number of ways to
@@ -30,9 +35,10 @@ Vandermonde's identity). Each class then draws its split over the piles with pro
 split uniformly. Counts are float64 (relative error ~1e-16); random numbers come from ``dst.rng[j]``
 (SplitMix64).
 
-Hidden meta fixed from the sampled cards: Mineo, while the called trump's holder is unknown to p: ``PARTNER``,
-``SIDE`` and the pigliata bonuses counted so far; Piedmontese, p not the dealer: which of the dealer's cards
-were the stock (``STOCK``, uniform). The deal (``deck``) is rewritten to match the sampled hands.
+Hidden meta fixed from the sampled cards (the family's ``fix_sample``): Mineo, while the called trump's holder
+is unknown to p: ``PARTNER``, ``SIDE`` and the pigliata bonuses counted so far; Piedmontese, p not the dealer:
+which of the dealer's cards were the stock (``STOCK``, uniform). The deal (``deck``) is rewritten to match the
+sampled hands.
 
 Kernels: ``build_plan`` + ``fill_tables`` (once per root: the knowledge and the DP), ``sample_row`` (per
 sample: about a microsecond, nothing allocated), ``determinize_row`` (both, with stack buffers) and the batched
@@ -62,10 +68,12 @@ ints: a header, then a record per hidden pile q < P, per DP class k < K and per 
 | 3           | I_KB              | the first DP class after the category classes: where the count caps are checked    |
 |             |                   | (-1: no cap)                                                                       |
 | 4           | I_NF              | the DP floats needed                                                               |
-| 5           | I_FLAGS           | F_PARTNER, F_STOCK, F_PETIT, F_EARLY: the fix-ups a sample needs                   |
+| 5           | I_FLAGS           | F_EARLY: the deal is rewritten from the piles of the cards to come                 |
 | 6           | I_OBS             | the observer (a plan belongs to its seat)                                          |
 | 7           | I_UNIV            | 1: the last class is open to every pile (one more closed form)                     |
-| 8 .. 15     | (unused)          |                                                                                    |
+| 8           | I_FIX             | the family's fix-ups of a sample (its sample_fixes; 0: none), for its              |
+|             |                   | sample_rejected and fix_sample                                                     |
+| 9 .. 15     | (unused)          |                                                                                    |
 | 16 .. 47    | I_PILE + PILE_W q | pile q's record (q < MAXP)                                                         |
 | 48 .. 175   | I_CLS + CLS_W k   | DP class k's record (k < MAXK)                                                     |
 | 176 .. 1903 | I_LAY + LAY_W k   | DP layer k's record (k < MAXK)                                                     |
@@ -123,28 +131,20 @@ from numba.extending import intrinsic
 from ..bits import U0, U1, bit, bounded, kth_bit, lowest_bit, popcount, seed_states, splitmix_next
 from ..cards import EX_BIT
 from ..core.offsets import Layout
-from ..core.phases import DISCARD, DONE, EARLY
+from ..core.phases import DISCARD
 from ..core.state import (
-    ACCUSO_DECL,
-    BID_WORD,
-    BONUS,
-    CALLED,
-    CONTRACT,
     DECLARER,
     DISCARDED,
     DISCARDS_LEFT,
     EXCLUDED,
     HAND,
     N_META,
-    PARTNER,
     PHASE,
     PLAYED,
     SHOWN,
     SHOWN_BY,
-    SIDE,
     STOCK,
     STOCK_SHOWN,
-    WON,
     BatchState,
     alloc_state,
 )
@@ -152,18 +152,11 @@ from ..core.tables import (
     CARD_BIT,
     CARD_WORD,
     MK_TRUMPS,
-    P_FAMILY,
-    P_FIRST_ROUND,
     P_HAND,
     P_PLAYERS,
-    P_STOCK,
 )
 from ..engine import discardable
-from ..variants import french, mineo, piedmont
-from ..variants.french import MK_PETIT
-from ..variants.mineo import MK_PIGLIATA
-
-FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_FRENCH = mineo.FAMILY_ID, piedmont.FAMILY_ID, french.FAMILY_ID
+from ..variants import dispatch as family
 
 MAXP = 8  # piles (Mineo early round: 3 hands + 4 deals to come + the stock)
 MAXK = 64  # classes
@@ -194,10 +187,12 @@ PLAN_INTS = Layout("ints", ("field", "meaning"), [
     ("I_K", 1, "K, the DP classes (at most MAXK)"),
     ("I_KB", 1, "the first DP class after the category classes: where the count caps are checked (-1: no cap)"),
     ("I_NF", 1, "the DP floats needed"),
-    ("I_FLAGS", 1, "F_PARTNER, F_STOCK, F_PETIT, F_EARLY: the fix-ups a sample needs"),
+    ("I_FLAGS", 1, "F_EARLY: the deal is rewritten from the piles of the cards to come"),
     ("I_OBS", 1, "the observer (a plan belongs to its seat)"),
     ("I_UNIV", 1, "1: the last class is open to every pile (one more closed form)"),
-    ("", 8),
+    ("I_FIX", 1, "the family's fix-ups of a sample (its sample_fixes; 0: none), for its sample_rejected and "
+                 "fix_sample"),
+    ("", 7),
     ("I_PILE + PILE_W q", PILE_RECORD.total * MAXP, "pile q's record (q < MAXP)"),
     ("I_CLS + CLS_W k", CLASS_RECORD.total * MAXK, "DP class k's record (k < MAXK)"),
     ("I_LAY + LAY_W k", LAYER_RECORD.total * MAXK, "DP layer k's record (k < MAXK)"),
@@ -234,6 +229,7 @@ I_NF = PLAN_INTS["I_NF"]
 I_FLAGS = PLAN_INTS["I_FLAGS"]
 I_OBS = PLAN_INTS["I_OBS"]
 I_UNIV = PLAN_INTS["I_UNIV"]
+I_FIX = PLAN_INTS["I_FIX"]
 I_PILE = PLAN_INTS["I_PILE"]
 I_CLS = PLAN_INTS["I_CLS"]
 I_LAY = PLAN_INTS["I_LAY"]
@@ -250,10 +246,10 @@ PLAN_INTS.check_bound(globals())
 PLAN_MASKS.check_bound(globals())
 # pile kinds, fix-up flags
 KIND_HAND, KIND_DISCARD, KIND_STOCK, KIND_FUTURE = range(4)
-F_PARTNER, F_STOCK, F_PETIT, F_EARLY = 1, 2, 4, 8
+F_EARLY = 8
 NF_STACK = 4096  # DP table entries determinize_row keeps on the stack (more: one heap array)
 NS = 4 * MAXP  # int scratch of a sample
-MAX_TRIES = 100_000  # petit-sec rejections before giving up (status 0)
+MAX_TRIES = 100_000  # rejections (the family's sample_rejected) before giving up (status 0)
 _KEY_OPEN, _KEY_PILE = 100_000, 1_000  # class order: category first, then fewer piles, then smaller (< 1000)
 
 FACT = np.array([float(math.factorial(k)) for k in range(80)])
@@ -393,9 +389,9 @@ def _discard_pile(src, i, p, pi, pm, q):
 
 
 @njit(cache=True, _nrt=False)
-def _stock_pile(src, i, tb, pi, pm, q):
-    """Hidden pile: an unseen stock (Mineo, French; the Piedmontese one is the dealer's)."""
-    if tb.params[P_FAMILY] != FAMILY_PIEDMONT and src.meta[i, STOCK_SHOWN] != 1:
+def _stock_pile(src, i, in_hand, pi, pm, q):
+    """Hidden pile: an unseen stock that is no hand's (``in_hand``: the family's stock_in_hand)."""
+    if not in_hand and src.meta[i, STOCK_SHOWN] != 1:
         c0 = src.cards[i, STOCK, 0]
         c1 = src.cards[i, STOCK, 1]
         if (c0 | c1) != U0:
@@ -404,16 +400,17 @@ def _stock_pile(src, i, tb, pi, pm, q):
 
 
 @njit(cache=True, _nrt=False)
-def _future_piles(src, i, n, tb, pi, pm, q):
-    """Hidden piles, Mineo early round: every seat's cards still to be dealt (p's own too), from ``deck``.
+def _future_piles(src, i, n, dealt, tb, pi, pm, q):
+    """Hidden piles, while each seat holds only the first ``dealt`` cards of its block (the family's
+    cards_dealt; Mineo early round): every seat's cards still to be dealt (p's own too), from ``deck``.
     Returns (the next pile, F_EARLY or 0)."""
-    if tb.params[P_FAMILY] != FAMILY_MINEO or src.meta[i, PHASE] != EARLY:
-        return q, 0
     h = tb.params[P_HAND]
+    if dealt >= h:
+        return q, 0
     for s in range(n):
         c0 = U0
         c1 = U0
-        for k in range(h * s + tb.params[P_FIRST_ROUND], h * s + h):
+        for k in range(h * s + dealt, h * s + h):
             c = src.deck[i, k]
             if tb.card[c, CARD_WORD] == 0:
                 c0 |= bit(tb.card[c, CARD_BIT])
@@ -451,23 +448,17 @@ def _discard_cap(src, i, p, tb, pi, d0, d1, cat0, cat1):
     return cat0, cat1
 
 
-@njit(cache=True, _nrt=False)
-def _accuso_caps(src, i, tb, pi, cat0, cat1):
-    """Count cap, Piedmontese: an accuso of the honours alone proves fewer than ten trumps at the time: at most 9
-    less those played since in the hand. Returns the capped category (trumps), or (cat0, cat1) unchanged."""
-    if tb.params[P_FAMILY] != FAMILY_PIEDMONT:
-        return cat0, cat1
-    cd = src.cards
-    trumps = tb.masks[MK_TRUMPS, 0]
+@njit(cache=True)
+def _family_caps(src, i, tb, pi, cat0, cat1):
+    """Count caps the family knows of the hidden hands (its hand_cap; Piedmontese accuso: at most 9 trumps less
+    those played since). Returns the capped category, or (cat0, cat1) unchanged."""
     for q in range(pi[I_P]):
-        s = pi[_pile(q) + PILE_SEAT]
-        if pi[_pile(q) + PILE_KIND] == KIND_HAND and src.meta[i, ACCUSO_DECL + s] >= 1:
-            shown = cd[i, SHOWN_BY + s, 0] & trumps
-            if popcount(shown) < 10:  # the honours alone: fewer than ten trumps then
-                pi[_pile(q) + PILE_CAP] = (9 - popcount(cd[i, PLAYED + s, 0] & trumps)
-                                           - popcount(cd[i, HAND + s, 0] & shown))
-                cat0 = trumps
-                cat1 = U0
+        if pi[_pile(q) + PILE_KIND] == KIND_HAND:
+            cap, c0, c1 = family.hand_cap(src, i, pi[_pile(q) + PILE_SEAT], tb)
+            if cap >= 0:
+                pi[_pile(q) + PILE_CAP] = cap
+                cat0 = c0
+                cat1 = c1
     return cat0, cat1
 
 
@@ -675,14 +666,14 @@ def build_plan(src, i, p, tb, pi, pm):
     # the hidden piles
     q = _hand_piles(src, i, p, n, pi, pm, 0)
     q = _discard_pile(src, i, p, pi, pm, q)
-    q = _stock_pile(src, i, tb, pi, pm, q)
-    q, flags = _future_piles(src, i, n, tb, pi, pm, q)
+    q = _stock_pile(src, i, family.stock_in_hand(src, i, tb), pi, pm, q)
+    q, flags = _future_piles(src, i, n, family.cards_dealt(src, i, tb), tb, pi, pm, q)
     pi[I_P] = q
     u0, u1 = _unknown_cards(pi, pm)
-    # count caps: one category at a time (a trump discarded: discard phase; accuso: after it)
+    # count caps: one category at a time (a trump discarded: discard phase; the family's: after it)
     d0, d1 = discardable(tb)
     cat0, cat1 = _discard_cap(src, i, p, tb, pi, d0, d1, U0, U0)
-    cat0, cat1 = _accuso_caps(src, i, tb, pi, cat0, cat1)
+    cat0, cat1 = _family_caps(src, i, tb, pi, cat0, cat1)
     # classes: the unknown cards by the piles that may take them, then by category
     nk = _pile_classes(src, i, pi, pm, u0, u1, d0, d1)
     if nk >= 0 and (cat0 | cat1) != U0:
@@ -708,29 +699,8 @@ def build_plan(src, i, p, tb, pi, pm):
         pi[I_STATUS] = 0
         return
     pi[I_NF] = nf
-    pi[I_FLAGS] = flags | _meta_flags(src, i, p, tb)
-
-
-@njit(cache=True)
-def _meta_flags(src, i, p, tb):
-    """Fix-ups the sampled cards need: Mineo partner, Piedmontese stock, French petit-sec check."""
-    m = src.meta[i]
-    fam = tb.params[P_FAMILY]
-    f = 0
-    if fam == FAMILY_MINEO and m[CONTRACT] == mineo.CALL and m[CALLED] >= 0:
-        c = m[CALLED]
-        if (src.cards[i, HAND + p, 0] & bit(tb.card[c, CARD_BIT])) == U0:
-            known = False
-            for s in range(4):
-                if (src.cards[i, PLAYED + s, 0] & bit(tb.card[c, CARD_BIT])) != U0:
-                    known = True
-            if not known:
-                f |= F_PARTNER
-    if fam == FAMILY_PIEDMONT and m[DECLARER] != p:
-        f |= F_STOCK
-    if fam == FAMILY_FRENCH and not (m[PHASE] == DONE and m[BID_WORD] == -1):  # (not a deal annulled at once)
-        f |= F_PETIT
-    return f
+    pi[I_FLAGS] = flags
+    pi[I_FIX] = family.sample_fixes(src, i, p, tb)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -960,62 +930,21 @@ def _write_set(dst, j, x0, x1, start, tb):
 
 
 @njit(cache=True)
-def _petit_sec(dst, j, tb):
-    """Whether some seat's dealt hand (French) is a petit sec."""
-    m = dst.meta[j]
-    cd = dst.cards
-    petit = tb.masks[MK_PETIT, 0]
-    trumps = tb.masks[MK_TRUMPS, 0]
-    for s in range(tb.params[P_PLAYERS]):
-        d = cd[j, HAND + s, 0] | cd[j, PLAYED + s, 0]
-        if s == m[DECLARER] and m[STOCK_SHOWN] == 1:
-            d = (d | cd[j, DISCARDED, 0]) & ~cd[j, STOCK, 0]
-        if (d & trumps) == petit and (d & _EXB) == U0:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _fix_partner(dst, j, tb):
-    """Mineo: the holder of the called trump is the partner; sides and pigliata bonuses follow."""
-    m = dst.meta[j]
-    cd = dst.cards
-    mk = bit(tb.card[m[CALLED], CARD_BIT])
-    for s in range(4):
-        if (cd[j, HAND + s, 0] & mk) != U0:
-            m[PARTNER] = s
-    for s in range(4):
-        m[SIDE + s] = 0 if (s == m[DECLARER] or s == m[PARTNER]) else 1
-    m[BONUS + mineo.J_PIGLIATA] = 0
-    m[BONUS + 8 + mineo.J_PIGLIATA] = 0
-    pig = tb.masks[MK_PIGLIATA, 0]
-    while pig != U0:  # each pigliata card won from the other side in a completed trick
-        b = pig & (~pig + U1)
-        pig &= ~b
-        for w in range(4):
-            if (cd[j, WON + w, 0] & b) != U0:
-                for s in range(4):
-                    if (cd[j, PLAYED + s, 0] & b) != U0 and m[SIDE + s] != m[SIDE + w]:
-                        m[BONUS + 8 * m[SIDE + w] + mineo.J_PIGLIATA] += 1
-
-
-@njit(cache=True)
 def _fix_deck(dst, j, p, tb, pi, nw):
     """Rewrite the deal of game j to match its cards (the observer's own block kept)."""
     m = dst.meta[j]
     cd = dst.cards
     n = tb.params[P_PLAYERS]
     h = tb.params[P_HAND]
-    fam = tb.params[P_FAMILY]
     if pi[I_FLAGS] & F_EARLY:
         for q in range(pi[I_P]):
             if pi[_pile(q) + PILE_KIND] == KIND_FUTURE:
                 s = pi[_pile(q) + PILE_SEAT]
                 if s != p:
                     _write_set(dst, j, cd[j, HAND + s, 0], cd[j, HAND + s, 1], h * s, tb)
-                _write_set(dst, j, nw[SET_W * q], nw[SET_W * q + 1], h * s + tb.params[P_FIRST_ROUND], tb)
+                _write_set(dst, j, nw[SET_W * q], nw[SET_W * q + 1], h * s + family.cards_dealt(dst, j, tb), tb)
     else:
-        taken = fam == FAMILY_PIEDMONT or m[STOCK_SHOWN] == 1
+        taken = family.stock_in_hand(dst, j, tb)
         for s in range(n):
             if s == p:
                 continue
@@ -1026,36 +955,6 @@ def _fix_deck(dst, j, p, tb, pi, nw):
                 d1 = (d1 | cd[j, DISCARDED, 1]) & ~cd[j, STOCK, 1]
             _write_set(dst, j, d0, d1, h * s, tb)
     _write_set(dst, j, cd[j, STOCK, 0], cd[j, STOCK, 1], n * h, tb)
-
-
-@njit(cache=True)
-def _resample_stock(dst, j, tb, r):
-    """Piedmontese: which of the dealer's cards were the stock, uniformly (p is not the dealer)."""
-    cd = dst.cards
-    d = dst.meta[j, DECLARER]
-    a0 = cd[j, HAND + d, 0] | cd[j, PLAYED + d, 0] | cd[j, DISCARDED, 0]
-    a1 = cd[j, HAND + d, 1] | cd[j, PLAYED + d, 1] | cd[j, DISCARDED, 1]
-    s0 = U0
-    s1 = U0
-    left = _n2(a0, a1)
-    for _ in range(tb.params[P_STOCK]):
-        r, z = splitmix_next(r)
-        e = bounded(z, left)
-        n0 = popcount(a0)
-        if e < n0:
-            mk = bit(kth_bit(a0, e))
-            a0 &= ~mk
-            s0 |= mk
-        else:
-            mk = bit(kth_bit(a1, e - n0))
-            a1 &= ~mk
-            s1 |= mk
-        left -= 1
-    cd[j, STOCK, 0] = s0
-    cd[j, STOCK, 1] = s1
-    return r
-
-
 
 
 @njit(cache=True, _nrt=False)
@@ -1156,14 +1055,12 @@ def _store_piles(src, i, pi, pm, nw, dst, j):
         cd[j, row, 1] = (src.cards[i, row, 1] & ~u1) | nw[SET_W * q + 1]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def _fix_meta(dst, j, p, tb, pi, nw, rng):
-    """The hidden meta and the deal fixed from the sampled cards. Returns the RNG state."""
-    flags = pi[I_FLAGS]
-    if flags & F_PARTNER:
-        _fix_partner(dst, j, tb)
-    if flags & F_STOCK:
-        rng = _resample_stock(dst, j, tb, rng)
+    """The hidden meta (the family's fix_sample) and the deal fixed from the sampled cards. Returns the RNG
+    state."""
+    if pi[I_FIX] != 0:
+        rng = family.fix_sample(dst, j, p, pi[I_FIX], tb, rng)
     _fix_deck(dst, j, p, tb, pi, nw)
     return rng
 
@@ -1186,7 +1083,7 @@ def sample_row(src, i, p, tb, pi, pm, pf, dst, j):
         _start_try(pi, pm, r, nw)
         rng = _draw_classes(pi, pm, pf, r, x, a, nw, rng)
         _store_piles(src, i, pi, pm, nw, dst, j)
-        if (pi[I_FLAGS] & F_PETIT) == 0 or not _petit_sec(dst, j, tb):  # French: no petit sec dealt
+        if pi[I_FIX] == 0 or not family.sample_rejected(dst, j, pi[I_FIX], tb):  # (French: a petit sec dealt)
             dst.rng[j] = _fix_meta(dst, j, p, tb, pi, nw, rng)
             return True
     dst.rng[j] = rng

@@ -92,12 +92,12 @@ from ..bits import U0, U1, bit, lowest_bit, seed_states, splitmix_next
 from ..core.offsets import Layout
 from ..core.state import BatchState, alloc_state
 from ..core.tables import P_CARDS, P_PLAYERS
+from ..variants import dispatch as family
 from .determinize import (
     _INV53,
     _U11,
     CLS_PILES,
-    F_PETIT,
-    I_FLAGS,
+    I_FIX,
     I_K,
     I_KB,
     I_OBS,
@@ -125,7 +125,6 @@ from .determinize import (
     _copy_row,
     _draw_classes,
     _fix_meta,
-    _petit_sec,
     _pile,
     _scratch_i,
     _stack_buffer,
@@ -256,16 +255,17 @@ def _log_weight(pi, pm, lw, nw):
 
 @njit(cache=True)
 def _draw_piles(src, i, tb, pi, pm, pf, r, x, a, nw, dst, j, rng):
-    """One exact uniform draw of the hidden piles into ``nw`` (``sample_row``'s draw, French petit-sec deals
-    rejected on dst row j), without the fix-ups. Returns (ok, the RNG state)."""
-    petit = (pi[I_FLAGS] & F_PETIT) != 0
+    """One exact uniform draw of the hidden piles into ``nw`` (``sample_row``'s draw, the deals the family's
+    sample_rejected refuses (French: a petit sec) drawn again on dst row j), without the fix-ups. Returns (ok, the
+    RNG state)."""
+    fix = pi[I_FIX]
     for _ in range(MAX_TRIES):
         _start_try(pi, pm, r, nw)
         rng = _draw_classes(pi, pm, pf, r, x, a, nw, rng)
-        if not petit:
+        if fix == 0:
             return True, rng
         _store_piles(src, i, pi, pm, nw, dst, j)
-        if not _petit_sec(dst, j, tb):
+        if not family.sample_rejected(dst, j, fix, tb):
             return True, rng
     return False, rng
 
@@ -520,15 +520,17 @@ def _dp_piles(pi, pm, bi, bf, nw, rng):
 
 @njit(cache=True)
 def _exact_piles(src, i, tb, pi, pm, bi, bf, dst, j, keep, rng):
-    """The weighted DP's draw into ``keep``, French petit-sec deals rejected. Returns (ok, the RNG state)."""
+    """The weighted DP's draw into ``keep``, the deals the family's sample_rejected refuses (French: a petit sec)
+    drawn again. Returns (ok, the RNG state)."""
+    fix = pi[I_FIX]
     for _ in range(MAX_TRIES):
         ok, rng = _dp_piles(pi, pm, bi, bf, keep, rng)
         if not ok:
             return False, rng
-        if (pi[I_FLAGS] & F_PETIT) == 0:
+        if fix == 0:
             return True, rng
         _store_piles(src, i, pi, pm, keep, dst, j)
-        if not _petit_sec(dst, j, tb):
+        if not family.sample_rejected(dst, j, fix, tb):
             return True, rng
     return False, rng
 

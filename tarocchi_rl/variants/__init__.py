@@ -13,6 +13,13 @@ time. A family module provides, beside its rules:
 | ``after_discard``, ``trick_won``, ``settle``,              | kernels | through the generated family         |
 | ``observe_sections``, ``sides_known``, ``play_rules``      |         | dispatch (``dispatch.py``; arguments:|
 |                                                            |         | ``contract.KERNEL_HOOKS``)           |
+| ``stock_in_hand``, ``cards_dealt``, ``hand_cap``,          | Numba   | the determinizer (search/): what a   |
+| ``sample_fixes``, ``sample_rejected``, ``fix_sample``      | kernels | seat knows of the hidden cards       |
+| ``heuristic_special``, ``heuristic_reserved``,             | Numba   | the rule-based player (policies/     |
+| ``heuristic_attack``, ``heuristic_ex_dump``                | kernels | heuristic.py); the family's table of |
+|                                                            |         | its heuristic rules beside them      |
+| ``MK_FAMILY + k``, ``P_FAMILY_PARAM + k`` aliases          | tables  | the family's own rows of the rule    |
+|                                                            |         | tables (core/tables.py), its kernels |
 | ``DECK``, ``N_ACTIONS``, ``SPECIAL_ACTION_NAMES``,         | Python  | game API, records, adapters: the     |
 | ``action_to_string``, ``string_to_action``                 |         | action vocabulary                    |
 | ``outcome(st, i, tb)``                                     | Python  | the one schema (:data:`OUTCOME_FIELDS`)|

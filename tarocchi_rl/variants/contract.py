@@ -28,6 +28,46 @@ KERNEL_HOOKS: dict[str, tuple[tuple[str, ...], str]] = {
     "step_special": (("st", "i", "k", "tb"), "apply special action k"),
     "after_discard": (("st", "i", "tb"), "the discard is complete"),
     "settle": (("st", "i", "tb"), "the last trick is resolved: count, score, payoffs"),
+    # the determinizer's hooks (search/determinize.py: what a seat knows of the hidden cards)
+    "stock_in_hand": (("st", "i", "tb"), "whether the declarer's hand holds the stock (bool): his dealt hand is then "
+                      "his cards held, played and discarded less the stock (meta[STOCK] says which), and no seat "
+                      "needs to place the stock; false: the stock is a pile of its own, hidden while "
+                      "meta[STOCK_SHOWN] != 1. Default stock_taken_when_shown (meta[STOCK_SHOWN] == 1); "
+                      "Piedmontese: always (the dealer takes it unseen)"),
+    "cards_dealt": (("st", "i", "tb"), "the cards per seat handed out so far (int): seat s holds deck[h s : h s + "
+                    "k] of its block deck[h s : h s + h] (h = params[P_HAND]), the rest is still to come and hidden "
+                    "from every seat, its own too. Default whole_hand_dealt (h); Mineo's early round: "
+                    "params[P_FIRST_ROUND]"),
+    "hand_cap": (("st", "i", "s", "tb"), "what the public knows of the count of a category of cards in seat s's "
+                 "hidden hand: (cap int64, c0 uint64, c1 uint64), at most cap cards of the two-word set (c0, c1) "
+                 "(cap -1: nothing known). Default no_hand_cap; Piedmontese: an accuso of the honours alone "
+                 "proves fewer than ten trumps"),
+    "sample_fixes": (("st", "i", "p", "tb"), "what a determinization of game i for seat p must fix after its "
+                     "cards are drawn: the family's own bits (int, 0: nothing; passed back to sample_rejected and "
+                     "fix_sample). Default no_sample_fixes; Mineo: the partnership while p does not know it; "
+                     "Piedmontese: which of the dealer's cards were the stock; French: the petit-sec check"),
+    "sample_rejected": (("st", "j", "fixes", "tb"), "whether sample j (its hands drawn) is impossible and must "
+                        "be drawn again (bool; exact rejection: the constraints' uniform draw restricted to the "
+                        "deals that pass). Called where fixes != 0 only. Default sample_never_rejected; French: a "
+                        "petit sec dealt"),
+    "fix_sample": (("st", "j", "p", "fixes", "tb", "rng"), "fix the hidden meta of sample j from its cards "
+                   "(fixes != 0 only; before the deal, st.deck, is rewritten from the cards); returns the RNG state "
+                   "(uint64, SplitMix64: core.bits.splitmix_next) after any draw. Default sample_unchanged; Mineo: "
+                   "PARTNER, SIDE and the pigliata bonuses; Piedmontese: STOCK, uniformly among the dealer's cards"),
+    # the heuristic's hooks (policies/heuristic.py: the family's own rules of the rule-based player)
+    "heuristic_special": (("st", "i", "tb", "flags"), "the special action k (bid, call, commitment) the heuristic "
+                          "says for the seat to act, flags the legal ones (bit k); -1 or an illegal k: the lowest "
+                          "legal one. Default special_lowest (-1)"),
+    "heuristic_reserved": (("st", "i", "tb", "h0", "out_tr", "hand_n"), "the trumps (uint64, word 0) the seat to "
+                           "play keeps back while anything else is legal (h0: its hand's word 0, out_tr: the trumps "
+                           "it cannot place, hand_n: its cards, > 1). Default reserve_nothing; French: the Petit "
+                           "(petit au bout); Mineo: the master trump once a rivanto is said"),
+    "heuristic_attack": (("st", "i", "p", "allies", "tb"), "whether seat p, leading, plays as the attacking side "
+                         "(draws trumps with its master trump; allies: the seats it knows on its side, a bit "
+                         "each). Default attack_declarer_side; Piedmontese: every seat"),
+    "heuristic_ex_dump": (("st", "i", "hand_n", "tb"), "whether the seat, playing cheap, throws EX away "
+                          "(hand_n: its cards). Default never_dump_ex; Mineo: in the second half of the deal (EX "
+                          "not led stays with its side)"),
     "sides_known": (("st", "i", "viewer", "tb"), "whether seat viewer knows the sides (bool; Mineo: the hidden "
                     "partnership); also called from Python (the web table)"),
     "trick_won": (("st", "i", "winner", "last", "tb"), "the trick is complete and seat winner beats it by its cards "
@@ -147,6 +187,36 @@ class FamilyRules(Protocol):
 
     @property
     def settle(self) -> Callable[..., Any]: ...
+
+    @property
+    def stock_in_hand(self) -> Callable[..., Any]: ...
+
+    @property
+    def cards_dealt(self) -> Callable[..., Any]: ...
+
+    @property
+    def hand_cap(self) -> Callable[..., Any]: ...
+
+    @property
+    def sample_fixes(self) -> Callable[..., Any]: ...
+
+    @property
+    def sample_rejected(self) -> Callable[..., Any]: ...
+
+    @property
+    def fix_sample(self) -> Callable[..., Any]: ...
+
+    @property
+    def heuristic_special(self) -> Callable[..., Any]: ...
+
+    @property
+    def heuristic_reserved(self) -> Callable[..., Any]: ...
+
+    @property
+    def heuristic_attack(self) -> Callable[..., Any]: ...
+
+    @property
+    def heuristic_ex_dump(self) -> Callable[..., Any]: ...
 
     @property
     def sides_known(self) -> Callable[..., Any]: ...

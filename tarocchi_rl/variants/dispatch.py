@@ -45,6 +45,10 @@ def dispatch_source(hook: str, families: Sequence[FamilyRules] = FAMILIES) -> tu
 
 def family_dispatch(hook: str, families: Sequence[FamilyRules] = FAMILIES) -> Callable[..., Any]:
     """The Numba dispatcher of ``hook`` (a name of KERNEL_HOOKS) over ``families``."""
+    lacking = [getattr(f, "__name__", repr(f)) for f in families if not hasattr(f, hook)]
+    if lacking:
+        raise ImportError(f"family {', '.join(lacking)} lacks the contract's hook {hook!r} (its arguments: "
+                          "variants/contract.py KERNEL_HOOKS; the do-nothing kernels: variants/defaults.py)")
     name, src = dispatch_source(hook, families)
     namespace: dict[str, Any] = {"__name__": __name__}
     namespace.update({f"_family_{k}": getattr(f, hook) for k, f in enumerate(families)})
@@ -57,6 +61,16 @@ legal_flags = family_dispatch("legal_flags")
 step_special = family_dispatch("step_special")
 after_discard = family_dispatch("after_discard")
 settle = family_dispatch("settle")
+stock_in_hand = family_dispatch("stock_in_hand")
+cards_dealt = family_dispatch("cards_dealt")
+hand_cap = family_dispatch("hand_cap")
+sample_fixes = family_dispatch("sample_fixes")
+sample_rejected = family_dispatch("sample_rejected")
+fix_sample = family_dispatch("fix_sample")
+heuristic_special = family_dispatch("heuristic_special")
+heuristic_reserved = family_dispatch("heuristic_reserved")
+heuristic_attack = family_dispatch("heuristic_attack")
+heuristic_ex_dump = family_dispatch("heuristic_ex_dump")
 sides_known = family_dispatch("sides_known")
 trick_won = family_dispatch("trick_won")
 observe_sections = family_dispatch("observe_sections")

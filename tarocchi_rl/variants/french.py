@@ -30,9 +30,10 @@ from functools import cache
 import numpy as np
 from numba import njit
 
-from ..bits import U0, bit, popcount
+from ..bits import U0, U1, bit, lowest_bit, popcount
 from ..cards import EX_BIT, FOOL, FRENCH_DECK
 from ..core.deal import deal_hands
+from ..core.known import hi_bit
 from ..core.obs_layout import build_layout, section_sizes
 from ..core.phases import BID, CHELEM, DISCARD, DONE, PLAY, POIGNEE
 from ..core.points import card_points
@@ -52,6 +53,7 @@ from ..core.state import (
     MULT,
     PAYOFF,
     PHASE,
+    PLAYED,
     POIGNEE_LEVEL,
     POINTS,
     SHOWN_BY,
@@ -76,6 +78,7 @@ from ..core.tables import (
     MK_EX,
     MK_FAMILY,
     MK_KINGS,
+    MK_SUIT,
     MK_TRICK_HOOK,
     MK_TRUMPS,
     P_BID_WORDS,
@@ -100,7 +103,17 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, clear_trick
-from .defaults import observe_nothing, play_rules_unchanged, sides_always_known
+from .defaults import (
+    attack_declarer_side,
+    never_dump_ex,
+    no_hand_cap,
+    observe_nothing,
+    play_rules_unchanged,
+    sample_unchanged,
+    sides_always_known,
+    stock_taken_when_shown,
+    whole_hand_dealt,
+)
 
 # the family's own entries of the shared tables (core/tables.py: MK_FAMILY + k, P_FAMILY_PARAM + k)
 MK_OUDLERS = MK_FAMILY + 5  # T1, T21, EX
@@ -491,6 +504,145 @@ def settle(st, i, tb):
     m[BONUS + B_SCORE] = score
     for s in range(n):
         m[PAYOFF + s] = (n - 1) * score if s == taker else -score
+
+
+# ----------------------------------------------------------------------------------------------------------
+# kernels called by the determinizer (search/determinize.py) and the heuristic (policies/heuristic.py)
+
+FIX_PETIT_SEC = 1  # sample_fixes: a sample that deals a petit sec is drawn again
+stock_in_hand = stock_taken_when_shown  # (the chien, once shown, is the taker's; never in a garde sans / contre)
+cards_dealt = whole_hand_dealt
+hand_cap = no_hand_cap
+fix_sample = sample_unchanged
+
+
+@njit(cache=True)
+def sample_fixes(st, i, p, tb):
+    """The contract's hook: FIX_PETIT_SEC (no seat was dealt a petit sec), except in a deal annulled at once."""
+    m = st.meta[i]
+    return 0 if (m[PHASE] == DONE and m[BID_WORD] == -1) else FIX_PETIT_SEC
+
+
+@njit(cache=True)
+def sample_rejected(st, j, fixes, tb):
+    """The contract's hook: whether some seat's dealt hand in sample j is a petit sec (the Petit its only trump,
+    no Excuse)."""
+    m = st.meta[j]
+    cd = st.cards
+    petit = tb.masks[MK_PETIT, 0]
+    trumps = tb.masks[MK_TRUMPS, 0]
+    for s in range(tb.params[P_PLAYERS]):
+        d = cd[j, HAND + s, 0] | cd[j, PLAYED + s, 0]
+        if s == m[DECLARER] and m[STOCK_SHOWN] == 1:
+            d = (d | cd[j, DISCARDED, 0]) & ~cd[j, STOCK, 0]
+        if (d & trumps) == petit and (d & _EXB) == U0:
+            return True
+    return False
+
+
+# The heuristic's rules of its own (policies/heuristic.py has the shared ones)
+#
+# | decision  | rule                                                                                            |
+# |-----------|-------------------------------------------------------------------------------------------------|
+# | strength  | 2 per trump, +1 per T16..T20, T21 +10, EX +8, T1 +9/+7/+4/0 with >= 6/5/4/fewer trumps, King 6, |
+# |           | Queen 3 (+1 with its King), Cavalier 2, Valet 1, +2 per card beyond 4 in a suit with its King,  |
+# |           | with >= 5 trumps: +6 per void, +3 per singleton (hand_strength)                                 |
+# | bid       | the highest level whose threshold the strength reaches, HEURISTIC_BIDS_3 = (42, 46, 66, 76),    |
+# |           | HEURISTIC_BIDS_4 = (40, 43, 62, 70) for prise / garde / garde sans / garde contre, if it is     |
+# |           | above every bid so far; else pass                                                               |
+# | chelem    | announce only with T21, >= 14 trumps and every suit an unbroken run from its King               |
+# | poignee   | declare the highest level held (taker or defender)                                              |
+# | attacking | the taker                                                                                       |
+# | reserved  | the Petit while this seat holds more other trumps than are outstanding (petit au bout)          |
+HEURISTIC_BIDS_3 = (42, 46, 66, 76)  # prise, garde, garde sans, garde contre
+HEURISTIC_BIDS_4 = (40, 43, 62, 70)
+heuristic_attack = attack_declarer_side
+heuristic_ex_dump = never_dump_ex
+
+
+@njit(cache=True)
+def hand_strength(h0, h1, tb):
+    """The heuristic's hand strength for the bids (the table above)."""
+    tr = h0 & tb.masks[MK_TRUMPS, 0]
+    nt = popcount(tr)
+    s = 2 * nt + popcount(tr & np.uint64(0x1F8000))  # T16..T20 are bits 15..19
+    oud = tb.masks[MK_OUDLERS, 0]
+    petit = tb.masks[MK_PETIT, 0]
+    if (h0 & oud & ~petit & tr) != U0:
+        s += 10  # T21
+    if (h0 & _EXB) != U0:
+        s += 8
+    if (tr & petit) != U0:
+        s += 9 if nt >= 6 else 7 if nt == 5 else 4 if nt == 4 else 0
+    for su in range(4):
+        ms = h1 & tb.masks[MK_SUIT + su, 1]
+        cnt = popcount(ms)
+        base = 16 * su
+        king = (ms >> np.uint64(base + 13)) & U1
+        queen = (ms >> np.uint64(base + 12)) & U1
+        s += 6 * np.int64(king) + 3 * np.int64(queen) + 2 * np.int64((ms >> np.uint64(base + 11)) & U1)
+        s += np.int64((ms >> np.uint64(base + 10)) & U1)
+        if king and queen:
+            s += 1
+        if king and cnt > 4:
+            s += 2 * (cnt - 4)
+        if nt >= 5:
+            if cnt == 0:
+                s += 6
+            elif cnt == 1:
+                s += 3
+    return s
+
+
+@njit(cache=True)
+def heuristic_special(st, i, tb, flags):
+    """The contract's hook: the heuristic's bid, chelem and poignee (the table above)."""
+    m = st.meta[i]
+    ph = m[PHASE]
+    p = m[CUR]
+    n = tb.params[P_PLAYERS]
+    h0 = st.cards[i, HAND + p, 0]
+    h1 = st.cards[i, HAND + p, 1]
+    if ph == BID:
+        s = hand_strength(h0, h1, tb)
+        want = 0
+        for k in range(4):
+            thr = HEURISTIC_BIDS_3[k] if n == 3 else HEURISTIC_BIDS_4[k]
+            if s >= thr:
+                want = k + 1
+        best = 0
+        for q in range(n):
+            if m[BID_WORD + q] > best:
+                best = m[BID_WORD + q]
+        return want if want > best else K_PASS
+    if ph == CHELEM:
+        tr = h0 & tb.masks[MK_TRUMPS, 0]
+        t21 = (tr & tb.masks[MK_OUDLERS, 0] & ~tb.masks[MK_PETIT, 0]) != U0
+        if not t21 or 3 * popcount(tr) < 2 * 21:
+            return K_PASS
+        for su in range(4):
+            ms = h1 & tb.masks[MK_SUIT + su, 1]
+            # every card a master: the suit's cards form an unbroken sequence from the King down
+            if ms != U0 and (hi_bit(ms) != 16 * su + 13 or hi_bit(ms) - lowest_bit(ms) + 1 != popcount(ms)):
+                return K_PASS
+        return K_CHELEM
+    if ph == POIGNEE:
+        k = 0
+        for q in range(3):
+            if flags & (1 << (K_POIGNEE + q)):
+                k = K_POIGNEE + q
+        return k
+    return K_PASS
+
+
+@njit(cache=True, inline="always")
+def heuristic_reserved(st, i, tb, h0, out_tr, hand_n):
+    """The contract's hook: the Petit while this seat holds more other trumps than are outstanding."""
+    mine = h0 & tb.masks[MK_TRUMPS, 0]
+    petit = tb.masks[MK_PETIT, 0]
+    if (mine & petit) != U0 and popcount(mine) - 1 > popcount(out_tr):
+        return petit
+    return U0
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -31,9 +31,10 @@ from functools import cache
 import numpy as np
 from numba import njit
 
-from ..bits import U0, U1, bit
+from ..bits import U0, U1, bit, popcount
 from ..cards import EX_BIT, MINEO_DECK
 from ..core.deal import deal_hands
+from ..core.known import above, hi_bit, outstanding
 from ..core.obs_layout import S_PARTNER, S_PARTNER_KNOWN, S_RIVANTO, S_SCOMMESSA, build_layout, section_sizes
 from ..core.phases import AUCTION, DISCARD, DONE, EARLY, PHASE_NAMES, PLAY, RIVANTO, SCOMMESSA  # noqa: F401
 from ..core.points import card_points
@@ -77,6 +78,7 @@ from ..core.tables import (
     MK_EX,
     MK_FAMILY,
     MK_KINGS,
+    MK_SUIT,
     MK_TRUMPS,
     P_BID_WORDS,
     P_CAPTURE_BONUS,
@@ -100,7 +102,14 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, start_play
-from .defaults import play_rules_unchanged, trick_winner_unchanged
+from .defaults import (
+    attack_declarer_side,
+    no_hand_cap,
+    play_rules_unchanged,
+    sample_never_rejected,
+    stock_taken_when_shown,
+    trick_winner_unchanged,
+)
 
 # the family's own rows of the shared tables (core/tables.py: MK_FAMILY + k)
 MK_PIGLIATA = MK_FAMILY + 0  # T16..T19, T1
@@ -497,6 +506,155 @@ def observe_sections(st, i, viewer, tb, out):
         out[o[S_SCOMMESSA]] = 1.0
     if m[COMMIT + 1] >= 0:
         out[o[S_RIVANTO] + (m[COMMIT + 1] - viewer) % 4] = 1.0
+
+
+# ----------------------------------------------------------------------------------------------------------
+# kernels called by the determinizer (search/determinize.py) and the heuristic (policies/heuristic.py)
+
+FIX_PARTNER = 1  # sample_fixes: the partnership follows the sampled cards
+stock_in_hand = stock_taken_when_shown  # (the monte, once shown, is the declarer's)
+hand_cap = no_hand_cap
+sample_rejected = sample_never_rejected
+
+
+@njit(cache=True, inline="always")
+def cards_dealt(st, i, tb):
+    """The contract's hook: in the early round each seat holds its first params[P_FIRST_ROUND] cards."""
+    return tb.params[P_FIRST_ROUND] if st.meta[i, PHASE] == EARLY else tb.params[P_HAND]
+
+
+@njit(cache=True)
+def sample_fixes(st, i, p, tb):
+    """The contract's hook: FIX_PARTNER while seat p cannot tell who holds the called trump (a call; the trump
+    neither in his hand nor played), else 0."""
+    m = st.meta[i]
+    if m[CONTRACT] == CALL and m[CALLED] >= 0:
+        mk = bit(tb.card[m[CALLED], CARD_BIT])
+        if (st.cards[i, HAND + p, 0] & mk) == U0:
+            for s in range(4):
+                if (st.cards[i, PLAYED + s, 0] & mk) != U0:
+                    return 0
+            return FIX_PARTNER
+    return 0
+
+
+@njit(cache=True)
+def fix_sample(st, j, p, fixes, tb, rng):
+    """The contract's hook: the holder of the called trump is the partner; the sides and the pigliata bonuses
+    (each pigliata card won from the other side in a completed trick) follow. Draws nothing."""
+    m = st.meta[j]
+    cd = st.cards
+    mk = bit(tb.card[m[CALLED], CARD_BIT])
+    for s in range(4):
+        if (cd[j, HAND + s, 0] & mk) != U0:
+            m[PARTNER] = s
+    for s in range(4):
+        m[SIDE + s] = 0 if (s == m[DECLARER] or s == m[PARTNER]) else 1
+    m[BONUS + J_PIGLIATA] = 0
+    m[BONUS + 8 + J_PIGLIATA] = 0
+    pig = tb.masks[MK_PIGLIATA, 0]
+    while pig != U0:
+        b = pig & (~pig + U1)
+        pig &= ~b
+        for w in range(4):
+            if (cd[j, WON + w, 0] & b) != U0:
+                for s in range(4):
+                    if (cd[j, PLAYED + s, 0] & b) != U0 and m[SIDE + s] != m[SIDE + w]:
+                        m[BONUS + 8 * m[SIDE + w] + J_PIGLIATA] += 1
+    return rng
+
+
+# The heuristic's rules of its own (policies/heuristic.py has the shared ones)
+#
+# | decision      | rule                                                                                       |
+# |---------------|--------------------------------------------------------------------------------------------|
+# | strength      | 2 per trump, +2 per Aria (T16..T19), +4 T20, +3 EX, +3 per King, T1 +2 (>= 6 trumps) else |
+# |               | -1, with >= 5 trumps: +2 per void suit, +1 per singleton (hand_strength)                   |
+# | early round   | solo (doubled) if the 5 cards' strength >= HEURISTIC_EARLY_SOLO (26: five top trumps)      |
+# | auction       | solo if strength >= HEURISTIC_SOLO (30); call if >= HEURISTIC_CALL (9) and nobody called;   |
+# |               | else pass                                                                                  |
+# | scommessa     | say it (T20 and EX held) when T1 is held too with >= 4 trumps; else pass                   |
+# | rivanto       | (defenders) say it holding the master trump or >= 10 trumps; else pass                     |
+# | attacking     | the declarer, and his partner once he knows the partnership                                |
+# | reserved      | the master trump once a rivanto is said (the last trick is worth 2 jochi)                  |
+# | EX            | played by the 4th card from the end (it may not be led before its last card), and dumped   |
+# |               | when playing cheap in the second half of the deal (not led, it stays with its side)         |
+HEURISTIC_EARLY_SOLO = 26
+HEURISTIC_CALL = 9
+HEURISTIC_SOLO = 30
+heuristic_attack = attack_declarer_side
+
+
+@njit(cache=True)
+def hand_strength(h0, h1, tb):
+    """The heuristic's hand strength for the bids (the table above)."""
+    tr = h0 & tb.masks[MK_TRUMPS, 0]
+    nt = popcount(tr)
+    s = 2 * nt + 2 * popcount(tr & tb.masks[MK_ARIE, 0]) + 3 * popcount(h1 & tb.masks[MK_KINGS, 1])
+    if (tr & tb.masks[MK_GIOVE, 0]) != U0:
+        s += 4
+    if (h0 & _EXB) != U0:
+        s += 3
+    if (tr & tb.masks[MK_PIGLIATA, 0] & ~tb.masks[MK_ARIE, 0]) != U0:
+        s += 2 if nt >= 6 else -1
+    if nt >= 5:
+        for su in range(4):
+            cnt = popcount(h1 & tb.masks[MK_SUIT + su, 1])
+            if cnt == 0:
+                s += 2
+            elif cnt == 1:
+                s += 1
+    return s
+
+
+@njit(cache=True)
+def heuristic_special(st, i, tb, flags):
+    """The contract's hook: the heuristic's bid or commitment (the table above)."""
+    m = st.meta[i]
+    ph = m[PHASE]
+    p = m[CUR]
+    h0 = st.cards[i, HAND + p, 0]
+    h1 = st.cards[i, HAND + p, 1]
+    tr = h0 & tb.masks[MK_TRUMPS, 0]
+    if ph == EARLY:
+        return K_SOLO if hand_strength(h0, h1, tb) >= HEURISTIC_EARLY_SOLO else K_PASS
+    if ph == AUCTION:
+        s = hand_strength(h0, h1, tb)
+        if s >= HEURISTIC_SOLO:
+            return K_SOLO
+        if s >= HEURISTIC_CALL and flags & F_CALL:
+            return K_CALL
+        return K_PASS
+    if ph == SCOMMESSA:
+        nt = popcount(tr)
+        one = (tr & tb.masks[MK_PIGLIATA, 0] & ~tb.masks[MK_ARIE, 0]) != U0
+        if one and nt >= 4:
+            return K_SCOMMESSA
+        return K_PASS
+    if ph == RIVANTO:
+        out0, _ = outstanding(st.meta, st.cards, tb.masks, i, p, 4)
+        top_master = tr != U0 and (out0 & tb.masks[MK_TRUMPS, 0] & above(hi_bit(tr))) == U0
+        if top_master or popcount(tr) >= 10:
+            return K_RIVANTO
+        return K_PASS
+    return K_PASS
+
+
+@njit(cache=True, inline="always")
+def heuristic_reserved(st, i, tb, h0, out_tr, hand_n):
+    """The contract's hook: the master trump, once a rivanto is said."""
+    mine = h0 & tb.masks[MK_TRUMPS, 0]
+    if st.meta[i, COMMIT + 1] >= 0 and mine != U0:
+        top = hi_bit(mine)
+        if (out_tr & above(top)) == U0:
+            return U1 << np.uint64(top)
+    return U0
+
+
+@njit(cache=True, inline="always")
+def heuristic_ex_dump(st, i, hand_n, tb):
+    """The contract's hook: EX is dumped when playing cheap in the second half of the deal."""
+    return 2 * hand_n <= tb.params[P_TRICKS] + 1
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ..bits import U0, popcount
+from ..bits import U0, bit, bounded, kth_bit, popcount, splitmix_next
 from ..cards import EX_BIT, PIEDMONT_DECK
 from ..core.deal import deal_hands
 from ..core.obs_layout import build_layout, section_sizes
@@ -46,6 +46,7 @@ from ..core.state import (
     HAND,
     PAYOFF,
     PHASE,
+    PLAYED,
     POINTS,
     SHOWN_BY,
     SIDE,
@@ -83,7 +84,17 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, start_play
-from .defaults import observe_nothing, play_rules_unchanged, sides_always_known, trick_winner_unchanged
+from .defaults import (
+    never_dump_ex,
+    no_hand_cap,
+    observe_nothing,
+    play_rules_unchanged,
+    reserve_nothing,
+    sample_never_rejected,
+    sides_always_known,
+    trick_winner_unchanged,
+    whole_hand_dealt,
+)
 
 # the family's own entries of the shared tables (core/tables.py: MK_FAMILY + k, P_FAMILY_PARAM + k)
 MK_ACCUSO_HONOURS = MK_FAMILY + 0  # the accuso's honours: T1, T20, T21
@@ -346,6 +357,93 @@ def settle(st, i, tb):
     else:
         for s in range(n):
             m[PAYOFF + s] = m[POINTS + s] - 77
+
+
+# ----------------------------------------------------------------------------------------------------------
+# kernels called by the determinizer (search/determinize.py) and the heuristic (policies/heuristic.py)
+
+FIX_STOCK = 1  # sample_fixes: which of the dealer's cards were the stock is drawn again
+sample_rejected = sample_never_rejected
+cards_dealt = whole_hand_dealt
+
+
+@njit(cache=True, inline="always")
+def stock_in_hand(st, i, tb):
+    """The contract's hook: the dealer takes the stock unseen at the deal: it is always in his hand."""
+    return True
+
+
+@njit(cache=True, inline="always")
+def hand_cap(st, i, s, tb):
+    """The contract's hook: an accuso of the honours alone (fewer than ten trumps shown) proves fewer than ten
+    trumps at the time: at most 9 less those played since in seat s's hidden hand."""
+    if st.meta[i, ACCUSO_DECL + s] >= 1:
+        cd = st.cards
+        trumps = tb.masks[MK_TRUMPS, 0]
+        shown = cd[i, SHOWN_BY + s, 0] & trumps
+        if popcount(shown) < 10:
+            return (9 - popcount(cd[i, PLAYED + s, 0] & trumps) - popcount(cd[i, HAND + s, 0] & shown)), trumps, U0
+    return no_hand_cap(st, i, s, tb)
+
+
+@njit(cache=True)
+def sample_fixes(st, i, p, tb):
+    """The contract's hook: FIX_STOCK when seat p is not the dealer (he cannot tell which cards were the
+    stock), else 0."""
+    return FIX_STOCK if st.meta[i, DECLARER] != p else 0
+
+
+@njit(cache=True)
+def fix_sample(st, j, p, fixes, tb, rng):
+    """The contract's hook: which of the dealer's cards (held, played, discarded) were the stock, uniformly.
+    Returns the RNG state."""
+    cd = st.cards
+    d = st.meta[j, DECLARER]
+    a0 = cd[j, HAND + d, 0] | cd[j, PLAYED + d, 0] | cd[j, DISCARDED, 0]
+    a1 = cd[j, HAND + d, 1] | cd[j, PLAYED + d, 1] | cd[j, DISCARDED, 1]
+    s0 = U0
+    s1 = U0
+    left = popcount(a0) + popcount(a1)
+    for _ in range(tb.params[P_STOCK]):
+        rng, z = splitmix_next(rng)
+        e = bounded(z, left)
+        n0 = popcount(a0)
+        if e < n0:
+            mk = bit(kth_bit(a0, e))
+            a0 &= ~mk
+            s0 |= mk
+        else:
+            mk = bit(kth_bit(a1, e - n0))
+            a1 &= ~mk
+            s1 |= mk
+        left -= 1
+    cd[j, STOCK, 0] = s0
+    cd[j, STOCK, 1] = s1
+    return rng
+
+
+# The heuristic's rules of its own (policies/heuristic.py has the shared ones)
+#
+# | decision          | rule                                                                     |
+# |-------------------|--------------------------------------------------------------------------|
+# | piedmont4 accuso  | declare whenever legal (a free bonus)                                    |
+# | attacking         | every seat (each plays for itself, or for its pair, from the deal on)    |
+heuristic_reserved = reserve_nothing
+heuristic_ex_dump = never_dump_ex
+
+
+@njit(cache=True)
+def heuristic_special(st, i, tb, flags):
+    """The contract's hook: the accuso whenever legal, else pass."""
+    if st.meta[i, PHASE] == ACCUSO and flags & 2:
+        return 1
+    return 0
+
+
+@njit(cache=True, inline="always")
+def heuristic_attack(st, i, p, allies, tb):
+    """The contract's hook: every seat leads as the attacking side."""
+    return True
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -103,7 +103,19 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, start_play
-from .defaults import observe_nothing
+from .defaults import (
+    attack_declarer_side,
+    never_dump_ex,
+    no_hand_cap,
+    no_sample_fixes,
+    observe_nothing,
+    reserve_nothing,
+    sample_never_rejected,
+    sample_unchanged,
+    special_lowest,
+    stock_taken_when_shown,
+    whole_hand_dealt,
+)
 
 FAMILY_ID = 3  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
 
@@ -170,6 +182,18 @@ ZERO_SUM = False  # only the declarer's side scores; the Mond penalty is one sea
 STRING_OPTION_CHOICES: dict[str, tuple[str, ...]] = {}
 BID_ROUNDS = ((BID_WORD, "bids", ""),)
 observe_sections = observe_nothing
+# the determinizer's and the heuristic's hooks: the defaults for now (no tarok rules of their own yet; the
+# determinizer's talon knowledge and the heuristic's bids are still to write, issue 34)
+stock_in_hand = stock_taken_when_shown
+cards_dealt = whole_hand_dealt
+hand_cap = no_hand_cap
+sample_fixes = no_sample_fixes
+sample_rejected = sample_never_rejected
+fix_sample = sample_unchanged
+heuristic_special = special_lowest
+heuristic_reserved = reserve_nothing
+heuristic_attack = attack_declarer_side
+heuristic_ex_dump = never_dump_ex
 OUTCOME_DETAILS = {
     "value": "the contract's value",
     "partner": "tarok4: the holder of the called King (null: none)",

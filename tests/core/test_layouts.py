@@ -52,7 +52,7 @@ PINNED = {
         "P_CAPTURE_BONUS": 36, "P_PLAY_HOOK": 37, "P_TRICK_HOOK_EVERY": 38, "P_DISCARD_FALLBACK_EMPTY": 39,
     }, 40),
     "determinize.ints": ({
-        "I_STATUS": 0, "I_P": 1, "I_K": 2, "I_KB": 3, "I_NF": 4, "I_FLAGS": 5, "I_OBS": 6, "I_UNIV": 7,
+        "I_STATUS": 0, "I_P": 1, "I_K": 2, "I_KB": 3, "I_NF": 4, "I_FLAGS": 5, "I_OBS": 6, "I_UNIV": 7, "I_FIX": 8,
         "I_PILE": 16, "I_CLS": 48, "I_LAY": 176,
     }, 1904),
     "determinize.pile": ({"PILE_KIND": 0, "PILE_SEAT": 1, "PILE_ROOM": 2, "PILE_CAP": 3}, 4),
