@@ -85,7 +85,8 @@ class BatchEnv:
 
     def set_deals(self, decks: ArrayLike) -> None:
         """Start every game on a given deal: ``decks`` int[B, n_cards] dense ids in the deal order of the
-        variant's module docstring (hands by seat, then the stock). Each row must be a permutation."""
+        variant's module docstring (hands by seat, then the stock). Each row must be a permutation, and a deal
+        that the family's rules would deal again (its ``refused_hands``) is refused: a ValueError naming the seat."""
         decks = np.asarray(decks)
         n = self.spec.deck.n_cards
         if decks.shape != (self.batch_size, n):
@@ -93,6 +94,10 @@ class BatchEnv:
         if not (np.sort(decks, axis=1) == np.arange(n)).all():
             bad = int(np.nonzero(~(np.sort(decks, axis=1) == np.arange(n)).all(axis=1))[0][0])
             raise ValueError(f"deal of game {bad} is not a permutation of the {n} cards")
+        refused = self.spec.refused_hand(decks)
+        if refused is not None:  # the rules would deal it again: a given deal is never silently replaced
+            game, seat, why = refused
+            raise ValueError(f"deal of game {game}: the hand of seat {seat} {why}, which {self.variant} does not deal")
         self.state.deck[:, :n] = decks
         self.state.deck[:, n:] = -1
         if self._single:

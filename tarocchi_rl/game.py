@@ -45,7 +45,8 @@ class Game:
 
     def state_from_deal(self, hands: Sequence[Sequence[str]], stock: Sequence[str]) -> "State":
         """A new game on a given deal: ``hands`` one list of card names per seat (in deal order), ``stock``
-        the monte / talon / chien. Wrong sizes, unknown or duplicated cards are a ValueError saying which."""
+        the monte / talon / chien. Wrong sizes, unknown or duplicated cards, and a hand the rules would deal
+        again (the family's ``refused_hands``) are a ValueError saying which."""
         r = self.spec
         if not isinstance(hands, (list, tuple)) or len(hands) != self.num_players:
             raise ValueError(f"deal.hands must be {self.num_players} lists of cards")
@@ -72,6 +73,9 @@ class Game:
                 raise ValueError(f"{where}: card {name} is dealt twice (also at {seen[c]})")
             seen[c] = where
             ids.append(c)
+        refused = r.refused_hand(np.array([ids]))
+        if refused is not None:
+            raise ValueError(f"deal.hands[{refused[1]}] {refused[2]}, which {self.variant} does not deal")
         env = BatchEnv(self.variant, 1, seed=0, **self.options)
         env.set_deals(np.array([ids]))
         return State(self, env, [])

@@ -50,6 +50,8 @@ and variant.
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..cards import Deck
 from ..core.obs_layout import build_privileged_layout, layout_table
 from ..core.tables import RuleTables
@@ -129,6 +131,17 @@ class VariantSpec:
     def special_actions(self) -> tuple:
         """The action vocabulary beyond playing and discarding a card: id 2C + k is ``special_actions[k]``."""
         return tuple(self.rules.SPECIAL_ACTION_NAMES)
+
+    def refused_hand(self, decks: np.ndarray) -> tuple[int, int, str] | None:
+        """The first hand the family's rules refuse in given deals ``decks`` int[B, n_cards] (hands by seat in
+        deal order, then the stock): (game, seat, why), or None where every hand may be dealt."""
+        starts = np.cumsum((0,) + tuple(self.hand_sizes))
+        hands = [np.asarray(decks)[:, a:b] for a, b in zip(starts[:-1], starts[1:], strict=True)]
+        refused, why = self.rules.refused_hands(hands)
+        if not np.asarray(refused).any():
+            return None
+        game, seat = (int(x) for x in np.argwhere(refused)[0])
+        return game, seat, why
 
     def utility_bounds(self, options: dict | None = None) -> tuple[int, int]:
         """(min, max) payoff of any seat in any deal with these options (derivation: the family's docstring)."""

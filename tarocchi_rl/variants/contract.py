@@ -122,6 +122,13 @@ class FamilyRules(Protocol):
         """``outcome(st, i, tb=None)``: a finished deal in the one schema (``OUTCOME_FIELDS``)."""
 
     @property
+    def refused_hands(self) -> Callable[[list[Any]], tuple[Any, str]]:
+        """``refused_hands(hands)``: ``hands[s]`` int[B, size_s] dense ids of seat s's hand in B deals given by a
+        caller -> (bool[B, n_seats] the hands the rules refuse, why: a phrase after "the hand of seat s"). The
+        engine's own random deals are dealt again in ``start_row``; a given deal is refused in Python instead
+        (never silently replaced). Default ``core.deal.every_hand_accepted``."""
+
+    @property
     def ZERO_SUM(self) -> bool:
         """Whether every finished deal's payoffs add up to 0 (the invariant tests read it here)."""
 

@@ -32,7 +32,7 @@ from numba import njit
 
 from ..bits import U0, U1, bit, lowest_bit, popcount
 from ..cards import EX_BIT, FOOL, FRENCH_DECK
-from ..core.deal import deal_hands
+from ..core.deal import deal_hands, every_hand_accepted
 from ..core.known import hi_bit
 from ..core.obs_layout import build_layout, section_sizes
 from ..core.phases import BID, CHELEM, DISCARD, DONE, PLAY, POIGNEE
@@ -717,3 +717,6 @@ def outcome(st, i: int, tb) -> dict:
             "score": b[B_SCORE],
         },
     }
+
+
+refused_hands = every_hand_accepted  # a deal given by a caller: every hand may be dealt

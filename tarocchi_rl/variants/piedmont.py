@@ -30,7 +30,7 @@ from numba import njit
 
 from ..bits import U0, bit, bounded, kth_bit, popcount, splitmix_next
 from ..cards import EX_BIT, PIEDMONT_DECK
-from ..core.deal import deal_hands
+from ..core.deal import deal_hands, every_hand_accepted
 from ..core.obs_layout import build_layout, section_sizes
 from ..core.phases import ACCUSO, DISCARD, DONE
 from ..core.points import card_points
@@ -498,3 +498,6 @@ def outcome(st, i: int, tb) -> dict:
         "bonuses": [{"name": "accuso", "side": k, "points": accuso[k]} for k in range(n_sides) if accuso[k]],
         "details": details,
     }
+
+
+refused_hands = every_hand_accepted  # a deal given by a caller: every hand may be dealt

@@ -27,8 +27,9 @@ penalty is one seat's own.
 
 The deal: seat s holds ``deck[H*s : H*s+H]`` (H = 16 / 12), the talon is the last 6 in order (its sets are
 consecutive slices). A deal in which a hand holds no tarok is dealt again, as OpenSpiel does: ``start_row``
-shuffles again from the game's RNG until every hand has a tarok (so a given deal, ``set_deals`` or
-``state_from_deal``, with such a hand is replaced by a fresh one, which ``state.deal()`` then shows).
+shuffles again from the game's RNG until every hand has a tarok. A deal given by a caller (``set_deals``,
+``state_from_deal``, a deals file, a record) with such a hand is refused (``refused_hands``: a ValueError naming
+the seat), never replaced silently.
 """
 
 from functools import cache
@@ -287,6 +288,12 @@ def make_rule_tables(variant="tarok4"):
 
 # ----------------------------------------------------------------------------------------------------------
 # kernels called by the engine
+
+
+def refused_hands(hands: list[np.ndarray]) -> tuple[np.ndarray, str]:
+    """A given deal's hands without a tarok (the contract's ``refused_hands``): ``hands[s]`` int[B, H] dense ids
+    -> (bool[B, n_seats], why). OpenSpiel deals such a deal again; a caller's deal is refused instead."""
+    return np.stack([(DECK.suit[np.asarray(h)] != TRUMP).all(axis=1) for h in hands], axis=1), "holds no tarok"
 
 
 @njit(cache=True)

@@ -12,6 +12,7 @@ import pytest
 
 import tarocchi_rl
 from tarocchi_rl import BatchEnv
+from tarocchi_rl.cards import TRUMP
 from tarocchi_rl.core.points import card_points
 from tarocchi_rl.core.state import DISCARDED, HAND, SHOWN, STOCK, WON
 from tarocchi_rl.variants import get_variant
@@ -290,13 +291,27 @@ def test_random_deals_conserve_the_cards_and_the_points(variant):
     assert lo <= r.min() and r.max() <= hi
 
 
-def test_a_deal_without_a_tarok_in_a_hand_is_dealt_again():
+def test_a_given_deal_with_a_hand_without_a_tarok_is_refused_naming_the_seat():
     game = tarocchi_rl.make("tarok4")
     hands = [[f"T{k}" for k in range(1, 13)], [f"T{k}" for k in range(13, 23)] + ["4H", "3H"],
              ["2H", "1H", "JH", "NH", "QH", "KH", "4D", "3D", "2D", "1D", "JD", "ND"],
              ["QD", "KD", "7S", "8S", "9S", "10S", "JS", "NS", "QS", "KS", "7C", "8C"]]
-    state = game.state_from_deal(hands, ["9C", "10C", "JC", "NC", "QC", "KC"])
-    dealt = state.deal()
-    assert dealt["hands"] != hands
-    assert all(any(c.startswith("T") for c in h) for h in dealt["hands"])
-    assert sorted([c for h in dealt["hands"] for c in h] + dealt["stock"]) == sorted(game.deck.names)
+    stock = ["9C", "10C", "JC", "NC", "QC", "KC"]
+    with pytest.raises(ValueError, match=r"deal\.hands\[2\] holds no tarok"):
+        game.state_from_deal(hands, stock)
+    env = BatchEnv("tarok4", 2, seed=0)
+    good = make_deck(4, {})
+    bad = [c for h in hands for c in h] + stock
+    decks = np.array([[game.deck.card_id(c) for c in d] for d in (good, bad)])
+    with pytest.raises(ValueError, match="game 1: the hand of seat 2 holds no tarok"):
+        env.set_deals(decks)
+
+
+@pytest.mark.parametrize("variant", ["tarok3", "tarok4"])
+def test_the_engines_own_deals_give_every_hand_a_tarok(variant):
+    env = BatchEnv(variant, 256, seed=5)
+    env.reset()
+    deck, n = env.spec.deck, env.num_players
+    h = env.spec.hand_sizes[0]
+    hands = env.state.deck[:, : n * h].reshape(256, n, h)
+    assert (deck.suit[hands] == TRUMP).any(axis=2).all()
