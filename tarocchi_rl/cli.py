@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .variants import VARIANTS
+
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     from .records import RecordError, describe_outcome, load, replay
@@ -345,7 +347,7 @@ def _cmd_warm(args: argparse.Namespace) -> int:
     return 0
 
 
-VARIANT_HELP = "mineo, piedmont3, piedmont4, french3, french4"
+VARIANT_HELP = ", ".join(VARIANTS)
 GAMES_DB = "sqlite:///tarocchi-games.db"  # serve's --db: a file in the working directory
 Subparsers = Any  # argparse's _SubParsersAction (private)
 

@@ -83,6 +83,14 @@ def test_bench_json_reports_both_figures():
     assert out["runs"]["rollout"][0]["zero_sum"] is True
 
 
+def test_bench_runs_every_registered_family_tarok4_too():
+    r = _cli("bench", "--variant", "tarok4", "--batch", "64", "--seconds", "0.05", "--repeats", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["variant"] == "tarok4" and out["rollout_deals_per_s"] > 0 and out["step_decisions_per_s"] > 0
+    assert out["runs"]["rollout"][0]["zero_sum"] is None  # tarok's returns are not zero-sum: nothing to check
+
+
 def test_cli_input_errors_are_messages_not_tracebacks():
     r = _cli("bench", "--variant", "poker", "--seconds", "0.01", "--repeats", "1")
     assert r.returncode == 2 and "unknown variant 'poker'" in r.stderr and "Traceback" not in r.stderr
