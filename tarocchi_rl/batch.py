@@ -86,7 +86,8 @@ class BatchEnv:
     def set_deals(self, decks: ArrayLike) -> None:
         """Start every game on a given deal: ``decks`` int[B, n_cards] dense ids in the deal order of the
         variant's module docstring (hands by seat, then the stock). Each row must be a permutation, and a deal
-        that the family's rules would deal again (its ``refused_hands``) is refused: a ValueError naming the seat."""
+        that the family's rules would deal again (a hand without any of its ``ONE_IN_EVERY_HAND``) is refused:
+        a ValueError naming the seat."""
         decks = np.asarray(decks)
         n = self.spec.deck.n_cards
         if decks.shape != (self.batch_size, n):

@@ -46,7 +46,7 @@ class Game:
     def state_from_deal(self, hands: Sequence[Sequence[str]], stock: Sequence[str]) -> "State":
         """A new game on a given deal: ``hands`` one list of card names per seat (in deal order), ``stock``
         the monte / talon / chien. Wrong sizes, unknown or duplicated cards, and a hand the rules would deal
-        again (the family's ``refused_hands``) are a ValueError saying which."""
+        again (none of the family's ``ONE_IN_EVERY_HAND``) are a ValueError saying which."""
         r = self.spec
         if not isinstance(hands, (list, tuple)) or len(hands) != self.num_players:
             raise ValueError(f"deal.hands must be {self.num_players} lists of cards")

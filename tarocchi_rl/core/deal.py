@@ -1,19 +1,11 @@
 """Dealing: shuffling the deck into ``st.deck`` and handing out cards from it (hands by seat in blocks of
 ``P_HAND``, then the stock)."""
 
-import numpy as np
 from numba import njit
-from numpy.typing import NDArray
 
 from ..bits import bit, bounded, splitmix_next
 from .state import HAND
 from .tables import CARD_BIT, CARD_WORD, P_CARDS, P_HAND, P_PLAYERS
-
-
-def every_hand_accepted(hands: list[NDArray[np.int64]]) -> tuple[NDArray[np.bool_], str]:
-    """The contract's ``refused_hands`` of a family whose rules accept every deal: ``hands[s]`` int[B, size_s]
-    dense ids of seat s's hand in B given deals -> (bool[B, n_seats] all False, "")."""
-    return np.zeros((len(hands[0]), len(hands)), np.bool_), ""
 
 
 @njit(cache=True)

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cards import Deck
+from ..cards import TRUMP, Deck
 from ..core.obs_layout import build_privileged_layout, layout_table
 from ..core.tables import RuleTables
 from . import french, mineo, piedmont, tarok
@@ -133,15 +133,21 @@ class VariantSpec:
         return tuple(self.rules.SPECIAL_ACTION_NAMES)
 
     def refused_hand(self, decks: np.ndarray) -> tuple[int, int, str] | None:
-        """The first hand the family's rules refuse in given deals ``decks`` int[B, n_cards] (hands by seat in
-        deal order, then the stock): (game, seat, why), or None where every hand may be dealt."""
+        """The first hand in given deals ``decks`` int[B, n_cards] (hands by seat in deal order, then the stock)
+        that holds none of the family's ``ONE_IN_EVERY_HAND``: (game, seat, why), or None where every hand may
+        be dealt."""
+        needed = tuple(self.rules.ONE_IN_EVERY_HAND)
+        if not needed:
+            return None
         starts = np.cumsum((0,) + tuple(self.hand_sizes))
-        hands = [np.asarray(decks)[:, a:b] for a, b in zip(starts[:-1], starts[1:], strict=True)]
-        refused, why = self.rules.refused_hands(hands)
-        if not np.asarray(refused).any():
+        held = np.isin(np.asarray(decks), needed)
+        refused = np.stack([~held[:, a:b].any(axis=1) for a, b in zip(starts[:-1], starts[1:], strict=True)], 1)
+        if not refused.any():
             return None
         game, seat = (int(x) for x in np.argwhere(refused)[0])
-        return game, seat, why
+        if set(needed) == set(np.nonzero(self.deck.suit == TRUMP)[0].tolist()):
+            return game, seat, "holds no trump"
+        return game, seat, "holds none of " + " ".join(self.deck.names[c] for c in needed)
 
     def utility_bounds(self, options: dict | None = None) -> tuple[int, int]:
         """(min, max) payoff of any seat in any deal with these options (derivation: the family's docstring)."""

@@ -122,11 +122,11 @@ class FamilyRules(Protocol):
         """``outcome(st, i, tb=None)``: a finished deal in the one schema (``OUTCOME_FIELDS``)."""
 
     @property
-    def refused_hands(self) -> Callable[[list[Any]], tuple[Any, str]]:
-        """``refused_hands(hands)``: ``hands[s]`` int[B, size_s] dense ids of seat s's hand in B deals given by a
-        caller -> (bool[B, n_seats] the hands the rules refuse, why: a phrase after "the hand of seat s"). The
-        engine's own random deals are dealt again in ``start_row``; a given deal is refused in Python instead
-        (never silently replaced). Default ``core.deal.every_hand_accepted``."""
+    def ONE_IN_EVERY_HAND(self) -> Sequence[int]:
+        """Dense ids of the cards of which every hand must hold one (empty: every deal may be played). The
+        engine's own random deals are dealt again in ``start_row`` until they do; a deal given by a caller that
+        does not is refused (``VariantSpec.refused_hand``: never silently replaced), and the OpenSpiel
+        adapter's chance nodes deal only such deals."""
 
     @property
     def ZERO_SUM(self) -> bool:

@@ -33,7 +33,7 @@ from numba import njit
 
 from ..bits import U0, U1, bit, popcount
 from ..cards import EX_BIT, MINEO_DECK
-from ..core.deal import deal_hands, every_hand_accepted
+from ..core.deal import deal_hands
 from ..core.known import above, hi_bit, outstanding
 from ..core.obs_layout import S_PARTNER, S_PARTNER_KNOWN, S_RIVANTO, S_SCOMMESSA, build_layout, section_sizes
 from ..core.phases import AUCTION, DISCARD, DONE, EARLY, PHASE_NAMES, PLAY, RIVANTO, SCOMMESSA  # noqa: F401
@@ -731,4 +731,4 @@ def thirds_of(names) -> int:
     return int(card_points(mask[0], mask[1], make_rule_tables()))
 
 
-refused_hands = every_hand_accepted  # a deal given by a caller: every hand may be dealt
+ONE_IN_EVERY_HAND: tuple[int, ...] = ()  # every deal may be played

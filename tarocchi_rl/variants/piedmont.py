@@ -30,7 +30,7 @@ from numba import njit
 
 from ..bits import U0, bit, bounded, kth_bit, popcount, splitmix_next
 from ..cards import EX_BIT, PIEDMONT_DECK
-from ..core.deal import deal_hands, every_hand_accepted
+from ..core.deal import deal_hands
 from ..core.obs_layout import build_layout, section_sizes
 from ..core.phases import ACCUSO, DISCARD, DONE
 from ..core.points import card_points
@@ -500,4 +500,4 @@ def outcome(st, i: int, tb) -> dict:
     }
 
 
-refused_hands = every_hand_accepted  # a deal given by a caller: every hand may be dealt
+ONE_IN_EVERY_HAND: tuple[int, ...] = ()  # every deal may be played

@@ -28,8 +28,8 @@ penalty is one seat's own.
 The deal: seat s holds ``deck[H*s : H*s+H]`` (H = 16 / 12), the talon is the last 6 in order (its sets are
 consecutive slices). A deal in which a hand holds no tarok is dealt again, as OpenSpiel does: ``start_row``
 shuffles again from the game's RNG until every hand has a tarok. A deal given by a caller (``set_deals``,
-``state_from_deal``, a deals file, a record) with such a hand is refused (``refused_hands``: a ValueError naming
-the seat), never replaced silently.
+``state_from_deal``, a deals file, a record) with such a hand is refused (a ValueError naming
+the seat), never replaced silently: ``ONE_IN_EVERY_HAND``.
 """
 
 from functools import cache
@@ -180,6 +180,7 @@ DECLARER_ROLE = "declarer"
 CARD_POINT_UNITS = 3  # card points are counted in thirds (a pile counts (thirds + 1) // 3 points)
 CARD_POINT_UNIT_NAME = "thirds"
 ZERO_SUM = False  # only the declarer's side scores; the Mond penalty is one seat's own
+ONE_IN_EVERY_HAND = tuple(int(c) for c in np.nonzero(DECK.suit == TRUMP)[0])  # a tarok (else OpenSpiel deals again)
 STRING_OPTION_CHOICES: dict[str, tuple[str, ...]] = {}
 BID_ROUNDS = ((BID_WORD, "bids", ""),)
 observe_sections = observe_nothing
@@ -288,12 +289,6 @@ def make_rule_tables(variant="tarok4"):
 
 # ----------------------------------------------------------------------------------------------------------
 # kernels called by the engine
-
-
-def refused_hands(hands: list[np.ndarray]) -> tuple[np.ndarray, str]:
-    """A given deal's hands without a tarok (the contract's ``refused_hands``): ``hands[s]`` int[B, H] dense ids
-    -> (bool[B, n_seats], why). OpenSpiel deals such a deal again; a caller's deal is refused instead."""
-    return np.stack([(DECK.suit[np.asarray(h)] != TRUMP).all(axis=1) for h in hands], axis=1), "holds no tarok"
 
 
 @njit(cache=True)

@@ -297,13 +297,13 @@ def test_a_given_deal_with_a_hand_without_a_tarok_is_refused_naming_the_seat():
              ["2H", "1H", "JH", "NH", "QH", "KH", "4D", "3D", "2D", "1D", "JD", "ND"],
              ["QD", "KD", "7S", "8S", "9S", "10S", "JS", "NS", "QS", "KS", "7C", "8C"]]
     stock = ["9C", "10C", "JC", "NC", "QC", "KC"]
-    with pytest.raises(ValueError, match=r"deal\.hands\[2\] holds no tarok"):
+    with pytest.raises(ValueError, match=r"deal\.hands\[2\] holds no trump"):
         game.state_from_deal(hands, stock)
     env = BatchEnv("tarok4", 2, seed=0)
     good = make_deck(4, {})
     bad = [c for h in hands for c in h] + stock
     decks = np.array([[game.deck.card_id(c) for c in d] for d in (good, bad)])
-    with pytest.raises(ValueError, match="game 1: the hand of seat 2 holds no tarok"):
+    with pytest.raises(ValueError, match="game 1: the hand of seat 2 holds no trump"):
         env.set_deals(decks)
 
 
