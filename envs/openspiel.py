@@ -4,16 +4,20 @@
     import tarocchi_rl.envs.openspiel  # noqa: F401
     game = pyspiel.load_game("python_tarocchi_mineo(early_solo=False)")
 
-Registered names: ``python_tarocchi_mineo``, ``python_tarocchi_piedmont3``, ``python_tarocchi_piedmont4``,
-``python_tarocchi_french3``, ``python_tarocchi_french4``; game parameters are the variant's options
+Registered names: ``python_tarocchi_<variant>`` for every variant of the registry (``mineo``, ``piedmont3``,
+``piedmont4``, ``french3``, ``french4``, ``tarok3``, ``tarok4``); game parameters are the variant's options
 (``early_solo``; ``excuse_exchange``, ``honour_5``; ``excuse_exchange``, ``accuso``, ``accuso_points``) with
 their pyspiel types (bool, string, int). The rules are the core's (:mod:`tarocchi_rl`); nothing is copied.
 
-Game type: sequential, imperfect information, explicit stochastic chance, zero-sum, terminal rewards.
+Game type: sequential, imperfect information, explicit stochastic chance, terminal rewards; zero-sum where the
+variant is (its ``zero_sum``), else general-sum (tarok: OpenSpiel's own scores).
 
 Chance: the deal is explicit. Chance node k (k = 0 .. C-1, C = 63 or 78 cards) deals the card of deal slot
 k in the core's deal order (seat 0's hand, seat 1's, ..., then the stock; Mineo: a hand's first five slots
 are its early-round cards); its outcomes are the cards not yet dealt (action id = dense card id, uniform).
+Where the family plays only deals in which every hand holds one of its ``ONE_IN_EVERY_HAND`` (tarok: a
+tarok), the outcomes are weighted so that the deal is uniform among those deals (a card that would leave a
+hand without one has probability 0 and is not listed).
 After the last card the core game starts on that deal (``Game.state_from_deal`` semantics); a French deal
 with a petit sec ends there (terminal, payoffs 0). Player action ids are the core's action ids.
 
@@ -45,6 +49,7 @@ facts, derived in its family module's ``utility_bounds`` / ``max_game_length``
 (:mod:`tarocchi_rl.variants.mineo`, ``piedmont``, ``french``); the long name is the variant's ``long_name``.
 """
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -79,7 +84,7 @@ def _game_type(variant: str) -> pyspiel.GameType:
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        utility=pyspiel.GameType.Utility.ZERO_SUM if spec.zero_sum else pyspiel.GameType.Utility.GENERAL_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=spec.n_players,
         min_num_players=spec.n_players,
@@ -115,6 +120,7 @@ class _Config:
         for size in spec.hand_sizes:
             self.blocks.append(range(k, k + size))
             k += size
+        self.needed = frozenset(spec.rules.ONE_IN_EVERY_HAND)  # every hand holds one of these (empty: no rule)
 
     @classmethod
     def get(cls, variant: str, options: Mapping[str, Any]) -> "_Config":
@@ -154,7 +160,7 @@ class TarocchiGame(pyspiel.Game):
             num_players=spec.n_players,
             min_utility=float(lo),
             max_utility=float(hi),
-            utility_sum=0.0,
+            utility_sum=0.0 if spec.zero_sum else None,
             max_game_length=spec.max_game_length(options),
         )
         super().__init__(_GAME_TYPES[variant], info, dict(options))
@@ -170,6 +176,23 @@ class TarocchiGame(pyspiel.Game):
 
     def max_chance_nodes_in_history(self) -> int:
         return self._cfg.n_cards
+
+
+def _completions(cfg: _Config, dealt: bytes) -> int:
+    """The number of ways to deal the cards not in ``dealt`` (dense ids of the first deal slots) so that every
+    hand holds one of ``cfg.needed``: inclusion-exclusion over the hands still without one (the ways in which
+    the hands of a set A get none of the t needed cards left: C(slots left outside A, t) t! (others)!)."""
+    n_left = cfg.n_cards - len(dealt)
+    t = len(cfg.needed) - sum(c in cfg.needed for c in dealt)
+    short = []  # the free slots of each hand that holds none of cfg.needed yet
+    for block in cfg.blocks:
+        if not any(dealt[k] in cfg.needed for k in block if k < len(dealt)):
+            short.append(sum(1 for k in block if k >= len(dealt)))
+    ways = 0
+    for mask in range(1 << len(short)):
+        shut = sum(r for j, r in enumerate(short) if mask >> j & 1)
+        ways += (-1) ** bin(mask).count("1") * math.comb(n_left - shut, t)
+    return ways * math.factorial(t) * math.factorial(n_left - t)
 
 
 class TarocchiState(pyspiel.State):
@@ -201,10 +224,22 @@ class TarocchiState(pyspiel.State):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self._views is not None:
             raise ValueError("not a chance node: the deal is complete")
+        cfg = self._cfg
         dealt = set(self._dealt)
-        left = [c for c in range(self._cfg.n_cards) if c not in dealt]
-        p = 1.0 / len(left)
-        return [(c, p) for c in left]
+        left = [c for c in range(cfg.n_cards) if c not in dealt]
+        if not cfg.needed:
+            p = 1.0 / len(left)
+            return [(c, p) for c in left]
+        # uniform over the deals the family plays (every hand holds one of cfg.needed): each card weighted by the
+        # number of such deals that it leaves possible
+        weight = {}  # the cards of cfg.needed weigh alike, and so do the others
+        for c in left:
+            key = c in cfg.needed
+            if key not in weight:
+                weight[key] = _completions(cfg, self._dealt + bytes((c,)))
+        weights = [weight[c in cfg.needed] for c in left]
+        total = sum(weights)
+        return [(c, w / total) for c, w in zip(left, weights, strict=True) if w]
 
     def _apply_action(self, action: int) -> None:
         if self._plan is not None:
@@ -215,11 +250,15 @@ class TarocchiState(pyspiel.State):
             return
         cfg = self._cfg
         a = int(action)
-        if not 0 <= a < cfg.n_cards or a in self._dealt:
-            what = "out of range" if not 0 <= a < cfg.n_cards else f"{cfg.deck.names[a]} is already dealt"
-            left = ", ".join(cfg.deck.names[c] for c, _ in self.chance_outcomes())
+        legal = [c for c, _ in self.chance_outcomes()]
+        if a not in legal:
+            what = ("out of range" if not 0 <= a < cfg.n_cards else f"{cfg.deck.names[a]} is already dealt"
+                    if a in self._dealt else f"{cfg.deck.names[a]} would leave a hand without any of its "
+                    "required cards")
+            left = ", ".join(cfg.deck.names[c] for c in legal)
+            which = "the cards not yet dealt" if not cfg.needed else "the cards that leave every hand one"
             raise ValueError(f"illegal chance outcome {action} ({what}) at deal slot {len(self._dealt)}; "
-                             f"legal: the cards not yet dealt: {left}")
+                             f"legal: {which}: {left}")
         self._dealt += bytes((a,))
         if len(self._dealt) == cfg.n_cards:
             self._views = Views(cfg.core, list(self._dealt))

@@ -464,3 +464,56 @@ def test_illegal_actions_raise_a_clear_error():
 def test_readme_example_runs():
     exec(compile(README_EXAMPLE, "README OpenSpiel example", "exec"), {"__name__": "__readme__"})
     assert tos.GAME_NAMES["mineo"] == "python_tarocchi_mineo"
+
+
+# ----------------------------------------------------------------------------------------------------------
+# tarok (OpenSpiel's own game, played by the core): registered like the others, general-sum, and the chance
+# nodes deal only the deals it plays (every hand holds a tarok)
+
+TAROK = ("tarok3", "tarok4")
+
+
+@pytest.mark.parametrize("variant", TAROK)
+def test_tarok_is_registered_and_general_sum(variant):
+    assert f"python_tarocchi_{variant}" in pyspiel.registered_names()
+    game = pyspiel.load_game(f"python_tarocchi_{variant}")
+    spec = tarocchi_rl.make(variant)
+    assert game.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM  # OpenSpiel's tarok is not zero-sum
+    assert (game.num_players(), game.num_distinct_actions()) == (spec.num_players, spec.num_actions)
+    assert game.observation_tensor_shape() == [spec.obs_dim]
+
+
+@pytest.mark.parametrize("variant", TAROK)
+def test_tarok_random_games_play_to_the_end_on_playable_deals(variant):
+    game = pyspiel.load_game(f"python_tarocchi_{variant}")
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+    spec = tarocchi_rl.make(variant)
+    lo, hi = spec.spec.utility_bounds()
+    taroks = set(spec.spec.rules.ONE_IN_EVERY_HAND)
+    rng = np.random.default_rng(3)
+    h = spec.spec.hand_sizes[0]
+    for _ in range(6):  # chance outcomes drawn with their probabilities, as an OpenSpiel user draws them
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                cards, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(int(rng.choice(cards, p=probs)))
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+        dealt = state.history()[: spec.deck.n_cards]
+        assert all(taroks & set(dealt[s * h:(s + 1) * h]) for s in range(spec.num_players)), dealt
+        assert all(lo <= r <= hi for r in state.returns())
+
+
+def test_tarok_chance_nodes_force_a_tarok_into_a_hand_that_has_none():
+    game = pyspiel.load_game("python_tarocchi_tarok4")
+    state = game.new_initial_state()
+    first = dict(state.chance_outcomes())
+    p_tarok = sum(p for c, p in first.items() if c < 22)
+    assert 22 / 54 < p_tarok < 22 / 54 + 1e-3  # slightly above: the deals without a tarok in a hand are left out
+    for c in range(22, 33):  # seat 0's first eleven cards: no tarok
+        state.apply_action(c)
+    last = state.chance_outcomes()
+    assert sorted(c for c, _ in last) == list(range(22)) and abs(sum(p for _, p in last) - 1) < 1e-9
+    with pytest.raises(ValueError, match="would leave a hand without any of its required cards"):
+        state.apply_action(40)
