@@ -1,7 +1,7 @@
 """The rules proven at scale: many random deals of every variant played on the Numba core and on the independent
 oracles of tests/oracles/ side by side (``make verify``: 100,000 deals per variant on two cores).
 
-    python experiments/verify_rules.py [--deals 100000] [--variants mineo,piedmont3,piedmont4,french3,french4]
+    python experiments/verify_rules.py [--deals 100000] [--variants mineo,...,tarok4]
                                        [--workers 2] [--seed 1000000] [--chunk 500] [--out summary.json]
 
 The comparison is the differential tests' own: ``play_both`` of tests/mineo/test_mineo_differential.py and of
@@ -19,6 +19,8 @@ option value and the rare branches are met (the policies of the tests, which pre
                x  uniform random (1 in 4) / preferring accuso
     french3/4  excuse_last_trick other_side / trick_winner  x  french_preferences (random / low bids and
                poignees / garde, poignee, chelem)
+    tarok3/4   uniform random / passive (pass 3 times in 4): the engine and tests/oracles/oracle_tarok.py in
+               lockstep through tests/support/tarok.py's Both (player, legal set, end, returns)
 
 A mismatch (or any exception) prints the variant, seed, options, policy and message, and the run goes on; the exit
 status is 1 when any deal failed. Printed per variant: deals, decisions checked, failures, seconds, deals/s, and
@@ -43,7 +45,7 @@ import tarocchi_rl
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS = os.path.join(ROOT, "tests")
-VARIANTS = ("mineo", "piedmont3", "piedmont4", "french3", "french4")
+VARIANTS = ("mineo", "piedmont3", "piedmont4", "french3", "french4", "tarok3", "tarok4")
 DECK_THIRDS = {"piedmont3": 231, "piedmont4": 243}
 CARD_ACTIONS = ("play:", "discard:")
 
@@ -89,6 +91,8 @@ def case(variant: str, seed: int) -> tuple[dict[str, Any], str]:
         return options, ("uniform", "prefer_accuso", "prefer_accuso", "prefer_accuso")[seed // 8 % 4]
     if variant in ("french3", "french4"):
         return {"excuse_last_trick": ("other_side", "trick_winner")[seed % 2]}, ("random", "low", "high")[seed % 3]
+    if variant in ("tarok3", "tarok4"):
+        return {}, ("uniform", "passive")[seed % 2]
     raise ValueError(f"unknown variant {variant!r}")
 
 
@@ -138,6 +142,8 @@ def play(variant: str, seed: int, options: dict[str, Any], policy_name: str) -> 
                                                      f"{oracle.points_thirds()}"
         assert sum(out["card_point_units"]) == DECK_THIRDS[variant], f"{variant} seed {seed}: deck total"
         return policy, extra
+    if variant.startswith("tarok"):
+        return play_tarok(variant, seed, policy_name), extra
     policy = Counted(d78.Policy(seed, d78.french_preferences(seed)))
     state, oracle = d78.play_both(variant, seed, d78._french(int(variant[-1]), **options), policy, **options)
     out = state.outcome()
@@ -209,6 +215,45 @@ def verify_variant(variant: str, deals: int, seed: int, chunk: int, pool: Any) -
             "actions": dict(sorted(tally.items())), "extra": dict(extra)}
 
 
+class _TarokPolicy:
+    """Random legal strings (sorted, so that the seed fixes the choice); ``passive``: ``bid:pass`` 3 times in 4
+    where legal, so that the low contracts (klop, three, two) are met as often as the high ones."""
+
+    def __init__(self, seed: int, passive: bool) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.passive = passive
+
+    def choose(self, names: list[str]) -> int:
+        if self.passive and "bid:pass" in names and self.rng.random() < 0.75:
+            return names.index("bid:pass")
+        return int(self.rng.integers(len(names)))
+
+
+def play_tarok(variant: str, seed: int, policy_name: str) -> Counted:
+    """One random deal of tarok on the engine and on its oracle (tests/oracles/oracle_tarok.py) in lockstep, by
+    tests/support/tarok.py's ``Both`` (every query asserts that the two agree): the player, the legal actions
+    at every decision, the end and the returns. The deck: a shuffle in which every hand holds a tarok."""
+    tests()  # the paths
+    from tests.support.tarok import Both
+
+    players = int(variant[-1])
+    h = {3: 16, 4: 12}[players]
+    rng = np.random.default_rng(seed)
+    names = list(tarocchi_rl.make(variant).deck.names)
+    while True:
+        deck = [names[c] for c in rng.permutation(len(names))]
+        if all(any(c.startswith("T") for c in deck[h * s: h * (s + 1)]) for s in range(players)):
+            break
+    policy = Counted(_TarokPolicy(seed, policy_name == "passive"))
+    both = Both(players, deck)
+    while not both.done():
+        both.player()
+        legal = sorted(both.legal())
+        both.apply(legal[policy.choose(legal)])
+    both.returns()
+    return policy
+
+
 def warm_up(variants: list[str]) -> None:
     """Compile (or load from Numba's cache) every kernel in this process before the workers are forked."""
     for v in variants:
@@ -219,7 +264,7 @@ def warm_up(variants: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--deals", type=int, default=100_000, help="random deals per variant (default 100000)")
-    ap.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated (default: all five)")
+    ap.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated (default: all)")
     ap.add_argument("--workers", type=int, default=2, help="processes (default 2; 1: no pool)")
     ap.add_argument("--seed", type=int, default=1_000_000, help="the first deal's seed (default 1000000)")
     ap.add_argument("--chunk", type=int, default=500, help="deals per job sent to a worker (default 500)")

@@ -5,7 +5,7 @@ import json
 
 from .scripts import ok, run_script
 
-VARIANTS = {"mineo", "piedmont3", "piedmont4", "french3", "french4"}
+VARIANTS = {"mineo", "piedmont3", "piedmont4", "french3", "french4", "tarok3", "tarok4"}
 
 
 def test_every_variant_agrees_with_its_oracle_on_a_few_deals(tmp_path):
@@ -15,7 +15,8 @@ def test_every_variant_agrees_with_its_oracle_on_a_few_deals(tmp_path):
     assert set(r["variants"]) == VARIANTS and r["workers"] == 2
     for v, s in r["variants"].items():
         assert s["deals"] == 2 and s["failures"] == 0 and s["failed"] == [], (v, s)
-        assert s["decisions"] > 2 * 20, (v, s)  # every decision of two whole deals was checked
-    assert r["total_deals"] == 10 and r["total_failures"] == 0
+        # every decision of two whole deals was checked (random tarok deals are short: the high contracts end early)
+        assert s["decisions"] > 2 * (4 if v.startswith("tarok") else 20), (v, s)
+    assert r["total_deals"] == 14 and r["total_failures"] == 0
     assert r["total_decisions"] == sum(s["decisions"] for s in r["variants"].values())
     assert "0 failures" in done.stdout.splitlines()[-1]
