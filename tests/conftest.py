@@ -22,12 +22,6 @@ def rng():
 # tarok parametrizations fail today, and why (xfail, not strict: they pass as soon as that part is written)
 _TAROK_HEURISTIC = "the heuristic has no tarok rules yet (its family hooks, issue 34); the bots default to it"
 _TAROK_PENDING = {
-    "tests/envs/test_gym.py::test_check_env": "envs/ registers no environment id for tarok3 / tarok4 yet",
-    "tests/envs/test_gym.py::test_full_episode_against_given_opponents": "envs/: no tarok ids yet",
-    "tests/envs/test_gym.py::test_one_id_per_variant": "envs/: no tarok ids yet",
-    "tests/envs/test_pettingzoo.py::test_api_test": "envs/: no tarok ids yet",
-    "tests/envs/test_pettingzoo.py::test_seed_test": "envs/: no tarok ids yet",
-    "tests/envs/test_pettingzoo.py::test_a_full_deal": "envs/: no tarok ids yet",
     "tests/agents/test_heuristic.py::test_blind_to_hidden_cards": _TAROK_HEURISTIC,
     "tests/agents/test_heuristic.py::test_beats_random": _TAROK_HEURISTIC,
     "tests/agents/test_heuristic.py::test_always_legal": _TAROK_HEURISTIC,
