@@ -40,11 +40,15 @@ def shipped_config(variant: str) -> Path:
     return path
 
 
+def shipped_bots() -> list[str]:
+    """The names of the shipped bots (variants with a ``models/VARIANT/manifest.json``), sorted."""
+    return [n for n in _available(MODELS_DIR, "*") if (MODELS_DIR / n / "manifest.json").is_file()]
+
+
 def shipped_bot(name: str) -> Path:
     """The directory of the shipped bot ``name`` (a variant: ``mineo``, ...; a ValueError naming the bots
     shipped)."""
     ok = 0 < len(name) <= 64 and all(c.isascii() and (c.isalnum() or c in "_-") for c in name)
     if not ok or not (MODELS_DIR / name / "manifest.json").is_file():
-        known = [n for n in _available(MODELS_DIR, "*") if (MODELS_DIR / n / "manifest.json").is_file()]
-        raise ValueError(f"no shipped bot {name[:80]!r} (shipped: {', '.join(known) or 'none'})")
+        raise ValueError(f"no shipped bot {name[:80]!r} (shipped: {', '.join(shipped_bots()) or 'none'})")
     return MODELS_DIR / name

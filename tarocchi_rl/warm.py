@@ -7,7 +7,8 @@ server started cold pay it several times over. This command pays it once: the ke
 process, then the search kernels and the network paths in two processes side by side (both load the first
 stage's kernels from the cache).
 
-Each stage plays one deal of every variant with the agents that reach those kernels (:data:`STAGES`).
+Each stage plays one deal of every variant with the agents that reach those kernels (:data:`STAGES`); an entry
+that names the shipped bot (``{v}`` in ``bot:{v}``) plays only the variants that have one.
 """
 
 import contextlib
@@ -24,6 +25,7 @@ from .agents.specs import make_agent
 from .arena import run_arena
 from .bits import seed_states
 from .core.state import alloc_state
+from .shipped import shipped_bots
 from .variants import VARIANTS, get_variant
 
 # (stage, [(what, agent specs played against each other per variant)]); {v} is the variant's name
@@ -42,6 +44,8 @@ def warm_stage(stage: str) -> list[tuple[str, float]]:
     for what, specs in STAGES[stage]:
         t = time.perf_counter()
         for v in VARIANTS:
+            if any("bot:{v}" in s for s in specs) and v not in shipped_bots():
+                continue  # no shipped bot for this variant (yet)
             with contextlib.redirect_stdout(io.StringIO()):
                 run_arena(v, [s.format(v=v) for s in specs], deals=1, make_agent=make_agent)
         done.append((what, time.perf_counter() - t))
