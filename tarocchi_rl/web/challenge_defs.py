@@ -6,7 +6,7 @@ person's seat, the opponents' bots at the other seats and the challenged bot. It
 digest of all of that (the bots' specs, the files of a bot directory, the tarocchi-rl version): the stored bot
 results belong to the key, so a challenge redefined under the same name, or a bot replaced, gets results of its own.
 
-The server offers one built-in challenge per variant (:func:`builtin_challenges`: ``VARIANT-8``, the first 8 deals
+The server offers one built-in challenge per variant with a shipped bot (:func:`builtin_challenges`: ``VARIANT-8``, the first 8 deals
 of the frozen evaluation set ``benchmarks/deals/VARIANT.jsonl.gz``, shipped as ``web/challenge_deals/``; the person
 at seat 0, heuristic opponents, the shipped bot ``bot:VARIANT`` challenged) and those of ``serve --challenges FILE``
 (:func:`load_challenges`; JSON, or YAML for ``.yaml`` / ``.yml``)::
@@ -45,7 +45,7 @@ from ..arena import check_plays, read_deals_file
 from ..game import make
 from ..play import make_bot
 from ..policies import HeuristicAgent
-from ..shipped import shipped_bot
+from ..shipped import shipped_bot, shipped_bots
 from ..variants import VARIANTS, get_variant
 from .bots import named_entry
 from .table import check_options
@@ -177,9 +177,9 @@ def make_challenge(name: str, variant: str, options: Any, decks: NDArray[np.int1
 
 
 def builtin_challenges() -> list[Challenge]:
-    """One challenge per variant: ``VARIANT-8`` (module docstring)."""
+    """One challenge per variant with a shipped bot (the bot challenged): ``VARIANT-8`` (module docstring)."""
     out = []
-    for v in VARIANTS:
+    for v in (v for v in VARIANTS if v in shipped_bots()):
         n = get_variant(v).n_players
         decks = read_deals_file(DEALS_DIR / f"{v}.jsonl", v)[:BUILTIN_DEALS]
         heuristic = ChallengeBot("heuristic", "heuristic")
