@@ -6,10 +6,10 @@ person's seat, the opponents' bots at the other seats and the challenged bot. It
 digest of all of that (the bots' specs, the files of a bot directory, the tarocchi-rl version): the stored bot
 results belong to the key, so a challenge redefined under the same name, or a bot replaced, gets results of its own.
 
-The server offers one built-in challenge per variant with a shipped bot (:func:`builtin_challenges`: ``VARIANT-8``, the first 8 deals
-of the frozen evaluation set ``benchmarks/deals/VARIANT.jsonl.gz``, shipped as ``web/challenge_deals/``; the person
-at seat 0, heuristic opponents, the shipped bot ``bot:VARIANT`` challenged) and those of ``serve --challenges FILE``
-(:func:`load_challenges`; JSON, or YAML for ``.yaml`` / ``.yml``)::
+The server offers one built-in challenge per variant with a shipped bot (:func:`builtin_challenges`:
+``VARIANT-8``, the first 8 deals of the frozen evaluation set ``benchmarks/deals/VARIANT.jsonl.gz``, shipped as
+``web/challenge_deals/``; the person at seat 0, heuristic opponents, the shipped bot ``bot:VARIANT`` challenged)
+and those of ``serve --challenges FILE`` (:func:`load_challenges`; JSON, or YAML for ``.yaml`` / ``.yml``)::
 
     challenges:
       - name: mineo-hard             # letters, digits, - and _ (at most 40)
