@@ -448,7 +448,7 @@ def _discard_cap(src, i, p, tb, pi, d0, d1, cat0, cat1):
     return cat0, cat1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _family_caps(src, i, tb, pi, cat0, cat1):
     """Count caps the family knows of the hidden hands (its hand_cap; Piedmontese accuso: at most 9 trumps less
     those played since). Returns the capped category, or (cat0, cat1) unchanged."""
@@ -1055,7 +1055,7 @@ def _store_piles(src, i, pi, pm, nw, dst, j):
         cd[j, row, 1] = (src.cards[i, row, 1] & ~u1) | nw[SET_W * q + 1]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fix_meta(dst, j, p, tb, pi, nw, rng):
     """The hidden meta (the family's fix_sample) and the deal fixed from the sampled cards. Returns the RNG
     state."""
