@@ -106,6 +106,7 @@ from ..core.tables import (
     P_COUNT,
     P_EX_LEAD_ANY,
     P_N_VALUES,
+    P_PLAY_HOOK,
     P_PLAYERS,
     P_VALUE,
 )
@@ -457,7 +458,10 @@ def heuristic_row(st, i, tb):
     card = tb.card
     ptc = tb.pos_to_card
     if ph == PLAY:  # the legal cards as legal_sets gives them in this phase
-        p0, p1 = play_legal(st, i, tb)
+        if tb.params[P_PLAY_HOOK] != 0:  # the family's play_rules narrow the shared rules' cards
+            p0, p1, _, _, _ = legal_sets(st, i, tb)
+        else:
+            p0, p1 = play_legal(st, i, tb)
         if (p0 | p1) == U0:
             return -1
         c = _play(st, tb, st.meta, st.cards, card, ptc, tb.masks, tb.params, i, p0, p1)
