@@ -34,6 +34,15 @@ _TAROK_PENDING = {
         _TAROK_HEURISTIC,
     "tests/web/test_web_app.py::test_a_whole_deal_over_the_websocket": _TAROK_HEURISTIC,
     "tests/web/test_web_app.py::test_act_answers_as_the_bot_server": _TAROK_HEURISTIC,
+    "tests/browser/test_browser.py::test_a_deal_by_clicking_scores_as_its_record": "the web table's tarok page",
+    "tests/cli/test_shipped.py::test_every_variant_has_a_shipped_config_that_is_the_repository_file":
+        "no shipped training config (configs/ppo_tarok3.yaml, ppo_tarok4.yaml) yet",
+    "tests/cli/test_shipped.py::test_a_wheel_ships_the_configs_and_bots_and_they_work_outside_the_repository":
+        "no shipped training config or bot yet",
+    "tests/web/test_openapi.py::test_the_get_routes_answer_as_described":
+        "the bot protocol's variant list (bot.py VARIANTS) does not name tarok yet",
+    "tests/web/test_web_app.py::test_a_bot_seated_at_a_variant_it_does_not_play_is_refused_before_the_deal":
+        "the bot protocol's variant list (bot.py VARIANTS) does not name tarok yet",
 }
 
 
