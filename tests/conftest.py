@@ -22,10 +22,6 @@ def rng():
 # tarok parametrizations fail today, and why (xfail, not strict: they pass as soon as that part is written)
 _TAROK_HEURISTIC = "the heuristic has no tarok rules yet (its family hooks, issue 34); the bots default to it"
 _TAROK_PENDING = {
-    "tests/agents/test_heuristic.py::test_blind_to_hidden_cards": _TAROK_HEURISTIC,
-    "tests/agents/test_heuristic.py::test_beats_random": _TAROK_HEURISTIC,
-    "tests/agents/test_heuristic.py::test_always_legal": _TAROK_HEURISTIC,
-    "tests/agents/test_heuristic.py::test_deterministic_and_read_only": _TAROK_HEURISTIC,
     "tests/search/test_determinize.py::test_exact_samples_are_accepted_by_the_oracle":
         "the determinizer's oracle assumes a deck with EX; no tarok determinizer hooks yet",
     "tests/web/test_web_table.py::test_whole_deals_show_the_human_only_what_his_seat_may_see": _TAROK_HEURISTIC,

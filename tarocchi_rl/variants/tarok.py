@@ -77,6 +77,7 @@ from ..core.state import (
 from ..core.tables import (
     CARD_BIT,
     CARD_SUIT,
+    CARD_VALUE,
     CARD_WORD,
     COUNT_TRIPLETS,
     MK_DISCARD_FALLBACK,
@@ -110,10 +111,8 @@ from .defaults import (
     no_hand_cap,
     no_sample_fixes,
     observe_nothing,
-    reserve_nothing,
     sample_never_rejected,
     sample_unchanged,
-    special_lowest,
     stock_taken_when_shown,
     whole_hand_dealt,
 )
@@ -184,18 +183,15 @@ ONE_IN_EVERY_HAND = tuple(int(c) for c in np.nonzero(DECK.suit == TRUMP)[0])  # 
 STRING_OPTION_CHOICES: dict[str, tuple[str, ...]] = {}
 BID_ROUNDS = ((BID_WORD, "bids", ""),)
 observe_sections = observe_nothing
-# the determinizer's and the heuristic's hooks: the defaults for now (no tarok rules of their own yet; the
-# determinizer's talon knowledge and the heuristic's bids are still to write, issue 34)
+# the determinizer's hooks: the shared rules hold for tarok (the talon, once shown, is public: the set taken is
+# the declarer's, the rest nobody's, both written by _take_talon as excluded cards)
 stock_in_hand = stock_taken_when_shown
 cards_dealt = whole_hand_dealt
 hand_cap = no_hand_cap
 sample_fixes = no_sample_fixes
 sample_rejected = sample_never_rejected
 fix_sample = sample_unchanged
-heuristic_special = special_lowest
-heuristic_reserved = reserve_nothing
-heuristic_attack = attack_declarer_side
-heuristic_ex_dump = never_dump_ex
+heuristic_ex_dump = never_dump_ex  # (no EX in the deck)
 OUTCOME_DETAILS = {
     "value": "the contract's value",
     "partner": "tarok4: the holder of the called King (null: none)",
@@ -817,3 +813,113 @@ def outcome(st, i: int, tb) -> dict:
         "bonuses": bonuses,
         "details": details,
     }
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the heuristic's hooks (policies/heuristic.py plays the tricks; these are tarok's own decisions)
+#
+# | decision   | rule                                                                                          |
+# |------------|-----------------------------------------------------------------------------------------------|
+# | strength   | taroks + those from T15 up + 2 each for the Mond and the Skis + 2 per King + 1 per Queen       |
+# |            | + 1 per void suit when holding at least 4 taroks                                               |
+# | bid        | the lowest legal positive contract (three .. solo one) not above the highest whose threshold   |
+# |            | the strength reaches (HEURISTIC_BIDS_3 / _4, by contract code); else pass; the forehand after  |
+# |            | three passes: three at the first threshold, else klop                                           |
+# | king call  | a King the seat does not hold, of the suit it holds most cards of (then the lowest); its own   |
+# |            | King (playing alone) only when it holds all four                                                |
+# | talon set  | the most card value (Kings and the trula 5, Queens 4, ...) + 2 per tarok + 20 holding the Mond  |
+# | attacking  | the declarer's side in the positive contracts; nobody in klop and the beggars                  |
+# | reserved   | the Pagat, while another card is legal (kept for the last trick: the ultimo)                   |
+HEURISTIC_BIDS_3 = (99, 99, 17, 20, 23, 99, 99, 99)  # by contract code 0..7: three, two, one (no solos with 3)
+HEURISTIC_BIDS_4 = (99, 99, 15, 17, 19, 22, 24, 26)  # three, two, one, solo three, solo two, solo one
+_HIGH_TAROKS = np.uint64(0x3FC000)  # T15 .. T22: bits 14 .. 21
+
+
+@njit(cache=True)
+def hand_strength(h0, h1, tb):
+    """The heuristic's hand strength for the bids (the table above)."""
+    tr = h0 & tb.masks[MK_TRUMPS, 0]
+    nt = popcount(tr)
+    s = nt + popcount(tr & _HIGH_TAROKS) + 2 * popcount(tr & (_MOND | _SKIS))
+    for su in range(4):
+        ms = h1 & tb.masks[MK_SUIT + su, 1]
+        if ms == U0:
+            s += 1 if nt >= 4 else 0
+        for c in range(16 * su, 16 * su + 8):
+            if (ms & bit(c)) != U0:
+                v = tb.card[tb.pos_to_card[64 + c], CARD_VALUE]
+                s += 2 if v == 5 else (1 if v == 4 else 0)
+    return s
+
+
+@njit(cache=True)
+def _talon_set_value(st, i, j, k, tb):
+    n = tb.params[P_PLAYERS]
+    h = tb.params[P_HAND]
+    v = 0
+    for q in range(j * k, (j + 1) * k):
+        c = st.deck[i, n * h + q]
+        v += tb.card[c, CARD_VALUE]
+        if tb.card[c, CARD_SUIT] == TRUMP:
+            v += 2
+        if c == MOND_ID:
+            v += 20
+    return v
+
+
+@njit(cache=True)
+def heuristic_special(st, i, tb, flags):
+    """The contract's hook: the heuristic's bid, king call and talon set (the table above)."""
+    m = st.meta[i]
+    p = m[CUR]
+    h0 = st.cards[i, HAND + p, 0]
+    h1 = st.cards[i, HAND + p, 1]
+    step = m[COMMIT + C_STEP]
+    if step == STEP_BIDS:
+        s = hand_strength(h0, h1, tb)
+        want = 0
+        for c in range(THREE, SOLO_ONE + 1):
+            thr = HEURISTIC_BIDS_3[c] if tb.params[P_PLAYERS] == 3 else HEURISTIC_BIDS_4[c]
+            if s >= thr:
+                want = c
+        for c in range(THREE, want + 1):
+            if flags & (1 << c):
+                return c
+        if flags & (1 << K_PASS):
+            return K_PASS
+        return KLOP
+    if step == STEP_CALL:
+        best = -1
+        most = -1
+        for j in range(4):
+            king = KING_IDS[j]
+            if (h1 & bit(tb.card[king, CARD_BIT])) != U0:
+                continue
+            held = popcount(h1 & tb.masks[MK_SUIT + tb.card[king, CARD_SUIT], 1])
+            if held > most:
+                most = held
+                best = j
+        return K_CALL + (best if best >= 0 else 0)
+    k = TAKEN[m[CONTRACT]]
+    best = 0
+    top = -1
+    for j in range(TALON // k):
+        v = _talon_set_value(st, i, j, k, tb)
+        if v > top:
+            top = v
+            best = j
+    return K_TALON + best
+
+
+@njit(cache=True, inline="always")
+def heuristic_reserved(st, i, tb, h0, out_tr, hand_n):
+    """The contract's hook: the Pagat, kept for the last trick."""
+    return h0 & _PAGAT
+
+
+@njit(cache=True, inline="always")
+def heuristic_attack(st, i, p, allies, tb):
+    """The contract's hook: the declarer's side attacks in the positive contracts, nobody in the negative ones."""
+    if NEGATIVE[st.meta[i, CONTRACT]] == 1:
+        return False
+    return attack_declarer_side(st, i, p, allies, tb)

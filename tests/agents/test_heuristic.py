@@ -69,7 +69,7 @@ def test_always_legal(variant, options):
                 f"game {i}: illegal heuristic action {acts[k]} in phase {env.state.meta[i, PHASE]}"
             )
         n += live.size
-    assert n >= 100 * BATCH // 2
+    assert n >= 25 * BATCH  # (tarok's random bids often reach a contract that ends early: beggar, valat)
     # finished games give -1
     out = np.empty(BATCH, np.int64)
     heuristic_actions(env.state, env.tables, np.arange(BATCH, dtype=np.int64), out)
@@ -149,23 +149,26 @@ def test_blind_to_hidden_cards(variant, options):
 
 def _rotated_payoffs(variant, deals, seed, options=None):
     """Mean payoff per deal of one heuristic seat against random seats: each deal is played once with the
-    heuristic in every seat (env.set_deals replays it); returns (per-deal means, per-seat means)."""
+    heuristic in every seat (env.set_deals replays it); returns (per-deal means, per-seat means). Where the
+    payoffs are not zero-sum (tarok: the declarer's opponents score 0), the payoff of a random player in the same
+    seat on the same deal is subtracted (duplicate), so that 0 means "as good as random" there too."""
     env = BatchEnv(variant, deals, seed=seed, **(options or {}))
     n = env.num_players
     decks = env.state.deck[:, : env.spec.deck.n_cards].copy()
     agent = HeuristicAgent()
     res = np.zeros((deals, n))
     for h in range(n):
-        env.set_deals(decks)
-        env.state.rng[:] = np.arange(1, deals + 1, dtype=np.uint64) * np.uint64(7919) + np.uint64(h)
-        while not env.all_done():
-            acts = env.random_actions()
-            sel = np.nonzero((env.current_player() == h) & ~env.done())[0]
-            if sel.size:
-                acts[sel] = agent.act(None, None, env, sel)
-            acts[env.done()] = 0
-            env.step(acts)
-        res[:, h] = env.returns()[:, h]
+        for heuristic in (True, False) if not env.spec.zero_sum else (True,):
+            env.set_deals(decks)
+            env.state.rng[:] = np.arange(1, deals + 1, dtype=np.uint64) * np.uint64(7919) + np.uint64(h)
+            while not env.all_done():
+                acts = env.random_actions()
+                sel = np.nonzero((env.current_player() == h) & ~env.done())[0]
+                if sel.size and heuristic:
+                    acts[sel] = agent.act(None, None, env, sel)
+                acts[env.done()] = 0
+                env.step(acts)
+            res[:, h] += env.returns()[:, h] if heuristic else -env.returns()[:, h]
     return res.mean(axis=1), res.mean(axis=0)
 
 
