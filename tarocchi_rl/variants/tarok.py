@@ -830,8 +830,10 @@ def outcome(st, i: int, tb) -> dict:
 # | talon set  | the most card value (Kings and the trula 5, Queens 4, ...) + 2 per tarok + 20 holding the Mond  |
 # | attacking  | the declarer's side in the positive contracts; nobody in klop and the beggars                  |
 # | reserved   | the Pagat, while another card is legal (kept for the last trick: the ultimo)                   |
-HEURISTIC_BIDS_3 = (99, 99, 17, 20, 23, 99, 99, 99)  # by contract code 0..7: three, two, one (no solos with 3)
-HEURISTIC_BIDS_4 = (99, 99, 15, 17, 19, 22, 24, 26)  # three, two, one, solo three, solo two, solo one
+# thresholds by contract code 0..7 (99: never): the strength from which the forced declarer's mean score is above 0
+# in heuristic self-play (experiments/calibrate_tarok_bids.py, 20,000 deals per contract)
+HEURISTIC_BIDS_3 = (99, 99, 17, 19, 21, 99, 99, 99)  # three, two, one (no solos with three players)
+HEURISTIC_BIDS_4 = (99, 99, 12, 13, 16, 17, 19, 20)  # three, two, one, solo three, solo two, solo one
 _HIGH_TAROKS = np.uint64(0x3FC000)  # T15 .. T22: bits 14 .. 21
 
 
