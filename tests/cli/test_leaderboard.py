@@ -11,12 +11,13 @@ import pytest
 from tarocchi_rl.arena import random_decks, read_deals_file, write_deals_file
 from tarocchi_rl.cli import main
 from tarocchi_rl.leaderboard import DEALS_SEED, default_agents, is_search
+from tarocchi_rl.variants import VARIANTS
 from tests.support.numbers_close import assert_numbers_close, nudged
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("variant", ["mineo", "piedmont3", "piedmont4", "french3", "french4"])
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_the_committed_deal_sets_are_what_their_seed_deals(variant):
     decks = read_deals_file(ROOT / "benchmarks/deals" / f"{variant}.jsonl.gz", variant)
     assert decks.shape[0] == 2000
