@@ -14,33 +14,12 @@ import random
 import pytest
 
 from tests.oracles.oracle_tarok import (
-    HAND_SIZE,
     TarokOracle,
     card_points,
     full_deck,
     trick_winner_index,
 )
-
-
-def make_deck(players: int, fixed: dict[int, list[str]], talon: list[str] | None = None) -> list[str]:
-    """A deck in deal order: each seat's fixed cards first, the rest dealt round-robin in full_deck() order
-    (taroks first, so that every hand gets one); the talon is ``talon`` or the last cards left."""
-    size = HAND_SIZE[players]
-    hands = [list(fixed.get(s, [])) for s in range(players)]
-    used = {c for h in hands for c in h} | set(talon or [])
-    rest = [c for c in full_deck() if c not in used]
-    if talon is None:
-        talon = rest[-6:]
-        rest = rest[:-6]
-    seat = 0
-    for card in rest:
-        while len(hands[seat]) == size:
-            seat = (seat + 1) % players
-        hands[seat].append(card)
-        seat = (seat + 1) % players
-    deck = [c for h in hands for c in h] + list(talon)
-    assert len(deck) == 54 and set(deck) == set(full_deck()), "make_deck: bad fixed cards"
-    return deck
+from tests.support.tarok import make_deck
 
 
 def _plays(*cards: str) -> set[str]:
