@@ -103,6 +103,7 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, clear_trick
+from .actions import card_action_to_string, card_string_to_action
 from .defaults import (
     attack_declarer_side,
     never_dump_ex,
@@ -651,10 +652,9 @@ def heuristic_reserved(st, i, tb, h0, out_tr, hand_n):
 
 def action_to_string(a: int, phase: int) -> str:
     a = int(a)
-    if 0 <= a < A_DISCARD:
-        return "play:" + DECK.names[a]
-    if A_DISCARD <= a < A_PASS:
-        return "discard:" + DECK.names[a - A_DISCARD]
+    card = card_action_to_string(DECK, a)
+    if card is not None:
+        return card
     if a == A_PASS:
         return "bid:pass" if phase == BID else "pass"
     if A_PASS < a <= A_PASS + K_GARDE_CONTRE:
@@ -665,12 +665,11 @@ def action_to_string(a: int, phase: int) -> str:
 
 
 def string_to_action(text: str) -> int:
+    card = card_string_to_action(DECK, text)
+    if card is not None:
+        return card
     t = text.strip().lower()
     kind, _, arg = t.partition(":")
-    if arg and kind == "play":
-        return A_PLAY + DECK.card_id(arg)
-    if arg and kind == "discard":
-        return A_DISCARD + DECK.card_id(arg)
     if kind == "bid" and arg in SPECIAL_ACTION_NAMES[:5]:
         return A_PASS + SPECIAL_ACTION_NAMES.index(arg)
     if t in SPECIAL_ACTION_NAMES:
@@ -720,3 +719,4 @@ def outcome(st, i: int, tb) -> dict:
 
 
 ONE_IN_EVERY_HAND: tuple[int, ...] = ()  # every deal may be played
+STOCK_IN_ORDER = False  # the stock shown: its order tells nothing

@@ -102,6 +102,7 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, start_play
+from .actions import card_action_to_string, card_string_to_action
 from .defaults import (
     attack_declarer_side,
     no_hand_cap,
@@ -664,10 +665,9 @@ def heuristic_ex_dump(st, i, hand_n, tb):
 def action_to_string(a: int, phase: int) -> str:
     """The string of action id ``a`` (``phase`` chooses ``bid:pass`` or ``pass``)."""
     a = int(a)
-    if 0 <= a < A_DISCARD:
-        return "play:" + DECK.names[a]
-    if A_DISCARD <= a < A_PASS:
-        return "discard:" + DECK.names[a - A_DISCARD]
+    card = card_action_to_string(DECK, a)
+    if card is not None:
+        return card
     if a == A_PASS:
         return "bid:pass" if phase in (EARLY, AUCTION) else "pass"
     if a in (A_SOLO, A_CALL):
@@ -679,13 +679,12 @@ def action_to_string(a: int, phase: int) -> str:
 
 def string_to_action(text: str) -> int:
     """Action id of a string such as ``play:KC``, ``discard:5D``, ``bid:call``, ``pass``, ``rivanto``."""
+    card = card_string_to_action(DECK, text)
+    if card is not None:
+        return card
     kind, _, arg = text.strip().partition(":")
     kind = kind.lower()
     if arg:
-        if kind == "play":
-            return A_PLAY + DECK.card_id(arg)
-        if kind == "discard":
-            return A_DISCARD + DECK.card_id(arg)
         if kind == "bid" and arg.lower() in ("pass", "solo", "call"):
             return A_PASS + SPECIAL_ACTION_NAMES.index(arg.lower())
     elif kind in SPECIAL_ACTION_NAMES:
@@ -732,3 +731,4 @@ def thirds_of(names) -> int:
 
 
 ONE_IN_EVERY_HAND: tuple[int, ...] = ()  # every deal may be played
+STOCK_IN_ORDER = False  # the stock shown: its order tells nothing

@@ -84,6 +84,7 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, start_play
+from .actions import card_action_to_string, card_string_to_action
 from .defaults import (
     never_dump_ex,
     no_hand_cap,
@@ -452,22 +453,20 @@ def heuristic_attack(st, i, p, allies, tb):
 
 def action_to_string(a: int, phase: int) -> str:
     a = int(a)
-    if 0 <= a < A_DISCARD:
-        return "play:" + DECK.names[a]
-    if A_DISCARD <= a < A_PASS:
-        return "discard:" + DECK.names[a - A_DISCARD]
+    card = card_action_to_string(DECK, a)
+    if card is not None:
+        return card
     if A_PASS <= a < N_ACTIONS:
         return SPECIAL_ACTION_NAMES[a - A_PASS]
     raise ValueError(f"action id {a} is out of range 0..{N_ACTIONS - 1}")
 
 
 def string_to_action(text: str) -> int:
+    card = card_string_to_action(DECK, text)
+    if card is not None:
+        return card
     kind, _, arg = text.strip().partition(":")
     kind = kind.lower()
-    if arg and kind == "play":
-        return A_PLAY + DECK.card_id(arg)
-    if arg and kind == "discard":
-        return A_DISCARD + DECK.card_id(arg)
     if not arg and kind in SPECIAL_ACTION_NAMES:
         return A_PASS + SPECIAL_ACTION_NAMES.index(kind)
     raise ValueError(f"unknown action {text!r}: expected play:<card>, discard:<card>, pass or accuso")
@@ -501,3 +500,4 @@ def outcome(st, i: int, tb) -> dict:
 
 
 ONE_IN_EVERY_HAND: tuple[int, ...] = ()  # every deal may be played
+STOCK_IN_ORDER = False  # the stock shown: its order tells nothing

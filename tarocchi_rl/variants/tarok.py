@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from ..bits import U0, U1, bit, popcount
-from ..cards import TRUMP, build_deck
+from ..cards import FACE_WORDS, TRUMP, build_deck
 from ..core.deal import deal_hands, give, shuffle_deck
 from ..core.obs_layout import build_layout, section_sizes
 from ..core.phases import BID, DISCARD, DONE
@@ -105,6 +105,7 @@ from ..core.tables import (
     make_tables,
 )
 from ..core.trick import add_excluded, start_play
+from .actions import card_action_to_string, card_string_to_action
 from .defaults import (
     attack_declarer_side,
     never_dump_ex,
@@ -122,7 +123,8 @@ FAMILY_ID = 3  # its position in the registry's FAMILIES (variants/__init__.py):
 _RED = ("4", "3", "2", "1", "J", "N", "Q", "K")  # low to high
 _BLACK = ("7", "8", "9", "10", "J", "N", "Q", "K")
 DECK = build_deck([f"T{k}" for k in range(1, 23)], [("H", _RED), ("D", _RED), ("S", _BLACK), ("C", _BLACK)],
-                  fool=False)
+                  suit_system="french", fool=False, rank_words=FACE_WORDS,  # the 1 is a pip, not an Ace
+                  trump_names={"T1": "Pagat", "T21": "Mond", "T22": "Škis"})
 N_CARDS = 54
 TALON = 6
 PAGAT_ID, MOND_ID, SKIS_ID = 0, 20, 21  # dense ids (= their bits in word 0)
@@ -180,6 +182,7 @@ CARD_POINT_UNITS = 3  # card points are counted in thirds (a pile counts (thirds
 CARD_POINT_UNIT_NAME = "thirds"
 ZERO_SUM = False  # only the declarer's side scores; the Mond penalty is one seat's own
 ONE_IN_EVERY_HAND = tuple(int(c) for c in np.nonzero(DECK.suit == TRUMP)[0])  # a tarok (else OpenSpiel deals again)
+STOCK_IN_ORDER = True  # the talon is laid out as dealt: its sets are its consecutive slices
 STRING_OPTION_CHOICES: dict[str, tuple[str, ...]] = {}
 BID_ROUNDS = ((BID_WORD, "bids", ""),)
 observe_sections = observe_nothing
@@ -733,23 +736,21 @@ def settle(st, i, tb):
 
 def action_to_string(a: int, phase: int) -> str:
     a = int(a)
-    if 0 <= a < A_DISCARD:
-        return "play:" + DECK.names[a]
-    if A_DISCARD <= a < A_SPECIAL:
-        return "discard:" + DECK.names[a - A_DISCARD]
+    card = card_action_to_string(DECK, a)
+    if card is not None:
+        return card
     if A_SPECIAL <= a < N_ACTIONS:
         return SPECIAL_ACTION_NAMES[a - A_SPECIAL]
     raise ValueError(f"action id {a} is out of range 0..{N_ACTIONS - 1}")
 
 
 def string_to_action(text: str) -> int:
+    card = card_string_to_action(DECK, text)
+    if card is not None:
+        return card
     t = text.strip()
     kind, _, arg = t.partition(":")
     kind = kind.lower()
-    if arg and kind == "play":
-        return A_PLAY + DECK.card_id(arg)
-    if arg and kind == "discard":
-        return A_DISCARD + DECK.card_id(arg)
     if kind == "call":
         t = "call:" + arg.upper()
     else:
