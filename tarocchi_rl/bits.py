@@ -108,6 +108,29 @@ def bounded(bits64, n):
     return np.int64(((bits64 >> U32) * np.uint64(n)) >> U32)
 
 
+@njit(cache=True, inline="always")
+def draw_bits(c0, c1, k, r):
+    """Draw ``k`` of the set bits of the two-word set (c0, c1) uniformly without replacement, with the SplitMix64
+    state ``r`` (k <= popcount). Returns (r, drawn0, drawn1, rest0, rest1), all uint64."""
+    left = popcount(c0) + popcount(c1)
+    d0 = U0
+    d1 = U0
+    for _ in range(k):
+        r, z = splitmix_next(r)
+        e = bounded(z, left)
+        n0 = popcount(c0)
+        if e < n0:
+            mk = bit(kth_bit(c0, e))
+            c0 &= ~mk
+            d0 |= mk
+        else:
+            mk = bit(kth_bit(c1, e - n0))
+            c1 &= ~mk
+            d1 |= mk
+        left -= 1
+    return r, d0, d1, c0, c1
+
+
 #: the largest seed a user may give (CLI flags, agent specs, configs, requests): numpy's SeedSequence and
 #: ``torch.manual_seed`` both take it, and it fits a signed 64-bit integer
 SEED_MAX = 2**63 - 1

@@ -128,7 +128,7 @@ from numba import carray, njit, prange, types
 from numba.core import cgutils, config
 from numba.extending import intrinsic
 
-from ..bits import U0, U1, bit, bounded, kth_bit, lowest_bit, popcount, seed_states, splitmix_next
+from ..bits import U0, U1, bit, bounded, draw_bits, lowest_bit, popcount, seed_states, splitmix_next
 from ..cards import EX_BIT
 from ..core.offsets import Layout
 from ..core.phases import DISCARD
@@ -884,31 +884,20 @@ def _copy_row(src, i, dst, j):
 
 
 @njit(cache=True)
-def _deal_class(c0, c1, nk, x, a, na, nw, r):
-    """Split the class (c0, c1) of nk cards uniformly: x[t] cards to pile a[t] (nw: uint64[2*MAXP] pile
+def _deal_class(c0, c1, x, a, na, nw, r):
+    """Split the class (c0, c1) uniformly: x[t] cards to pile a[t] (nw: uint64[2*MAXP] pile
     contents, updated). Returns the RNG state."""
     big = 0
     for t in range(1, na):
         if x[t] > x[big]:
             big = t
-    left = nk
     for t in range(na):
         if t == big:
             continue
         q = a[t]
-        for _ in range(x[t]):
-            r, z = splitmix_next(r)
-            e = bounded(z, left)
-            n0 = popcount(c0)
-            if e < n0:
-                mk = bit(kth_bit(c0, e))
-                c0 &= ~mk
-                nw[SET_W * q] |= mk
-            else:
-                mk = bit(kth_bit(c1, e - n0))
-                c1 &= ~mk
-                nw[SET_W * q + 1] |= mk
-            left -= 1
+        r, d0, d1, c0, c1 = draw_bits(c0, c1, x[t], r)
+        nw[SET_W * q] |= d0
+        nw[SET_W * q + 1] |= d1
     nw[SET_W * a[big]] |= c0
     nw[SET_W * a[big] + 1] |= c1
     return r
@@ -1030,8 +1019,7 @@ def _draw_classes(pi, pm, pf, r, x, a, nw, rng):
             r[a[t]] -= x[t]
         if k < kk - 2 or (k == kk - 2 and not univ):
             total = _g(pi, pf, k + 1, r)
-        rng = _deal_class(pm[M_CLS + SET_W * k], pm[M_CLS + SET_W * k + 1], pi[_cls(k) + CLS_SIZE], x, a, na, nw,
-                          rng)
+        rng = _deal_class(pm[M_CLS + SET_W * k], pm[M_CLS + SET_W * k + 1], x, a, na, nw, rng)
     return rng
 
 

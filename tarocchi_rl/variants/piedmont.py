@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ..bits import U0, bit, bounded, kth_bit, popcount, splitmix_next
+from ..bits import U0, draw_bits, popcount
 from ..cards import EX_BIT, PIEDMONT_DECK
 from ..core.deal import deal_hands
 from ..core.obs_layout import build_layout, section_sizes
@@ -402,22 +402,7 @@ def fix_sample(st, j, p, fixes, tb, rng):
     d = st.meta[j, DECLARER]
     a0 = cd[j, HAND + d, 0] | cd[j, PLAYED + d, 0] | cd[j, DISCARDED, 0]
     a1 = cd[j, HAND + d, 1] | cd[j, PLAYED + d, 1] | cd[j, DISCARDED, 1]
-    s0 = U0
-    s1 = U0
-    left = popcount(a0) + popcount(a1)
-    for _ in range(tb.params[P_STOCK]):
-        rng, z = splitmix_next(rng)
-        e = bounded(z, left)
-        n0 = popcount(a0)
-        if e < n0:
-            mk = bit(kth_bit(a0, e))
-            a0 &= ~mk
-            s0 |= mk
-        else:
-            mk = bit(kth_bit(a1, e - n0))
-            a1 &= ~mk
-            s1 |= mk
-        left -= 1
+    rng, s0, s1, _, _ = draw_bits(a0, a1, tb.params[P_STOCK], rng)
     cd[j, STOCK, 0] = s0
     cd[j, STOCK, 1] = s1
     return rng
