@@ -286,7 +286,7 @@ class EvalConfig:
 
 @dataclass
 class TrainConfig:
-    variant: str = "mineo"  # mineo | piedmont3 | piedmont4 | french3 | french4
+    variant: str = "mineo"  # a name of tarocchi_rl.variants.VARIANTS
     options: dict = field(default_factory=dict)  # variant options (see `tarocchi-rl play --help`)
     seed: int = 0  # seeds deals, action sampling, league draws and the network initialisation
     # learner samples to train on (the learner seats' decisions, not every seat's); also the lr schedule's horizon
