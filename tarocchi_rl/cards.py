@@ -32,7 +32,7 @@ lowest to highest (Piedmontese Coppe and Denari: 10 9 .. 2 1 J N Q K; otherwise 
 Card names follow docs/rules.md: ``T0``..``T21``, ``EX``, rank + suit (``KC``, ``10D``, ``NS``).
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -56,6 +56,9 @@ class Deck:
     suit : int8[C]                  0..3 suit index, 4 trump, 5 EX
     strength : int8[C]              rank within its suit / among trumps (0 = lowest)
     pos_to_card : int16[128]        word*64+bit -> dense id, -1 where no card
+    suit_system : str               the suits' pattern, a key of SUIT_NAMES: "italian" or "french"
+                                    (the page draws each pattern's symbols)
+    labels : tuple[str, ...]        dense id -> the card in words ("King of Hearts", "Trump 1 (Pagat)")
     """
 
     names: tuple
@@ -65,6 +68,8 @@ class Deck:
     suit: np.ndarray
     strength: np.ndarray
     pos_to_card: np.ndarray
+    suit_system: str
+    labels: tuple[str, ...]
 
     @property
     def n_cards(self) -> int:
@@ -106,16 +111,34 @@ class Deck:
         return (0 if s == TRUMP else 1 if s == FOOL else 2 + s, -int(self.strength[c]))
 
 
-def build_deck(trumps_low_to_high: Sequence[str], suits: Sequence[tuple[str, Sequence[str]]],
-               fool: bool = True) -> Deck:
+# The suits' names by pattern and letter (a deck's suit_system); the page draws each pattern's own symbols.
+SUIT_NAMES: dict[str, dict[str, str]] = {
+    "italian": {"C": "Coppe (cups)", "D": "Denari (coins)", "S": "Spade (swords)", "B": "Bastoni (batons)"},
+    "french": {"S": "Spades", "H": "Hearts", "D": "Diamonds", "C": "Clubs"},
+}
+FACE_WORDS = {"J": "Jack", "N": "Knight", "Q": "Queen", "K": "King"}
+RANK_WORDS = {"1": "Ace", **FACE_WORDS}  # where the 1 is the Ace (not in Slovenian tarok: there it is a pip)
+
+
+def build_deck(trumps_low_to_high: Sequence[str], suits: Sequence[tuple[str, Sequence[str]]], *, suit_system: str,
+               fool: bool = True, rank_words: Mapping[str, str] = RANK_WORDS,
+               trump_names: Mapping[str, str] | None = None, fool_name: str = "the Fool") -> Deck:
     """Build a Deck from trump names (lowest first) and ``[(letter, ranks lowest first), ...]``; ``fool``: the
-    deck has EX (dense id after the trumps), else the suits follow the trumps directly."""
-    # one row per card, in dense-id order: (name, word, bit, suit, strength)
-    cards = [(t, 0, k, TRUMP, k) for k, t in enumerate(trumps_low_to_high)]
-    cards += [("EX", 0, EX_BIT, FOOL, 0)] if fool else []
-    cards += [(r + letter, 1, SUIT_FIELD * s + k, s, k) for s, (letter, ranks) in enumerate(suits)
-              for k, r in enumerate(ranks)]
-    names, word, bit, suit, strength = (list(column) for column in zip(*cards, strict=True))
+    deck has EX (dense id after the trumps), else the suits follow the trumps directly. The cards' labels: a
+    rank in words where ``rank_words`` names it, the suit's name in ``SUIT_NAMES[suit_system]``, a trump's own
+    name from ``trump_names`` (card name -> name), EX's ``fool_name``."""
+    names_of_suits = SUIT_NAMES[suit_system]
+    trump_names = trump_names or {}
+
+    def trump_label(t: str) -> str:
+        return f"Trump {t[1:]}" + (f" ({trump_names[t]})" if t in trump_names else "")
+
+    # one row per card, in dense-id order: (name, word, bit, suit, strength, label)
+    cards = [(t, 0, k, TRUMP, k, trump_label(t)) for k, t in enumerate(trumps_low_to_high)]
+    cards += [("EX", 0, EX_BIT, FOOL, 0, fool_name)] if fool else []
+    cards += [(r + letter, 1, SUIT_FIELD * s + k, s, k, f"{rank_words.get(r, r)} of {names_of_suits[letter]}")
+              for s, (letter, ranks) in enumerate(suits) for k, r in enumerate(ranks)]
+    names, word, bit, suit, strength, labels = (list(column) for column in zip(*cards, strict=True))
     pos = np.full(128, -1, dtype=np.int16)
     for c, (w, b) in enumerate(zip(word, bit, strict=True)):
         pos[w * 64 + b] = c
@@ -127,6 +150,8 @@ def build_deck(trumps_low_to_high: Sequence[str], suits: Sequence[tuple[str, Seq
         suit=np.array(suit, dtype=np.int8),
         strength=np.array(strength, dtype=np.int8),
         pos_to_card=pos,
+        suit_system=suit_system,
+        labels=tuple(labels),
     )
 
 
@@ -141,6 +166,9 @@ MINEO_DECK = build_deck(
         ("S", _PIPS_5 + _FACES_IT),
         ("B", _PIPS_5 + _FACES_IT),
     ],
+    suit_system="italian",
+    trump_names={"T0": "Miseria", "T20": "Giove"},
+    fool_name="Fuggitivo (the Fool)",
 )
 
 _PIPS_1 = [str(k) for k in range(1, 11)]
@@ -151,10 +179,16 @@ _REVERSED = [str(k) for k in range(10, 0, -1)]  # Piedmontese Denari and Coppe: 
 PIEDMONT_DECK = build_deck(
     [f"T{k}" for k in range(1, 20)] + ["T21", "T20"],
     [("C", _REVERSED + _FACES), ("D", _REVERSED + _FACES), ("S", _PIPS_1 + _FACES), ("B", _PIPS_1 + _FACES)],
+    suit_system="italian",
+    trump_names={"T20": "the Angel", "T21": "the World"},
+    fool_name="Matto (the Fool)",
 )
 
 # French Tarot: suits pique, coeur, carreau, trefle; K > Q > N (Cavalier) > J (Valet) > 10 > ... > 1.
 FRENCH_DECK = build_deck(
     [f"T{k}" for k in range(1, 22)],
     [("S", _PIPS_1 + _FACES), ("H", _PIPS_1 + _FACES), ("D", _PIPS_1 + _FACES), ("C", _PIPS_1 + _FACES)],
+    suit_system="french",
+    trump_names={"T1": "the Petit"},
+    fool_name="Excuse",
 )

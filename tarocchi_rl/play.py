@@ -132,6 +132,21 @@ def bot_action(agent: AgentLike, state: State, who: str = "bot") -> int:
     return a
 
 
+def taken_cards(state: State, a: int) -> list[str]:
+    """The cards that move ``a`` of the seat to act takes into its hand from the stock lying face up (tarok's
+    ``talon:1``: one set of the talon), in deal order; [] for any other move. Those cards are face up already:
+    naming them tells nothing hidden."""
+    if int(state._env.state.meta[0, STOCK_SHOWN]) != 1 or a < 2 * state.game.deck.n_cards:
+        return []
+    trial = state.clone()
+    seat = trial.current_player()
+    before = set(trial.hand(seat))
+    trial.apply(a)
+    joined = set(trial.hand(seat)) - before
+    stock = state.deal()["stock"]
+    return [c for c in stock if c in joined] if joined <= set(stock) else []
+
+
 def hint_lines(agent: AgentLike, state: State, top: int = 5) -> list[str]:
     """What ``agent`` would play in the human's place, and its top probabilities over the legal actions when
     it has ``probabilities`` (ppo:, onnx: agents). It thinks on a copy: the game itself is never touched."""
@@ -169,7 +184,7 @@ def describe(state: State, viewer: int) -> str:
     lines = [f"--- {g.variant}: phase {state.phase}, seat {state.current_player()} to act ---"]
     for col, name, _ in g.spec.rules.BID_ROUNDS:
         lines.append(f"{name}: {[words[w] if w >= 0 else '-' for w in m[col : col + n]]}")
-    if m[STOCK_SHOWN] == 1:  # -1: not a phase of this variant (the Piedmontese stock is never shown)
+    if m[STOCK_SHOWN] == 1 and cards(STOCK):  # -1: never shown (Piedmontese); empty: tarok's talon all taken
         lines.append(f"stock (shown): {cards(STOCK)}")
     if m[DECLARER] >= 0:
         called = f", called {names[m[CALLED]]}" if m[CALLED] >= 0 else ""
@@ -205,7 +220,9 @@ def ask_human(state: State, inp: Callable[[str], str] = input, out: Callable[[st
     legal = state.legal_actions()
     names = [state.action_to_string(a) for a in legal]
     out(describe(state, state.current_player()))
-    out("legal: " + "  ".join(f"[{k}] {n}" for k, n in enumerate(names)))
+    takes = [" ".join(taken_cards(state, a)) for a in legal]  # a talon set: its cards, shown after it
+    shown = [f"{n} ({t})" if t else n for n, t in zip(names, takes, strict=True)]
+    out("legal: " + "  ".join(f"[{k}] {n}" for k, n in enumerate(shown)))
     while True:
         try:
             text = inp("your move> ").strip()

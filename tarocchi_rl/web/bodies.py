@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal, TypedDict
 
 from ..bot import PROTOCOL as BOT_PROTOCOL
 from ..bot import VARIANTS, WANTS
+from ..cards import SUIT_NAMES
 from ..game import RECORD_FORMAT
 from ..variants import OUTCOME_FIELDS
 from .schema import Json
@@ -199,7 +200,9 @@ class VariantInfo(TypedDict):
     bonus_unit: str
     card_point_units: int
     suits: Annotated[str, Json(description="the suit letters, e.g. CDSB")]
+    suit_system: Annotated[str, Json(enum=list(SUIT_NAMES), description="the suits' pattern (which symbols)")]
     cards: Cards
+    card_labels: Annotated[list[str], Json(description="each card of cards in words, e.g. King of Hearts")]
     options: list[VariantOption]
     actions: Annotated[list[str], Json(description="every action by id")]
     bidding_actions: Annotated[dict[str, str], Json(description="id -> the action's name in a bidding phase, "

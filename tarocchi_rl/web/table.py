@@ -61,7 +61,7 @@ from ..core.state import (
     WON,
 )
 from ..game import Game
-from ..play import bot_action
+from ..play import bot_action, taken_cards
 from ..records import describe_outcome
 from ..variants import FAMILIES, VARIANTS, get_variant
 from ..views import Views, core_game
@@ -117,8 +117,9 @@ def _type_name(t: type) -> str:
 
 
 def variants_info() -> list[dict[str, Any]]:
-    """Every variant: long name, players, options (type, default, choices), the action table (id -> string;
-    ``bidding`` gives the string in a bidding phase where it differs, e.g. ``bid:pass``)."""
+    """Every variant: long name, players, options (type, default, choices), its cards (names, their labels in
+    words, the suits' pattern), the action table (id -> string; ``bidding`` gives the string in a bidding phase
+    where it differs, e.g. ``bid:pass``)."""
     out = []
     for name in VARIANTS:
         spec = get_variant(name)
@@ -148,7 +149,9 @@ def variants_info() -> list[dict[str, Any]]:
             "bonus_unit": rules.BONUS_UNIT,
             "card_point_units": rules.CARD_POINT_UNITS,
             "suits": spec.deck.suit_letters,
+            "suit_system": spec.deck.suit_system,
             "cards": list(spec.deck.names),
+            "card_labels": list(spec.deck.labels),
             "options": options,
             "actions": actions,
             "bidding_actions": bidding,
@@ -518,9 +521,17 @@ class Table:
             snap["discard"] = self._cards(st.cards[0, DISCARDED]) if done else snap["discard"]
         else:
             snap["hand"] = self._cards(st.cards[0, HAND + seat])
-        snap["legal"] = ([{"id": a, "action": v.action_to_string(a)} for a in v.legal_actions()]
-                         if snap["your_turn"] else [])
+        snap["legal"] = [self._legal_entry(a) for a in v.legal_actions()] if snap["your_turn"] else []
         return snap
+
+    def _legal_entry(self, a: int) -> dict[str, Any]:
+        """A legal move of the seat to act: its id and string, and for a move that takes cards of the stock lying
+        face up (tarok's ``talon:1``) those cards (``cards``, :func:`tarocchi_rl.play.taken_cards`)."""
+        entry: dict[str, Any] = {"id": a, "action": self.views.action_to_string(a)}
+        taken = taken_cards(self.views.state, a)
+        if taken:
+            entry["cards"] = taken
+        return entry
 
     # -- the end --------------------------------------------------------------------------------------------
     def result(self) -> dict[str, Any]:

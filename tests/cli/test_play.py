@@ -62,7 +62,10 @@ def test_a_whole_deal_with_bots_at_every_other_seat(variant):
     # the human is asked exactly at his decisions with a choice; the others play themselves, said so
     counts = _seat_decisions(rec, 0)
     assert human.prompts == sum(c > 1 for c in counts)
-    assert text.count("(only legal move)") == sum(c == 1 for c in counts) >= 1  # at least the last card
+    forced = sum(c == 1 for c in counts)
+    assert text.count("(only legal move)") == forced
+    # at least the last card, where the deal is played out (tarok's beggar and valat deals may end before it)
+    assert forced >= 1 or replay(rec).hand(0)
     assert all(len(_legal_names(line)) > 1 for line in out if line.startswith("legal: "))
     for bot in bots:
         assert f"({bot}): " in text

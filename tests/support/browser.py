@@ -38,7 +38,7 @@ VIEWPORT = {"width": 1200, "height": 800}
 TIMEOUT_MS = 20_000  # one wait for the page (a bot move, a replay): generous for a loaded 2-core machine
 # Seeds that give a real deal (a contract, card play; not an all-pass annulled one) when the human (seat 0) always
 # clicks the first enabled move of the page and the other seats are heuristic bots. Found by trying.
-CLICK_SEEDS = {"mineo": 5, "piedmont3": 2, "piedmont4": 2, "french3": 8, "french4": 10}
+CLICK_SEEDS = {"mineo": 5, "piedmont3": 2, "piedmont4": 2, "french3": 8, "french4": 10, "tarok3": 1, "tarok4": 1}
 KEYBOARD_VARIANT, KEYBOARD_SEED = "french3", 8  # key 1 (the first legal move) each time: a prise, petit au bout
 if sync_api is not None:
     expect = sync_api.expect

@@ -44,22 +44,27 @@ const app = {
 };
 
 // -- cards -----------------------------------------------------------------------------------------------
-const FRENCH_SUITS = { S: ["♠", "Spades", "black"], H: ["♥", "Hearts", "red"], D: ["♦", "Diamonds", "red"],
-  C: ["♣", "Clubs", "black"] };
-const ITALIAN_SUITS = { C: ["☕", "Coppe (cups)", "coppe"], D: ["◉", "Denari (coins)", "denari"],
-  S: ["⚔", "Spade (swords)", "spade"], B: ["♧", "Bastoni (batons)", "bastoni"] };
-const RANKS = { 1: "Ace", J: "Jack", N: "Knight", Q: "Queen", K: "King" };
-const FOOL = { mineo: "Fuggitivo (the Fool)", piedmont3: "Matto (the Fool)", piedmont4: "Matto (the Fool)",
-  french3: "Excuse", french4: "Excuse" };
+// each suit pattern's symbols and colour classes, by suit letter (a variant's suit_system; the server names the
+// cards: its card_labels)
+const SUIT_SYMBOLS = {
+  french: { S: ["♠", "black"], H: ["♥", "red"], D: ["♦", "red"], C: ["♣", "black"] },
+  italian: { C: ["☕", "coppe"], D: ["◉", "denari"], S: ["⚔", "spade"], B: ["♧", "bastoni"] },
+};
+
+// the card in words, as the server names it for the variant ("King of Hearts", "Trump 1 (Pagat)")
+function cardLabel(name, variant) {
+  const v = app.variants[variant];
+  if (v && !v.labelOf) v.labelOf = Object.fromEntries(v.cards.map((c, k) => [c, v.card_labels[k]]));
+  return (v && v.labelOf[name]) || name;
+}
 
 function cardInfo(name, variant) {
-  if (name === "EX") return { rank: "EX", sym: "☆", suit: "fool", label: FOOL[variant] || "Fool" };
-  if (/^T\d+$/.test(name)) return { rank: name.slice(1), sym: "✦", suit: "trump", label: `Trump ${name.slice(1)}` };
-  const letter = name.slice(-1);
-  const rank = name.slice(0, -1);
-  const suits = variant && variant.startsWith("french") ? FRENCH_SUITS : ITALIAN_SUITS;
-  const [sym, suitName, colour] = suits[letter] || ["?", letter, "black"];
-  return { rank, sym, suit: colour, label: `${RANKS[rank] || rank} of ${suitName}` };
+  const label = cardLabel(name, variant);
+  if (name === "EX") return { rank: "EX", sym: "☆", suit: "fool", label };
+  if (/^T\d+$/.test(name)) return { rank: name.slice(1), sym: "✦", suit: "trump", label };
+  const v = app.variants[variant];
+  const [sym, colour] = ((v && SUIT_SYMBOLS[v.suit_system]) || {})[name.slice(-1)] || ["?", "black"];
+  return { rank: name.slice(0, -1), sym, suit: colour, label };
 }
 
 // a card face: the corner (rank over suit, what shows of a card overlapped by the next) and a big pip; extra.mini:
@@ -95,11 +100,16 @@ function seatName(seat) {
   return who ? `seat ${seat} (${who})` : `seat ${seat}`;
 }
 
+// an action in words: "bid solo three", "talon 0"; an action naming a card adds its label ("call KH (King of Hearts)")
+function actionText(action) {
+  return action.replace(":", " ").replace(/_/g, " ");
+}
+
 function actionLabel(action, variant) {
   const [kind, arg] = action.split(/:(.*)/s);
-  if ((kind === "play" || kind === "discard") && arg && arg !== "?") return `${kind} ${arg} (${cardInfo(arg, variant).label})`;
-  if (kind === "discard") return "discard a card face down";
-  return action.replace("_", " ");
+  if (kind === "discard" && (!arg || arg === "?")) return "discard a card face down";
+  const label = arg ? cardLabel(arg, variant) : arg;
+  return label && label !== arg ? `${kind} ${arg} (${label})` : actionText(action);
 }
 
 // -- server --------------------------------------------------------------------------------------------------
@@ -338,7 +348,7 @@ function seatTitle(t, s, live) {
 }
 
 function bidText(action) {
-  return action.replace(/^bid:/, "").replace(/_/g, " ");
+  return actionText(action.replace(/^bid:/, ""));
 }
 
 // a seat in a sentence: "you", "seat 2", "heuristic (seat 2)"
@@ -422,7 +432,8 @@ function auctionStrip(t, opts) {
   const { prefix, live } = opts;
   const strip = el("div", { class: "strip", "data-testid": `${prefix}auction-strip` });
   const last = {};
-  for (const a of t.auction) last[a.seat] = a.action;
+  // each seat's last bid (a king call or a talon set taken in the bidding phase does not hide it)
+  for (const a of t.auction) if (a.action.startsWith("bid:") || !(a.seat in last)) last[a.seat] = a.action;
   const bidding = BIDDING_PHASES.has(t.phase);
   for (let s = 0; s < t.players; s++) {
     const bid = last[s];
@@ -523,9 +534,12 @@ function renderDecisions(t) {
       b.classList.add("legal");
       b.setAttribute("aria-label", `${kind} ${cardInfo(arg, t.variant).label}${key ? ` (key ${key})` : ""}`);
     } else {
+      // a move that takes cards lying face up (tarok's talon sets) names them
+      const takes = a.cards && a.cards.length ? a.cards : [];
+      const taking = takes.length ? `, taking ${takes.map((c) => cardLabel(c, t.variant)).join(", ")}` : "";
       b = el("button", { type: "button", class: "action", "data-testid": `action-${a.action}`,
-        text: a.action.replace(/^bid:/, "bid ").replace(/_/g, " "),
-        "aria-label": `${actionLabel(a.action, t.variant)}${key ? ` (key ${key})` : ""}` });
+        text: `${actionText(a.action)}${takes.length ? `: ${takes.join(" ")}` : ""}`,
+        "aria-label": `${actionLabel(a.action, t.variant)}${taking}${key ? ` (key ${key})` : ""}` });
       actions.append(b);
     }
     b.dataset.action = a.action;
