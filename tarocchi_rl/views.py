@@ -9,7 +9,8 @@ per step, what every seat has seen, read from the core's rows before and after t
   ``;void`` when the deal ended at once (a French petit sec);
 - each action with its seat, ``<seat>:<action>``; another seat's face-down discard (a discarded card that
   did not join the cards shown to all) as ``<seat>:discard:?``;
-- after a step other than a card play, what it revealed to all: ``stock:<cards>`` (the monte / chien shown),
+- after a step other than a card play, what it revealed to all: ``stock:<cards>`` (the monte / chien shown;
+  tarok's talon in the order dealt: ``STOCK_IN_ORDER``),
   ``called:<trump>``, ``show<seat>:<cards>`` (the cards a seat shows), and ``+<cards>``, the cards that joined
   his own hand.
 
@@ -45,6 +46,7 @@ class _Layout:
         self.n_players = game.num_players
         self.n_actions = game.num_actions
         self.rules = game.spec.rules
+        self.stock_slots = slice(self.n_cards - game.spec.stock_size, self.n_cards)  # the stock's places in the deal
         self.pos: list[int] = [int(x) for x in game.deck.pos_to_card]
         self.template = game.new_state(0)
 
@@ -66,6 +68,13 @@ class _Layout:
             out.append(self.names[low.bit_length() - 1])
             ids ^= low
         return ",".join(out)
+
+    def stock_text(self, ids: int, deck: Sequence[int]) -> str:
+        """The stock's cards of a dense-id mask as shown: in the order dealt (``deck``: the deal's dense ids)
+        where the family's ``STOCK_IN_ORDER`` says that order matters (tarok's talon sets), else by dense id."""
+        if not self.rules.STOCK_IN_ORDER:
+            return self.text(ids)
+        return ",".join(self.names[c] for c in deck[self.stock_slots] if ids >> c & 1)
 
 
 _GAMES: dict[tuple[str, tuple[tuple[str, Any], ...]], Game] = {}
@@ -184,7 +193,7 @@ class Views:
         after = st.cards[0].tolist()
         public: list[str] = []
         if int(m[STOCK_SHOWN]) == 1 and shown0 != 1:
-            public.append("stock:" + lay.text(lay.ids(*after[STOCK])))
+            public.append("stock:" + lay.stock_text(lay.ids(*after[STOCK]), self.deck_ids()))
         if int(m[CALLED]) != called0 and int(m[CALLED]) >= 0:
             public.append("called:" + lay.names[int(m[CALLED])])
         for t in range(n):

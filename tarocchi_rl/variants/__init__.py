@@ -25,6 +25,8 @@ time. A family module provides, beside its rules:
 | ``outcome(st, i, tb)``                                     | Python  | the one schema (:data:`OUTCOME_FIELDS`)|
 | ``ZERO_SUM``                                               | fact    | invariant tests, adapters: payoffs   |
 |                                                            |         | add up to 0 in every deal            |
+| ``STOCK_IN_ORDER``                                         | fact    | the views: the stock shown in deal   |
+|                                                            |         | order (tarok's talon sets)           |
 | ``PAYOFF_SCALE``                                           | fact    | rewards = payoff / scale (trainer,   |
 |                                                            |         | ISMCTS, envs)                        |
 | ``utility_bounds``, ``max_game_length`` (derived in their  | facts   | OpenSpiel metadata, contract test    |

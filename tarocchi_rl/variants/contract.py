@@ -129,6 +129,12 @@ class FamilyRules(Protocol):
         adapter's chance nodes deal only such deals."""
 
     @property
+    def STOCK_IN_ORDER(self) -> bool:
+        """Whether the stock, once shown, is seen in the order dealt and that order matters (tarok: the talon's
+        sets are its consecutive slices): the views then list it in deal order (``stock:``), else by dense id
+        (its order tells nothing: a monte, a chien)."""
+
+    @property
     def ZERO_SUM(self) -> bool:
         """Whether every finished deal's payoffs add up to 0 (the invariant tests read it here)."""
 

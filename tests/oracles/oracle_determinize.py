@@ -17,9 +17,10 @@ discard the cards of the resampled face-down discard instead.)
 
 What a player sees (:class:`Tracker`): his own cards as dealt (Mineo with ``early_solo``: the five early-round
 cards, then the other ten), every action with its seat (the declarer's face-down discards appear as
-``discard:?`` to the others; a discarded trump is shown), the cards revealed to all (monte / chien, the
-called trump, poignée and accuso cards) and the cards that join his own hand (the monte he takes). His
-*view* is that sequence of tokens, one entry per step; ``Tracker.info_string(p)`` joins it into a string, the
+``discard:?`` to the others; a discarded trump is shown), the cards revealed to all (monte / chien, tarok's
+talon in the order dealt, the called trump, poignée and accuso cards) and the cards that join his own hand (the
+monte he takes). His *view* is that sequence of tokens, one entry per step; ``Tracker.info_string(p)`` joins it
+into a string, the
 same as the OpenSpiel adapter's information-state string (``tarocchi_rl.views``, written apart:
 the tests compare them). Two positions are indistinguishable for p exactly when their views are equal.
 
@@ -36,7 +37,9 @@ The sampler: propose, replay, accept.
    - shown cards pinned to their owner (poignée, accuso; Mineo: T20 and EX after a scommessa, every trump
      above the called one to the caller, who does not hold the called trump, nor does a seat that said
      rivanto); a poignée shows the lowest trumps (so no unshown lower trump), a poignée with EX or an accuso
-     of >= 10 trumps shows all his trumps; a shown monte / chien is in the declarer's hand or discard;
+     of >= 10 trumps shows all his trumps; a shown monte / chien is in the declarer's hand or discard (tarok:
+     the talon set he took; the talon's rest lies face up, known, as are the cards given out of the stock in
+     the card play: klop's gifts);
    - the face-down discard holds only cards that may be discarded face down (no trump, King, EX, ...);
    - counts: a trump discarded face up proves the declarer then held fewer discardable cards than discards
      left (an upper bound on those cards in his hand); an accuso of the honours alone, fewer than 10 trumps.
@@ -108,10 +111,10 @@ from tarocchi_rl.core.tables import (
     P_MUST_OVERTRUMP,
 )
 from tarocchi_rl.game import Game, State, make
-from tarocchi_rl.variants import mineo, piedmont
+from tarocchi_rl.variants import mineo, piedmont, tarok
 from tarocchi_rl.variants.mineo import MK_SCOMMESSA_NEED
 
-FAMILY_MINEO, FAMILY_PIEDMONT = mineo.FAMILY_ID, piedmont.FAMILY_ID
+FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_TAROK = mineo.FAMILY_ID, piedmont.FAMILY_ID, tarok.FAMILY_ID
 
 __all__ = ["Proposal", "Tracker", "sample_deal", "sample_tracker"]
 
@@ -147,7 +150,7 @@ class _Info:
         self.all = (1 << C) - 1
         self.suit_ids = [sum(1 << c for c in range(C) if self.suit[c] == s) for s in range(4)]
         self.trump_ids = sum(1 << c for c in range(C) if self.suit[c] == TRUMP)
-        self.ex_id = next(c for c in range(C) if self.suit[c] == FOOL)
+        self.ex_id = next((c for c in range(C) if self.suit[c] == FOOL), -1)  # -1: none (tarok)
         forbidden = self.to_ids(int(tb.masks[MK_DISCARD_FORBIDDEN, 0]), int(tb.masks[MK_DISCARD_FORBIDDEN, 1]))
         self.discardable = self.all & ~forbidden  # may be discarded face down
         need = tb.masks[MK_SCOMMESSA_NEED]
@@ -342,7 +345,13 @@ class Tracker:
         after = st.cards[0].tolist()
         public = []
         if int(m[STOCK_SHOWN]) == 1 and shown0 != 1:
-            public.append("stock:" + info.cards_text(info.to_ids(*after[STOCK])))
+            stock = info.to_ids(*after[STOCK])
+            if info.rules.STOCK_IN_ORDER:  # tarok: the talon laid out as dealt (its sets)
+                deal = self.deck_ids()
+                public.append("stock:" + ",".join(info.names[deal[k]] for k in info.stock_block
+                                                  if stock >> deal[k] & 1))
+            else:
+                public.append("stock:" + info.cards_text(stock))
         if int(m[CALLED]) != called0 and int(m[CALLED]) >= 0:
             public.append("called:" + info.names[int(m[CALLED])])
         for t in range(n):
@@ -436,10 +445,14 @@ class Proposal:
         discards = []  # (discards left, shown face up) for each discard by another seat
         self.hidden_steps = []  # history indices of the face-down discards p did not see
         rivanto = []
+        taken = 0  # cards that left the stock row for the actor's hand (tarok: the talon set taken)
+        given = 0  # cards that left the stock row in the card play, face up (tarok: klop's gifts, the talon's rest
+        # to the called King): known to all
         for k, a in enumerate(self.history):
             st = tr.state._env.state
             m = st.meta[0]
             phase, seat = int(m[PHASE]), int(m[CUR])
+            stock_before = info.to_ids(*(int(x) for x in st.cards[0, STOCK]))
             if seat != p:
                 if phase == PLAY:
                     excl[seat] |= self._play_exclusions(a, int(m[TRICK_COUNT]), int(m[LED_SUIT]),
@@ -455,6 +468,11 @@ class Proposal:
                 elif info.family == FAMILY_MINEO and a == mineo.A_RIVANTO:
                     rivanto.append(seat)
             tr.apply(a)
+            left = stock_before & ~info.to_ids(*(int(x) for x in tr.state._env.state.cards[0, STOCK]))
+            if phase == PLAY:
+                given |= left
+            else:
+                taken |= left
             if seat != p and phase in (POIGNEE, ACCUSO):
                 row = tr.state._env.state.cards[0, SHOWN_BY + seat]
                 shown = info.to_ids(int(row[0]), int(row[1]))
@@ -504,7 +522,11 @@ class Proposal:
         else:
             stock_case = "hidden"
         self.stock_case = stock_case
-        known = hand[p] | played_all | (discarded & shown_all)
+        known = hand[p] | played_all | shown_all | given  # shown: French discarded trumps, tarok's klop gifts
+        if info.family == FAMILY_TAROK and stock_case == "shown":  # the talon lies face up, nobody's, but for the
+            known |= stock  # set the declarer took: his, in his hand or his discard (as a taken monte / chien)
+            self.stock = stock = taken
+        self.given = given
         if self.discarder == p:
             known |= discarded
         self.unknown = info.all & ~known
@@ -512,7 +534,7 @@ class Proposal:
         if self.discarder >= 0 and self.discarder != p:
             piles.append(("discard", self.discarder, _popcount(discarded & ~shown_all)))
         if stock_case == "hidden":
-            piles.append(("stock", -1, info.stock_size))
+            piles.append(("stock", -1, info.stock_size - _popcount(given)))
         if not self.early and sum(size for _, _, size in piles) != _popcount(self.unknown):
             raise RuntimeError("internal error: pile sizes do not match the unknown cards")
         self.known_discard = discarded & shown_all if self.discarder != p else discarded
@@ -672,7 +694,8 @@ class Proposal:
                 out[k] = c
         if stock_ids is not None:
             rng.shuffle(stock_ids)
-            for k, c in zip(info.stock_block, stock_ids, strict=True):
+            slots = [k for k in info.stock_block if not self.given >> ids[k] & 1]  # a card given out keeps its place
+            for k, c in zip(slots, stock_ids, strict=True):
                 out[k] = c
         return out, history
 
