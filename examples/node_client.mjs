@@ -10,8 +10,9 @@
 //   node examples/node_client.mjs [--bot "tarocchi-rl bot --agent heuristic"] [--referee "tarocchi-rl referee"]
 //                                 [--variants mineo,french4] [--deals 2] [--seed 0] [--timeout 30]
 //
-// Exit status 0 when every deal was played to the end; a bot error, a protocol violation or a request left
-// unanswered for --timeout seconds is printed as one `error: ...` line on stderr and ends the run with status 1.
+// --variants defaults to every variant the bot's hello lists. Exit status 0 when every deal was played to the end; a
+// bot error, a protocol violation or a request left unanswered for --timeout seconds is printed as one `error: ...`
+// line on stderr and ends the run with status 1.
 
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
@@ -145,7 +146,7 @@ async function main() {
     options: {
       bot: { type: "string", default: "tarocchi-rl bot --agent heuristic" },
       referee: { type: "string", default: "tarocchi-rl referee" },
-      variants: { type: "string", default: "mineo,piedmont3,piedmont4,french3,french4" },
+      variants: { type: "string" }, // default: the variants the bot's hello lists
       deals: { type: "string", default: "2" },
       seed: { type: "string", default: "0" },
       timeout: { type: "string", default: "30" }, // seconds per request
@@ -159,7 +160,9 @@ async function main() {
     if (hello.protocol !== PROTOCOL) throw new Error(`the bot does not speak ${PROTOCOL}: ${JSON.stringify(hello)}`);
     const capabilities = hello.capabilities ?? [];
     console.log(`bot: ${hello.name} (capabilities: ${capabilities.join(", ")})`);
-    for (const variant of a.variants.split(",")) {
+    const variants = a.variants ? a.variants.split(",") : hello.variants;
+    if (!Array.isArray(variants) || !variants.length) throw new Error("the bot's hello lists no variants: name them with --variants");
+    for (const variant of variants) {
       for (let k = 0; k < deals; k++) {
         const payoffs = await playDeal(referee, bot, variant, seed + k, capabilities.includes("probabilities"));
         console.log(`${variant} deal ${seed + k}: payoffs [${payoffs.join(", ")}]`);

@@ -8,8 +8,8 @@ request that seat's bot must get); the bot is any program that speaks the protoc
     python examples/python_client.py [--bot "tarocchi-rl bot --agent heuristic"] [--variants mineo,french4]
                                      [--deals 2] [--seed 0]
 
-Exit status 0 when every deal was played to the end; a bot error or a protocol violation is printed and ends
-the run with status 1.
+``--variants`` defaults to every variant the bot's hello lists. Exit status 0 when every deal was played to the
+end; a bot error or a protocol violation is printed and ends the run with status 1.
 """
 
 import argparse
@@ -62,7 +62,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bot", default="tarocchi-rl bot --agent heuristic")
     p.add_argument("--referee", default="tarocchi-rl referee")
-    p.add_argument("--variants", default="mineo,piedmont3,piedmont4,french3,french4")
+    p.add_argument("--variants", default=None, help="comma-separated (default: the variants the bot's hello lists)")
     p.add_argument("--deals", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args()
@@ -72,7 +72,10 @@ def main() -> int:
         if hello.get("protocol") != PROTOCOL:
             raise RuntimeError(f"the bot does not speak {PROTOCOL}: {hello}")
         print(f"bot: {hello['name']} (capabilities: {', '.join(hello['capabilities'])})")
-        for variant in a.variants.split(","):
+        variants = a.variants.split(",") if a.variants else hello.get("variants")
+        if not variants:
+            raise RuntimeError("the bot's hello lists no variants: name them with --variants")
+        for variant in variants:
             for k in range(a.deals):
                 payoffs = play_deal(referee, bot, variant, a.seed + k)
                 print(f"{variant} deal {a.seed + k}: payoffs {payoffs}")

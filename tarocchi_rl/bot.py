@@ -21,11 +21,10 @@ from . import __version__, bounded
 from .game import Game, make
 from .policies.belief import absolute_location_names, belief_shape, unseen_cards
 from .search.seat_view import Budget, OverBudget, ViewCache, ViewError, rebuild
-from .variants import get_variant
+from .variants import VARIANTS, get_variant  # VARIANTS: the protocol speaks every registered variant
 from .views import Views
 
 PROTOCOL = "tarocchi-bot/1"
-VARIANTS = ("mineo", "piedmont3", "piedmont4", "french3", "french4")
 MAX_LINE = 1 << 20  # bytes of one request line (its newline counted): a longer line gets an error answer
 MAX_CACHES = 512  # rebuilt positions kept (one per deal and seat, least recent dropped): a deal's next request
 # replays only its new steps, even with many clients interleaved

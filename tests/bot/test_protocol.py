@@ -13,6 +13,8 @@ import pytest
 from tarocchi_rl.agents.specs import make_agent
 from tarocchi_rl.bot import PROTOCOL, BotServer, Referee
 from tarocchi_rl.game import make
+from tarocchi_rl.search.seat_view import rebuild
+from tarocchi_rl.variants import VARIANTS
 from tarocchi_rl.views import Views, seat_request
 
 CLI = str(Path(sys.executable).parent / "tarocchi-rl")
@@ -34,7 +36,7 @@ def test_hello_names_the_protocol_and_capabilities():
     h = bot.handle('{"type": "hello", "id": 7, "protocol": "tarocchi-bot/1"}')
     assert h["type"] == "hello" and h["protocol"] == PROTOCOL and h["id"] == 7
     assert h["capabilities"] == ["act"]
-    assert set(h["variants"]) == {"mineo", "piedmont3", "piedmont4", "french3", "french4"}
+    assert h["variants"] == list(VARIANTS)  # every registered variant
     assert "search" in BotServer("ismcts:iterations=20", make_agent).capabilities()
     wrong = bot.handle('{"type": "hello", "protocol": "tarocchi-bot/9"}')
     assert wrong["type"] == "error" and "tarocchi-bot/1" in wrong["error"]
@@ -49,15 +51,16 @@ def test_a_bot_trained_on_one_variant_says_so_and_refuses_the_others():
     assert out["type"] == "error" and out["error"] == "variant: this bot plays mineo, not french3"
 
 
-@pytest.mark.parametrize("variant", ["mineo", "piedmont3", "piedmont4", "french3", "french4"])
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_heuristic_over_the_protocol_plays_as_the_heuristic_on_the_real_game(variant):
     """The heuristic answering from a rebuilt position chooses what it chooses on the true state: the request
-    carries all it uses (and it does not peek)."""
+    carries all it uses (and it does not peek). The engine's own deals (tarok deals again a hand without a
+    tarok)."""
     direct = make_agent("heuristic")
     bot = BotServer("heuristic", make_agent)
     g = make(variant)
     for seed in range(2):
-        v = Views(g, np.random.default_rng(seed).permutation(g.deck.n_cards).tolist())
+        v = Views(g, g.new_state(seed)._env.state.deck[0, : g.deck.n_cards].tolist())
         while not v.is_terminal():
             p = v.current_player()
             env = v.state._env
@@ -65,6 +68,32 @@ def test_heuristic_over_the_protocol_plays_as_the_heuristic_on_the_real_game(var
             ans = bot.handle(json.dumps({"type": "act", "id": 1, **seat_request(v, p)}))
             assert ans == {"type": "action", "action": v.action_to_string(a), "id": 1}
             v.apply(a)
+
+
+@pytest.mark.parametrize("variant", ["tarok3", "tarok4"])
+def test_a_tarok_talon_is_seen_in_the_order_dealt(variant):
+    """The talon is laid out in the order dealt (its sets are its consecutive slices): the position rebuilt from
+    any seat's request holds the true talon, so a bot's talon:k is the real set k, and the heuristic bot takes the
+    set it takes on the true state. Forehand bids three (the others passed), then the king call (tarok4)."""
+    g = make(variant)
+    n = g.num_players
+    direct = make_agent("heuristic")
+    bot = BotServer("heuristic", make_agent)
+    for seed in range(4):
+        v = Views(g, g.new_state(seed)._env.state.deck[0, : g.deck.n_cards].tolist())
+        for text in ["bid:pass"] * (n - 1) + ["bid:three"]:
+            v.apply(g.string_to_action(text))
+        while not any(v.action_to_string(a).startswith("talon:") for a in v.legal_actions()):
+            v.apply(v.legal_actions()[0])  # tarok4: the king call
+        stock = v.state.deal()["stock"]
+        for p in range(n):
+            req = seat_request(v, p)
+            assert rebuild(g, p, req["hand"], req["history"]).state.deal()["stock"] == stock
+        p = v.current_player()
+        env = v.state._env
+        a = int(direct.act(env.observe(np.array([p])), env.legal_mask()[:1], env, np.array([0]))[0])
+        ans = bot.handle(json.dumps({"type": "act", **seat_request(v, p)}))
+        assert ans == {"type": "action", "action": v.action_to_string(a)} and ans["action"].startswith("talon:")
 
 
 def test_search_answers_are_reproducible_and_carry_statistics():
