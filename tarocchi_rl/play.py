@@ -192,7 +192,7 @@ def describe(state: State, viewer: int) -> str:
     if viewer == m[DECLARER] and cards(DISCARDED):
         lines.append(f"your discard: {cards(DISCARDED)}")
     if cards(SHOWN):
-        lines.append(f"discarded trumps (shown): {cards(SHOWN)}")
+        lines.append(f"shown to all (discarded trumps, klop's talon cards): {cards(SHOWN)}")
     for s in range(n):
         if cards(SHOWN_BY + s):
             lines.append(f"shown by seat {s}: {cards(SHOWN_BY + s)}")

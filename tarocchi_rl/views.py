@@ -10,7 +10,8 @@ per step, what every seat has seen, read from the core's rows before and after t
 - each action with its seat, ``<seat>:<action>``; another seat's face-down discard (a discarded card that
   did not join the cards shown to all) as ``<seat>:discard:?``;
 - after a step other than a card play, what it revealed to all: ``stock:<cards>`` (the monte / chien shown;
-  tarok's talon in the order dealt: ``STOCK_IN_ORDER``),
+  tarok's talon in the order dealt: ``STOCK_IN_ORDER``; after a card play, the stock's card its trick's winner
+  takes face up: tarok's klop),
   ``called:<trump>``, ``show<seat>:<cards>`` (the cards a seat shows), and ``+<cards>``, the cards that joined
   his own hand.
 
@@ -180,10 +181,13 @@ class Views:
         lay = self.lay
         self.actors.append(seat)
         s.history.append(a)
-        if phase == PLAY:  # a card play shows the card, nothing else
+        if phase == PLAY:  # a card play shows the card, and what its trick shows of the stock (tarok's klop)
             self.trick_of[a] = m[TRICK_NUM]
+            shown = st.cards[0, SHOWN].tolist()
             engine.step_row(st, 0, a, tb)
-            self.log.append(f"{seat}:play:{lay.names[a]}")
+            new = [x & ~b for x, b in zip(st.cards[0, SHOWN].tolist(), shown, strict=True)]
+            gift = f";stock:{lay.text(lay.ids(*new))}" if new[0] or new[1] else ""  # (one card)
+            self.log.append(f"{seat}:play:{lay.names[a]}{gift}")
             return
         text = lay.rules.action_to_string(a, phase)
         n = lay.n_players

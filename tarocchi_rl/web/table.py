@@ -470,7 +470,8 @@ class Table:
         partner = int(m[PARTNER]) if sides_known and int(m[PARTNER]) >= 0 else None  # (a Mineo call's partner)
 
         seen = self._seen(seat)
-        stock_shown = next((e["stock"] for e in seen if "stock" in e), None)
+        stock_shown = next((e["stock"] for e, step in zip(seen, self.steps, strict=True) if "stock" in e
+                            and step["phase"] != "play"), None)  # (klop's talon cards, given in the play, are not)
         deal_stock = self.stock
         received = [c for e in seen for c in e.get("received", [])] if seat is not None else []
         units = rules.CARD_POINT_UNITS

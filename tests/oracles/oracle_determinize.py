@@ -314,6 +314,15 @@ class Tracker:
         return (f"illegal action {action} ({name}) for seat {int(m[CUR])} in phase {PHASE_NAMES[phase]} of "
                 f"{self.game.variant}; legal: {legal}")
 
+    def stock_text(self, ids: int) -> str:
+        """Cards of the stock shown (a dense-id mask): in the order dealt where the family says it matters (tarok's
+        talon sets: STOCK_IN_ORDER), else by dense id."""
+        info = self.info
+        if not info.rules.STOCK_IN_ORDER:
+            return info.cards_text(ids)
+        deal = self.deck_ids()
+        return ",".join(info.names[deal[k]] for k in info.stock_block if ids >> deal[k] & 1)
+
     # -- acting -------------------------------------------------------------------------------------------
     def apply(self, action) -> None:
         """Apply action id ``action``; an illegal one is a ValueError naming it and the legal ones."""
@@ -332,10 +341,12 @@ class Tracker:
         info = self.info
         self.actors.append(seat)
         s.history.append(a)
-        if phase == PLAY:  # a card play: public, reveals nothing else
+        if phase == PLAY:  # a card play: public; in tarok's klop the trick's winner also takes a talon card, face up
             self.trick_of[a] = m[TRICK_NUM]
+            shown0 = info.to_ids(*(int(x) for x in st.cards[0, SHOWN]))
             engine.step_row(st, 0, a, tb)
-            self.log.append(f"{seat}:play:{info.names[a]}")
+            given = info.to_ids(*(int(x) for x in st.cards[0, SHOWN])) & ~shown0
+            self.log.append(f"{seat}:play:{info.names[a]}" + (f";stock:{info.cards_text(given)}" if given else ""))
             return
         text = info.rules.action_to_string(a, phase)
         n = info.n_players
@@ -345,13 +356,7 @@ class Tracker:
         after = st.cards[0].tolist()
         public = []
         if int(m[STOCK_SHOWN]) == 1 and shown0 != 1:
-            stock = info.to_ids(*after[STOCK])
-            if info.rules.STOCK_IN_ORDER:  # tarok: the talon laid out as dealt (its sets)
-                deal = self.deck_ids()
-                public.append("stock:" + ",".join(info.names[deal[k]] for k in info.stock_block
-                                                  if stock >> deal[k] & 1))
-            else:
-                public.append("stock:" + info.cards_text(stock))
+            public.append("stock:" + self.stock_text(info.to_ids(*after[STOCK])))
         if int(m[CALLED]) != called0 and int(m[CALLED]) >= 0:
             public.append("called:" + info.names[int(m[CALLED])])
         for t in range(n):

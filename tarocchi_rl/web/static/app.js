@@ -459,7 +459,7 @@ function tableNotes(t, opts) {
   if (t.trick && t.stock && t.stock.length) add(t.stock_shown ? "stock (shown)" : "stock", cardsEl(t.stock, v, `${prefix}stock`, true));
   if (t.taken && t.taken.length) add("you took", cardsEl(t.taken, v, `${prefix}taken`, true));
   if (t.discard && t.discard.length) add(t.seat === null ? "discard" : "your discard", cardsEl(t.discard, v, `${prefix}discard`, true));
-  if (t.shown && t.shown.length) add("discards shown", cardsEl(t.shown, v, `${prefix}shown`, true));
+  if (t.shown && t.shown.length) add("shown to all", cardsEl(t.shown, v, `${prefix}shown`, true));  // discarded trumps, klop's talon cards
   for (const sb of t.shown_by) add(`${seatLabel(t, sb.seat, live)} showed`, cardsEl(sb.cards, v, `${prefix}shown-by-${sb.seat}`, true));
   for (const d of t.declarations.filter((d) => d.action !== "pass")) add(d.phase, `${seatLabel(t, d.seat, live)}: ${d.action}`);
   if (t.sides) add("sides", el("span", { "data-testid": `${prefix}sides`, text: t.sides.map((s, k) =>
@@ -588,7 +588,8 @@ function addMoves(moves, variant) {
     const parts = [`${seatName(m.seat)}: ${actionLabel(m.action, variant)}`];
     if (m.by === "forced") parts.push("(only legal move)");
     if (m.won_by !== undefined) parts.push(`— ${seatName(m.won_by)} wins the trick`);
-    if (m.stock) parts.push(`— stock shown: ${m.stock.join(" ")}`);
+    if (m.stock) parts.push(m.card ? `— ${m.stock.join(" ")} from the stock to the trick's winner` :
+      `— stock shown: ${m.stock.join(" ")}`);
     if (m.called) parts.push(`— called ${m.called}`);
     for (const s of m.shown || []) parts.push(`— seat ${s.seat} shows ${s.cards.join(" ")}`);
     if (m.received) parts.push(`— you receive ${m.received.join(" ")}`);
