@@ -138,6 +138,16 @@ def play_legal(st, i, tb):
     )
 
 
+@njit(cache=True)
+def _forced(st, i, p, w, mk, tb):
+    """Whether card bit ``mk`` of word ``w`` lies outside the shared rules' legal cards of seat ``p`` (behind a call:
+    only the families with params[P_PLAY_HOOK] reach it)."""
+    m = st.meta[i]
+    l0, l1 = legal_cards(st.cards[i, HAND + p, 0], st.cards[i, HAND + p, 1], m[TRICK_COUNT], m[LED_SUIT],
+                         m[BEST_TRUMP], m[BEST_BIT], tb)
+    return (mk & (l0 if w == 0 else l1)) == U0
+
+
 @njit(cache=True, inline="always")
 def add_to_trick(st, i, card, tb):
     """The seat to act in game ``i`` plays dense ``card`` (legality is the caller's check).
@@ -152,12 +162,8 @@ def add_to_trick(st, i, card, tb):
     e0, e1 = play_exclusions(card, m[TRICK_COUNT], m[LED_SUIT], m[BEST_TRUMP], m[BEST_BIT], tb)
     w = tb.card[card, CARD_WORD]
     mk = bit(tb.card[card, CARD_BIT])
-    if tb.params[P_PLAY_HOOK] != 0 and (e0 | e1) != U0:
-        # the family's play_rules may force a card the shared rules would not allow: such a card tells nothing
-        l0, l1 = legal_cards(st.cards[i, HAND + p, 0], st.cards[i, HAND + p, 1], m[TRICK_COUNT], m[LED_SUIT],
-                             m[BEST_TRUMP], m[BEST_BIT], tb)
-        if (mk & (l0 if w == 0 else l1)) == U0:
-            e0, e1 = U0, U0
+    if tb.params[P_PLAY_HOOK] != 0 and (e0 | e1) != U0 and _forced(st, i, p, w, mk, tb):
+        e0, e1 = U0, U0  # the family's play_rules forced a card the shared rules would not allow: it tells nothing
     add_excluded(st, i, p, e0, e1)
     st.cards[i, HAND + p, w] &= ~mk
     st.cards[i, PLAYED + p, w] |= mk

@@ -364,6 +364,17 @@ def settle_row(st, i, tb):
 
 
 @njit(cache=True)
+def _stepped_playout_row(st, i, tb):
+    """random_playout_row where the family narrows the legal cards (params[P_PLAY_HOOK]): one card at a time,
+    as random_action draws it; behind a call so that the register loop below keeps its code."""
+    plays = 0
+    while st.meta[i, PHASE] == PLAY:
+        step_row(st, i, random_action(st, i, tb), tb)
+        plays += 1
+    return plays
+
+
+@njit(cache=True)
 def random_playout_row(st, i, tb):
     """Random legal card play in game ``i`` from the current position while the phase is PLAY.
 
@@ -374,11 +385,8 @@ def random_playout_row(st, i, tb):
     m = st.meta[i]
     n = tb.params[P_PLAYERS]
     plays = 0
-    if tb.params[P_PLAY_HOOK] != 0:  # the family narrows the legal cards: one card at a time, as random_action
-        while m[PHASE] == PLAY:
-            step_row(st, i, random_action(st, i, tb), tb)
-            plays += 1
-        return plays
+    if tb.params[P_PLAY_HOOK] != 0:
+        return _stepped_playout_row(st, i, tb)
     while m[PHASE] == PLAY:
         first_trick_poignee = m[TRICK_NUM] == 0 and tb.params[P_FIRST_TRICK_POIGNEE] == 1
         p = m[CUR]
