@@ -282,12 +282,23 @@ def _discard(st, i, c, tb):
 
 
 @njit(cache=True)
+def _add_play_exclusions(st, i, card, tb):
+    """The cards the seat to act cannot hold by the family's own play rules, its card ``card`` played (before
+    the card joins the trick; where params[P_PLAY_HOOK] is 1)."""
+    e0, e1 = family.play_exclusions(st, i, card, tb)
+    if (e0 | e1) != U0:
+        add_excluded(st, i, st.meta[i, CUR], e0, e1)
+
+
+@njit(cache=True)
 def step_row(st, i, a, tb):
     """Apply legal action id ``a`` to game ``i`` (legality is the caller's check)."""
     m = st.meta[i]
     ph = m[PHASE]
     c = tb.params[P_CARDS]
     if ph == PLAY:
+        if tb.params[P_PLAY_HOOK] != 0:
+            _add_play_exclusions(st, i, a, tb)
         if add_to_trick(st, i, a, tb):
             resolve_trick(st, i, tb)
         elif m[TRICK_NUM] == 0 and tb.params[P_FIRST_TRICK_POIGNEE] == 1:

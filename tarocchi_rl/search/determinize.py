@@ -154,6 +154,7 @@ from ..core.tables import (
     MK_TRUMPS,
     P_HAND,
     P_PLAYERS,
+    P_STOCK,
 )
 from ..engine import discardable
 from ..variants import dispatch as family
@@ -943,7 +944,17 @@ def _fix_deck(dst, j, p, tb, pi, nw):
                 d0 = (d0 | cd[j, DISCARDED, 0]) & ~cd[j, STOCK, 0]
                 d1 = (d1 | cd[j, DISCARDED, 1]) & ~cd[j, STOCK, 1]
             _write_set(dst, j, d0, d1, h * s, tb)
-    _write_set(dst, j, cd[j, STOCK, 0], cd[j, STOCK, 1], n * h, tb)
+    k = family.stock_places_known(dst, j, tb)  # the first k places keep their cards as dealt (public)
+    if k < tb.params[P_STOCK]:
+        s0 = cd[j, STOCK, 0]
+        s1 = cd[j, STOCK, 1]
+        for q in range(k):
+            c = dst.deck[j, n * h + q]
+            if tb.card[c, CARD_WORD] == 0:
+                s0 &= ~bit(tb.card[c, CARD_BIT])
+            else:
+                s1 &= ~bit(tb.card[c, CARD_BIT])
+        _write_set(dst, j, s0, s1, n * h + k, tb)
 
 
 @njit(cache=True, _nrt=False)

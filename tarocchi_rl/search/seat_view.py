@@ -374,6 +374,14 @@ class _Rebuilder:
             for r in range(self.n):
                 if r != q and r != self.seat:
                     src.cards[0, EXCLUDED + r, w] |= b
+        in_order = self.stock_in_order()  # the stock's cards shown from now on stay in it, in the order shown
+        for c in in_order:
+            w, b = _bit(tb, c)
+            if not _holds(st.cards[0], STOCK, tb, c):
+                continue  # shown and taken, or given out: public (the rebuilt deal holds the others in its stock)
+            for r in range(self.n):
+                if r != self.seat:
+                    src.cards[0, EXCLUDED + r, w] |= b
         saved = v.__deepcopy__({})
         for attempt in range(DRAWS // DRAW_BATCH):
             if self.budget is not None:
@@ -384,7 +392,7 @@ class _Rebuilder:
             except RuntimeError:
                 return False
             for j in range(DRAW_BATCH):
-                if not self._pin(dst, j, pins):
+                if not self._pin(dst, j, pins) or not self._order_stock(dst, j, in_order):
                     continue
                 dst.cards[j, EXCLUDED:EXCLUDED + 4] = st.cards[0, EXCLUDED:EXCLUDED + 4]
                 cand = saved.__deepcopy__({})
@@ -397,6 +405,29 @@ class _Rebuilder:
                     return True
         self.v = saved
         return False
+
+    def stock_in_order(self) -> list[int]:
+        """The stock's cards in the order the whole view shows them, where that order is the deal's (the family's
+        STOCK_IN_ORDER: tarok's talon laid out, klop's cards given to the first tricks); else none."""
+        if not self.game.spec.rules.STOCK_IN_ORDER:
+            return []
+        shown: list[int] = []
+        for e in self.entries:
+            shown += [c for c in e.cards.get("stock", []) if c not in shown]
+        return shown
+
+    def _order_stock(self, dst: Any, j: int, in_order: list[int]) -> bool:
+        """Lay sample j's stock places out as the view shows them (``in_order`` first, then its other cards in
+        the order they lie); False if a card shown later is not in its stock (the draw cannot explain the view)."""
+        if not in_order:
+            return True
+        tb = self.tb
+        n, h, k = int(tb.params[P_PLAYERS]), int(tb.params[P_HAND]), int(tb.params[P_STOCK])
+        region = [int(c) for c in dst.deck[j, n * h : n * h + k]]
+        if sorted(region) != sorted(set(region)) or not set(in_order) <= set(region):
+            return False
+        dst.deck[j, n * h : n * h + k] = in_order + [c for c in region if c not in in_order]
+        return True
 
     def _pin(self, dst: Any, j: int, pins: dict[int, int]) -> bool:
         """Move each pinned card out of the hidden stock / discard into its seat's hand (swapping a card that

@@ -34,6 +34,10 @@ KERNEL_HOOKS: dict[str, tuple[tuple[str, ...], str]] = {
                       "needs to place the stock; false: the stock is a pile of its own, hidden while "
                       "meta[STOCK_SHOWN] != 1. Default stock_taken_when_shown (meta[STOCK_SHOWN] == 1); "
                       "Piedmontese: always (the dealer takes it unseen)"),
+    "stock_places_known": (("st", "i", "tb"), "how many of the stock's places in the deal (deck[n h ..], in order) "
+                           "are public as dealt (int): a sample keeps them and writes its own stock cards after "
+                           "them. Default no_stock_places_known (0: the stock's order tells nothing); tarok: the "
+                           "talon once shown, klop's cards given to the first tricks"),
     "cards_dealt": (("st", "i", "tb"), "the cards per seat handed out so far (int): seat s holds deck[h s : h s + "
                     "k] of its block deck[h s : h s + h] (h = params[P_HAND]), the rest is still to come and hidden "
                     "from every seat, its own too. Default whole_hand_dealt (h); Mineo's early round: "
@@ -82,6 +86,10 @@ KERNEL_HOOKS: dict[str, tuple[tuple[str, ...], str]] = {
                    "the seat to act (core.trick.legal_cards): returns the family's legal set, (l0, l1) narrowed or "
                    "a card the shared rules would not allow (which then tells nothing about the hand); called "
                    "where params[P_PLAY_HOOK] is 1 only"),
+    "play_exclusions": (("st", "i", "card", "tb"), "the seat to act plays dense ``card`` (not yet in the trick): "
+                        "returns (e0, e1), the cards its play shows it cannot hold by the family's own play rules "
+                        "(a must-beat followed with a lower card: no higher one), beside the shared rules' "
+                        "exclusions; called where params[P_PLAY_HOOK] is 1 only"),
     "observe_sections": (("st", "i", "viewer", "tb", "out"), "write the family's own observation sections of "
                          "game i seen by viewer into out (float32[obs_dim], already cleared and filled with the "
                          "shared sections); called where the family's tables set params[P_OBS_HOOK] only"),
@@ -205,6 +213,9 @@ class FamilyRules(Protocol):
     def stock_in_hand(self) -> Callable[..., Any]: ...
 
     @property
+    def stock_places_known(self) -> Callable[..., Any]: ...
+
+    @property
     def cards_dealt(self) -> Callable[..., Any]: ...
 
     @property
@@ -242,6 +253,9 @@ class FamilyRules(Protocol):
 
     @property
     def play_rules(self) -> Callable[..., Any]: ...
+
+    @property
+    def play_exclusions(self) -> Callable[..., Any]: ...
 
 
 def contract_members() -> tuple[str, ...]:

@@ -32,6 +32,12 @@ def play_rules_unchanged(st, i, l0, l1, tb):
     return l0, l1
 
 
+@njit(cache=True, inline="always")
+def no_play_exclusions(st, i, card, tb):
+    """The family's play rules tell nothing beyond the shared rules' exclusions."""
+    return U0, U0
+
+
 # -- the determinizer's hooks (search/determinize.py) ----------------------------------------------------------
 
 
@@ -39,6 +45,12 @@ def play_rules_unchanged(st, i, l0, l1, tb):
 def stock_taken_when_shown(st, i, tb):
     """The declarer takes the stock once it is shown (meta[STOCK_SHOWN] == 1); before, it is a pile of its own."""
     return st.meta[i, STOCK_SHOWN] == 1
+
+
+@njit(cache=True, inline="always")
+def no_stock_places_known(st, i, tb):
+    """The stock's order in the deal tells nothing: a sample writes its stock cards in any order."""
+    return 0
 
 
 @njit(cache=True, inline="always")

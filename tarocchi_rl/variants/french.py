@@ -108,6 +108,8 @@ from .defaults import (
     attack_declarer_side,
     never_dump_ex,
     no_hand_cap,
+    no_play_exclusions,
+    no_stock_places_known,
     observe_nothing,
     play_rules_unchanged,
     sample_unchanged,
@@ -158,6 +160,7 @@ CARD_POINT_UNITS = 2  # card points are counted in half points
 sides_known = sides_always_known  # (Numba hooks of the contract)
 observe_sections = observe_nothing
 play_rules = play_rules_unchanged
+play_exclusions = no_play_exclusions
 ZERO_SUM = True  # every deal's payoffs add up to 0
 CARD_POINT_UNIT_NAME = "half points"
 STRING_OPTION_CHOICES = {"excuse_last_trick": EXCUSE_LAST_TRICK}  # the values of each string option
@@ -512,6 +515,7 @@ def settle(st, i, tb):
 
 FIX_PETIT_SEC = 1  # sample_fixes: a sample that deals a petit sec is drawn again
 stock_in_hand = stock_taken_when_shown  # (the chien, once shown, is the taker's; never in a garde sans / contre)
+stock_places_known = no_stock_places_known
 cards_dealt = whole_hand_dealt
 hand_cap = no_hand_cap
 fix_sample = sample_unchanged

@@ -106,6 +106,8 @@ from .actions import card_action_to_string, card_string_to_action
 from .defaults import (
     attack_declarer_side,
     no_hand_cap,
+    no_play_exclusions,
+    no_stock_places_known,
     play_rules_unchanged,
     sample_never_rejected,
     stock_taken_when_shown,
@@ -491,6 +493,7 @@ def partner_known(st, i, viewer, tb):
 sides_known = partner_known  # the contract's hook: whether a seat knows the sides
 trick_won = trick_winner_unchanged  # (the pigliata is the tables' capture bonus)
 play_rules = play_rules_unchanged
+play_exclusions = no_play_exclusions
 ZERO_SUM = True  # every deal's payoffs add up to 0
 
 
@@ -514,6 +517,7 @@ def observe_sections(st, i, viewer, tb, out):
 
 FIX_PARTNER = 1  # sample_fixes: the partnership follows the sampled cards
 stock_in_hand = stock_taken_when_shown  # (the monte, once shown, is the declarer's)
+stock_places_known = no_stock_places_known
 hand_cap = no_hand_cap
 sample_rejected = sample_never_rejected
 

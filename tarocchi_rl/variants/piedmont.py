@@ -88,6 +88,8 @@ from .actions import card_action_to_string, card_string_to_action
 from .defaults import (
     never_dump_ex,
     no_hand_cap,
+    no_play_exclusions,
+    no_stock_places_known,
     observe_nothing,
     play_rules_unchanged,
     reserve_nothing,
@@ -135,6 +137,7 @@ sides_known = sides_always_known  # (Numba hooks of the contract)
 trick_won = trick_winner_unchanged
 observe_sections = observe_nothing
 play_rules = play_rules_unchanged
+play_exclusions = no_play_exclusions
 ZERO_SUM = True  # every deal's payoffs add up to 0
 CARD_POINT_UNIT_NAME = "thirds"
 STRING_OPTION_CHOICES = {"honour_5": ("mondo", "angelo")}  # the values of each string option
@@ -366,6 +369,9 @@ def settle(st, i, tb):
 FIX_STOCK = 1  # sample_fixes: which of the dealer's cards were the stock is drawn again
 sample_rejected = sample_never_rejected
 cards_dealt = whole_hand_dealt
+
+
+stock_places_known = no_stock_places_known
 
 
 @njit(cache=True, inline="always")

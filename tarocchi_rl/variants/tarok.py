@@ -110,11 +110,7 @@ from .defaults import (
     attack_declarer_side,
     never_dump_ex,
     no_hand_cap,
-    no_sample_fixes,
     observe_nothing,
-    sample_never_rejected,
-    sample_unchanged,
-    stock_taken_when_shown,
     whole_hand_dealt,
 )
 
@@ -186,14 +182,10 @@ STOCK_IN_ORDER = True  # the talon is laid out as dealt: its sets are its consec
 STRING_OPTION_CHOICES: dict[str, tuple[str, ...]] = {}
 BID_ROUNDS = ((BID_WORD, "bids", ""),)
 observe_sections = observe_nothing
-# the determinizer's hooks: the shared rules hold for tarok (the talon, once shown, is public: the set taken is
-# the declarer's, the rest nobody's, both written by _take_talon as excluded cards)
-stock_in_hand = stock_taken_when_shown
+# the determinizer's hooks (the talon, once shown, is public: the set taken is the declarer's, the rest nobody's,
+# both written by _take_talon as excluded cards; stock_in_hand and stock_places_known below)
 cards_dealt = whole_hand_dealt
 hand_cap = no_hand_cap
-sample_fixes = no_sample_fixes
-sample_rejected = sample_never_rejected
-fix_sample = sample_unchanged
 heuristic_ex_dump = never_dump_ex  # (no EX in the deck)
 OUTCOME_DETAILS = {
     "value": "the contract's value",
@@ -548,6 +540,102 @@ def play_rules(st, i, l0, l1, tb):
     if (l0 & _PAGAT) != U0 and popcount(l0) + popcount(l1) > 1:
         l0 &= ~_PAGAT
     return l0, l1
+
+
+@njit(cache=True)
+def play_exclusions(st, i, card, tb):
+    """What a card played shows by the negative contracts' rules (play_rules): following the suit led with a
+    card below its best card (no tarok on it yet), or a tarok below the best tarok: no higher card of it held;
+    the Pagat played (not forced by the Mond and the Skis): no other tarok held (the whole hand when it leads);
+    another card on the Mond and the Skis: no Pagat."""
+    m = st.meta[i]
+    if NEGATIVE[m[CONTRACT]] == 0:
+        return U0, U0
+    if m[TRICK_COUNT] == 0:
+        return (~_PAGAT, ~U0) if card == PAGAT_ID else (U0, U0)
+    trumps = tb.masks[MK_TRUMPS, 0]
+    if _in_trick(st, i, MOND_ID, tb) and _in_trick(st, i, SKIS_ID, tb):
+        return (_PAGAT, U0) if card != PAGAT_ID else (U0, U0)
+    if card == PAGAT_ID:
+        return trumps & ~_PAGAT, U0
+    b = tb.card[card, CARD_BIT]
+    led = m[LED_SUIT]
+    if tb.card[card, CARD_WORD] == 1:
+        if led < 4 and tb.card[card, CARD_SUIT] == led and m[BEST_TRUMP] == 0 and b < m[BEST_BIT]:
+            return U0, _above(m[BEST_BIT]) & tb.masks[MK_SUIT + led, 1]
+        return U0, U0
+    if m[BEST_TRUMP] == 1 and b < m[BEST_BIT]:
+        return _above(m[BEST_BIT]) & trumps, U0
+    return U0, U0
+
+
+@njit(cache=True, inline="always")
+def stock_in_hand(st, i, tb):
+    """The contract's hook: never; the talon is a pile of its own (the set taken joins the hand card by card, in
+    _take_talon, and the declarer's cards held and played are then his hand)."""
+    return False
+
+
+@njit(cache=True)
+def sample_fixes(st, i, p, tb):
+    """The contract's hook: every sample is checked against the deal's own rule (a tarok in every hand) and its
+    partnership set from its cards (fix_sample)."""
+    return 1
+
+
+@njit(cache=True)
+def sample_rejected(st, j, fixes, tb):
+    """The contract's hook: a sample in which a seat's hand as dealt holds no tarok is one OpenSpiel would have
+    dealt again (ONE_IN_EVERY_HAND): drawn again. A hand as dealt: the cards held and played, and for the
+    declarer those discarded less the talon set taken."""
+    m = st.meta[j]
+    n = tb.params[P_PLAYERS]
+    h = tb.params[P_HAND]
+    trumps = tb.masks[MK_TRUMPS, 0]
+    for s in range(n):
+        t = (st.cards[j, HAND + s, 0] | st.cards[j, PLAYED + s, 0]) & trumps
+        if s == m[DECLARER] and m[COMMIT + C_TALON_SET] >= 0:
+            k = TAKEN[m[CONTRACT]]
+            t |= st.cards[j, DISCARDED, 0] & trumps
+            for q in range(m[COMMIT + C_TALON_SET] * k, (m[COMMIT + C_TALON_SET] + 1) * k):
+                c = st.deck[j, n * h + q]
+                if tb.card[c, CARD_WORD] == 0:
+                    t &= ~bit(tb.card[c, CARD_BIT])
+        if t == U0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def fix_sample(st, j, p, fixes, tb, rng):
+    """The contract's hook: with four players the partnership follows the sampled cards (the holder of the called
+    King, as _call finds him: none when it lay in the talon or the declarer holds it). Draws nothing."""
+    m = st.meta[j]
+    c = m[CALLED]
+    if c < 0 or m[COMMIT + C_KING_IN_TALON] == 1:
+        return rng
+    w = tb.card[c, CARD_WORD]
+    mk = bit(tb.card[c, CARD_BIT])
+    d = m[DECLARER]
+    m[PARTNER] = -1
+    for s in range(tb.params[P_PLAYERS]):
+        if s != d and ((st.cards[j, HAND + s, w] | st.cards[j, PLAYED + s, w]) & mk) != U0:
+            m[PARTNER] = s
+    for s in range(tb.params[P_PLAYERS]):
+        m[SIDE + s] = 0 if (s == d or s == m[PARTNER]) else 1
+    return rng
+
+
+@njit(cache=True, inline="always")
+def stock_places_known(st, i, tb):
+    """The contract's hook: the talon's places are public once it is shown; in klop the first tricks' winners
+    take its cards in order, face up: one place per trick completed, at most six."""
+    m = st.meta[i]
+    if m[STOCK_SHOWN] == 1:
+        return TALON
+    if m[CONTRACT] == KLOP and m[TRICK_NUM] > 0:
+        return min(m[TRICK_NUM], TALON)
+    return 0
 
 
 @njit(cache=True)
