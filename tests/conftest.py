@@ -21,8 +21,6 @@ def rng():
 # tarok3 / tarok4 (issue 34) are registered before the parts below know them; each entry: a test function whose
 # tarok parametrizations fail today, and why (xfail, not strict: they pass as soon as that part is written)
 _TAROK_PENDING = {
-    "tests/cli/test_shipped.py::test_every_variant_has_a_shipped_config_that_is_the_repository_file":
-        "no shipped training config (configs/ppo_tarok3.yaml, ppo_tarok4.yaml) yet",
     "tests/cli/test_shipped.py::test_a_wheel_ships_the_configs_and_bots_and_they_work_outside_the_repository":
         "no shipped training config or bot yet",
 }
