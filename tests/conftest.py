@@ -16,19 +16,3 @@ pytest.register_assert_rewrite("tests.support")
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
-
-
-# tarok3 / tarok4 (issue 34) are registered before the parts below know them; each entry: a test function whose
-# tarok parametrizations fail today, and why (xfail, not strict: they pass as soon as that part is written)
-_TAROK_PENDING = {
-    "tests/cli/test_shipped.py::test_a_wheel_ships_the_configs_and_bots_and_they_work_outside_the_repository":
-        "no shipped training config or bot yet",
-}
-
-
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        base, _, params = item.nodeid.partition("[")
-        reason = _TAROK_PENDING.get(base)
-        if reason and ("tarok" in params or not params):
-            item.add_marker(pytest.mark.xfail(reason=f"tarok3/tarok4: {reason}", strict=False))
