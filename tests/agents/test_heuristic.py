@@ -69,7 +69,7 @@ def test_always_legal(variant, options):
                 f"game {i}: illegal heuristic action {acts[k]} in phase {env.state.meta[i, PHASE]}"
             )
         n += live.size
-    assert n >= 15 * BATCH  # (tarok's random bids often reach a contract that ends early: beggar, valat)
+    assert n >= 8 * BATCH  # (tarok's random bids often reach a contract that ends early: beggar, valat)
     # finished games give -1
     out = np.empty(BATCH, np.int64)
     heuristic_actions(env.state, env.tables, np.arange(BATCH, dtype=np.int64), out)
