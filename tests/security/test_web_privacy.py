@@ -92,8 +92,11 @@ def test_no_message_before_over_names_the_seed_or_a_card_the_seat_may_not_know(c
     bots = ["heuristic", "random", "strong"]
     for human in (0, n - 1):
         seats = ["human" if k == human else bots[k % 3] for k in range(n)]
-        with client.websocket_connect("/ws") as ws:
-            texts, over = play_over_ws(ws, variant, human, seats)
+        for _attempt in range(8):  # a tarok deal can end before the human has a real decision (a bot's valat
+            with client.websocket_connect("/ws") as ws:  # lost on the first trick): such a deal tells nothing
+                texts, over = play_over_ws(ws, variant, human, seats)
+            if texts:
+                break
         seed = int(over["seed"])
         assert over["seed"] == str(seed) and over["practice"] is False and "practice" not in over["record"]
         assert over["record"]["deal"] == make(variant, **over["record"]["options"]).new_state(seed).deal()
