@@ -8,7 +8,7 @@ from .state import HAND
 from .tables import CARD_BIT, CARD_WORD, P_CARDS, P_HAND, P_PLAYERS
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def shuffle_deck(st, i, tb):
     """Fisher-Yates shuffle of the deck's dense ids into ``st.deck[i]`` with the game's own RNG (a family that
     deals again, such as one whose rules refuse a deal, calls it from its ``start_row``)."""

@@ -39,9 +39,9 @@ from .tables import (
     P_EX_LAST,
     P_EX_LEAD_ANY,
     P_MUST_OVERTRUMP,
-    P_PLAY_HOOK,
     P_PLAYERS,
     P_TRICKS,
+    has_play_rules,
 )
 
 _EXB = np.uint64(1) << np.uint64(EX_BIT)
@@ -141,7 +141,7 @@ def play_legal(st, i, tb):
 @njit(cache=True)
 def _forced(st, i, p, w, mk, tb):
     """Whether card bit ``mk`` of word ``w`` lies outside the shared rules' legal cards of seat ``p`` (behind a call:
-    only the families with params[P_PLAY_HOOK] reach it)."""
+    only the families with play_rules reach it: has_play_rules)."""
     m = st.meta[i]
     l0, l1 = legal_cards(st.cards[i, HAND + p, 0], st.cards[i, HAND + p, 1], m[TRICK_COUNT], m[LED_SUIT],
                          m[BEST_TRUMP], m[BEST_BIT], tb)
@@ -153,7 +153,7 @@ def add_to_trick(st, i, card, tb):
     """The seat to act in game ``i`` plays dense ``card`` (legality is the caller's check).
 
     Updates the hand, the played cards, the trick, its current winner and the seat's public exclusions (none for
-    a card outside the shared rules' legal set, which only a family's play_rules can force: P_PLAY_HOOK).
+    a card outside the shared rules' legal set, which only a family's play_rules can force: has_play_rules).
     Returns True when the trick is complete (the caller resolves it); otherwise passes the turn to the next
     seat.
     """
@@ -162,7 +162,7 @@ def add_to_trick(st, i, card, tb):
     e0, e1 = play_exclusions(card, m[TRICK_COUNT], m[LED_SUIT], m[BEST_TRUMP], m[BEST_BIT], tb)
     w = tb.card[card, CARD_WORD]
     mk = bit(tb.card[card, CARD_BIT])
-    if tb.params[P_PLAY_HOOK] != 0 and (e0 | e1) != U0 and _forced(st, i, p, w, mk, tb):
+    if has_play_rules(tb) and (e0 | e1) != U0 and _forced(st, i, p, w, mk, tb):
         e0, e1 = U0, U0  # the family's play_rules forced a card the shared rules would not allow: it tells nothing
     add_excluded(st, i, p, e0, e1)
     st.cards[i, HAND + p, w] &= ~mk

@@ -70,11 +70,11 @@ from ..core.tables import (
     P_FIRST_TRICK_POIGNEE,
     P_HAND,
     P_N_SPECIAL,
-    P_PLAY_HOOK,
     P_PLAYERS,
     P_STOCK,
     P_TRICK_HOOK_EVERY,
     P_TRICKS,
+    has_play_rules,
 )
 from ..core.trick import (
     add_excluded,
@@ -135,7 +135,8 @@ def reset_row(st, i, tb):
 
 @njit(cache=True)
 def _play_rules(st, i, l0, l1, tb):
-    """The family's play_rules, behind a call (as _trick_rules): only where params[P_PLAY_HOOK] asks for it."""
+    """The family's play_rules, behind a call (as _trick_rules): only for a family that has them
+    (has_play_rules, a constant of the tables' type)."""
     return family.play_rules(st, i, l0, l1, tb)
 
 
@@ -145,14 +146,14 @@ def legal_sets(st, i, tb):
 
     play*/discard* are two-word card sets (uint64); bit k of ``flags`` (int) means special action k.
     Nothing is legal once the game is done. In trick play the family's ``play_rules`` narrows the shared rules'
-    cards where params[P_PLAY_HOOK] is 1; in the discard, MK_DISCARD_FALLBACK cards join the allowed ones when
-    fewer of those than the discards left remain (when none remains: params[P_DISCARD_FALLBACK_EMPTY]).
+    cards where the family has them (has_play_rules); in the discard, MK_DISCARD_FALLBACK cards join the allowed
+    ones when fewer of those than the discards left remain (when none remains: params[P_DISCARD_FALLBACK_EMPTY]).
     """
     m = st.meta[i]
     ph = m[PHASE]
     if ph == PLAY:
         l0, l1 = play_legal(st, i, tb)
-        if tb.params[P_PLAY_HOOK] != 0:
+        if has_play_rules(tb):
             l0, l1 = _play_rules(st, i, l0, l1, tb)
         return l0, l1, U0, U0, 0
     if ph == DISCARD:
@@ -284,7 +285,7 @@ def _discard(st, i, c, tb):
 @njit(cache=True)
 def _add_play_exclusions(st, i, card, tb):
     """The cards the seat to act cannot hold by the family's own play rules, its card ``card`` played (before
-    the card joins the trick; where params[P_PLAY_HOOK] is 1)."""
+    the card joins the trick; for a family with play_rules)."""
     e0, e1 = family.play_exclusions(st, i, card, tb)
     if (e0 | e1) != U0:
         add_excluded(st, i, st.meta[i, CUR], e0, e1)
@@ -297,7 +298,7 @@ def step_row(st, i, a, tb):
     ph = m[PHASE]
     c = tb.params[P_CARDS]
     if ph == PLAY:
-        if tb.params[P_PLAY_HOOK] != 0:
+        if has_play_rules(tb):
             _add_play_exclusions(st, i, a, tb)
         if add_to_trick(st, i, a, tb):
             resolve_trick(st, i, tb)
@@ -376,7 +377,7 @@ def settle_row(st, i, tb):
 
 @njit(cache=True)
 def _stepped_playout_row(st, i, tb):
-    """random_playout_row where the family narrows the legal cards (params[P_PLAY_HOOK]): one card at a time,
+    """random_playout_row where the family narrows the legal cards (has_play_rules): one card at a time,
     as random_action draws it; behind a call so that the register loop below keeps its code."""
     plays = 0
     while st.meta[i, PHASE] == PLAY:
@@ -396,7 +397,7 @@ def random_playout_row(st, i, tb):
     m = st.meta[i]
     n = tb.params[P_PLAYERS]
     plays = 0
-    if tb.params[P_PLAY_HOOK] != 0:
+    if has_play_rules(tb):
         return _stepped_playout_row(st, i, tb)
     while m[PHASE] == PLAY:
         first_trick_poignee = m[TRICK_NUM] == 0 and tb.params[P_FIRST_TRICK_POIGNEE] == 1

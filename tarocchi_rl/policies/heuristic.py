@@ -106,9 +106,9 @@ from ..core.tables import (
     P_COUNT,
     P_EX_LEAD_ANY,
     P_N_VALUES,
-    P_PLAY_HOOK,
     P_PLAYERS,
     P_VALUE,
+    has_play_rules,
 )
 from ..core.trick import play_legal
 from ..engine import legal_sets
@@ -458,7 +458,7 @@ def heuristic_row(st, i, tb):
     card = tb.card
     ptc = tb.pos_to_card
     if ph == PLAY:  # the legal cards as legal_sets gives them in this phase
-        if tb.params[P_PLAY_HOOK] != 0:  # the family's play_rules narrow the shared rules' cards
+        if has_play_rules(tb):  # the family's play_rules narrow the shared rules' cards
             p0, p1, _, _, _ = legal_sets(st, i, tb)
         else:
             p0, p1 = play_legal(st, i, tb)

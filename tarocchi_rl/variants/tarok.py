@@ -136,13 +136,16 @@ BIDS = ("pass", "klop", "three", "two", "one", "solo_three", "solo_two", "solo_o
         "open_beggar", "colour_valat", "valat")  # bid:<word>, by contract code (0: pass)
 KLOP, THREE, TWO, ONE, SOLO_THREE, SOLO_TWO, SOLO_ONE, BEGGAR, SOLO_WITHOUT, OPEN_BEGGAR, COLOUR_VALAT, VALAT = \
     range(1, 13)
-VALUE = (0, 70, 10, 20, 30, 40, 50, 60, 70, 80, 90, 125, 500)
-TAKEN = (0, 0, 3, 2, 1, 3, 2, 1, 0, 0, 0, 0, 0)
-CALLS_KING = (0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0)
-DECLARER_LEADS = (0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1)
-NEGATIVE = (0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0)
+# (arrays, not tuples: a kernel indexes a tuple by a run-time value through a switch that may raise, and that
+# code, inlined into the shared dispatch, slowed the other families' kernels)
+VALUE = np.array((0, 70, 10, 20, 30, 40, 50, 60, 70, 80, 90, 125, 500), np.int64)
+TAKEN = np.array((0, 0, 3, 2, 1, 3, 2, 1, 0, 0, 0, 0, 0), np.int64)
+CALLS_KING = np.array((0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0), np.int64)
+DECLARER_LEADS = np.array((0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1), np.int64)
+NEGATIVE = np.array((0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0), np.int64)
+TALON_SETS = np.array([TALON // t if t else 0 for t in TAKEN], np.int64)  # the talon sets offered
 KINGS = ("KH", "KD", "KS", "KC")
-KING_IDS = tuple(DECK.card_id(k) for k in KINGS)
+KING_IDS = np.array([DECK.card_id(k) for k in KINGS], np.int64)
 
 # -- the action vocabulary
 A_PLAY, A_DISCARD, A_SPECIAL = 0, N_CARDS, 2 * N_CARDS
@@ -367,7 +370,7 @@ def legal_flags(st, i, tb):
         return _bid_flags(m, tb.params[P_PLAYERS])
     if step == STEP_CALL:
         return 15 << K_CALL
-    return ((1 << (TALON // TAKEN[m[CONTRACT]])) - 1) << K_TALON
+    return ((1 << TALON_SETS[m[CONTRACT]]) - 1) << K_TALON
 
 
 @njit(cache=True)
@@ -867,7 +870,7 @@ def outcome(st, i: int, tb) -> dict:
     called = int(m[CALLED])
     bonuses: list[dict[str, Any]] = []
     details: dict[str, Any] = {
-        "value": VALUE[contract], "partner": int(m[PARTNER]) if m[PARTNER] >= 0 else None,
+        "value": int(VALUE[contract]), "partner": int(m[PARTNER]) if m[PARTNER] >= 0 else None,
         "called": DECK.names[called] if called >= 0 else None, "king_in_talon": bool(m[COMMIT + C_KING_IN_TALON]),
         "talon_set": int(m[COMMIT + C_TALON_SET]) if m[COMMIT + C_TALON_SET] >= 0 else None,
         "mond_penalty": mond if mond >= 0 else None,
@@ -994,7 +997,7 @@ def heuristic_special(st, i, tb, flags):
     k = TAKEN[m[CONTRACT]]
     best = 0
     top = -1
-    for j in range(TALON // k):
+    for j in range(TALON_SETS[m[CONTRACT]]):
         v = _talon_set_value(st, i, j, k, tb)
         if v > top:
             top = v

@@ -25,13 +25,15 @@ import re
 
 import numpy as np
 import pytest
+from numba import njit
 
 import tarocchi_rl
 from tarocchi_rl import BatchEnv
-from tarocchi_rl.core.tables import P_FAMILY, P_TOTAL_POINTS
+from tarocchi_rl.core.tables import P_FAMILY, P_PLAY_HOOK, P_TOTAL_POINTS, PlayRulesTables, RuleTables, has_play_rules
 from tarocchi_rl.records import replay
 from tarocchi_rl.variants import FAMILIES, OUTCOME_FIELDS, VARIANTS, dispatch, get_variant
 from tarocchi_rl.variants.contract import KERNEL_HOOKS, contract_members, missing_members
+from tarocchi_rl.variants.defaults import play_rules_unchanged
 from tests.support.engine import JIT_DISABLED
 
 pytestmark = pytest.mark.nojit
@@ -84,6 +86,18 @@ def test_variant_belongs_to_a_registered_family(variant):
     spec = get_variant(variant)
     assert spec.rules in FAMILIES
     assert spec.tables(spec.resolve_options({})).params[P_FAMILY] == spec.rules.FAMILY_ID
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_tables_type_says_whether_the_family_has_play_rules(variant):
+    """A family with play_rules (params[P_PLAY_HOOK]) gets tables of their own type, so that the kernels compiled
+    for the others carry no trace of the hook; the kernels read it as a constant of the type."""
+    spec = get_variant(variant)
+    tb = spec.tables(spec.resolve_options({}))
+    hooked = bool(tb.params[P_PLAY_HOOK])
+    assert isinstance(tb, RuleTables) and isinstance(tb, PlayRulesTables) == hooked
+    assert has_play_rules(tb) == hooked and bool(njit(lambda t: has_play_rules(t))(tb)) == hooked
+    assert hooked == (spec.rules.play_rules is not play_rules_unchanged)
 
 
 @pytest.mark.parametrize("hook", KERNEL_HOOKS)
