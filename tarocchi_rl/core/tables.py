@@ -127,9 +127,13 @@ def has_play_rules(tb: RuleTables) -> bool:
 
 
 @overload(has_play_rules, inline="always")
-def _has_play_rules_kernel(tb: types.Type) -> Callable[[Any], bool]:
+def _has_play_rules_kernel(tb: types.Type) -> Callable[[types.Type], bool]:
     hooked = isinstance(tb, types.BaseNamedTuple) and issubclass(tb.instance_class, PlayRulesTables)
-    return lambda tb: hooked
+
+    def constant(tb: types.Type) -> bool:  # (the same parameters as above: Numba compares them)
+        return hooked
+
+    return constant
 
 
 MASKS_LAYOUT = Layout("masks", ("row", "cards"), [
