@@ -288,8 +288,11 @@ class Referee:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise RequestError("seed: expected an integer >= 0")
         game = core_game(variant, options)
-        deck = np.random.default_rng(seed).permutation(game.deck.n_cards).tolist()
-        self.views = Views(game, deck)
+        rng = np.random.default_rng(seed)
+        deck = rng.permutation(game.deck.n_cards)
+        while game.spec.refused_hand(deck[None]) is not None:  # a deal the rules would deal again (tarok)
+            deck = rng.permutation(game.deck.n_cards)
+        self.views = Views(game, deck.tolist())
         return self._next()
 
     def apply(self, req: dict[str, Any]) -> dict[str, Any]:

@@ -107,6 +107,11 @@ class Views:
     """
 
     def __init__(self, game: Game, deck_ids: Sequence[int]) -> None:
+        """The game dealt ``deck_ids`` (dense ids in deal order); a ValueError when the rules would deal it again
+        (tarok: a hand without a tarok): a given deal is never silently replaced."""
+        refused = game.spec.refused_hand(np.asarray([deck_ids]))
+        if refused is not None:
+            raise ValueError(f"deal: the hand of seat {refused[1]} {refused[2]}, which {game.variant} does not deal")
         lay = _layout(game)
         s = lay.template.clone()
         st = s._env.state

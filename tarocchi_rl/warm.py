@@ -8,11 +8,15 @@ process, then the search kernels and the network paths in two processes side by 
 stage's kernels from the cache).
 
 Each stage plays one deal of every variant with the agents that reach those kernels (:data:`STAGES`); an entry
-that names the shipped bot (``{v}`` in ``bot:{v}``) plays only the variants that have one.
+that names the shipped bot (``{v}`` in ``bot:{v}``) plays only the variants that have one. The first stage also
+plays one deal of every variant through the bot protocol (the referee and the heuristic's rebuilt views): a family
+with play rules has tables of their own Numba type (``core.tables.PlayRulesTables``), so its kernels are compiled
+apart from the others'.
 """
 
 import contextlib
 import io
+import json
 import multiprocessing
 import time
 from collections.abc import Callable, Sequence
@@ -24,6 +28,7 @@ from . import engine
 from .agents.specs import make_agent
 from .arena import run_arena
 from .bits import seed_states
+from .bot import BotServer, Referee
 from .core.state import alloc_state
 from .shipped import shipped_bots
 from .variants import VARIANTS, get_variant
@@ -38,6 +43,18 @@ NETWORK = [("shipped bot", ["bot:{v}", "heuristic"]),
 STAGES = {"first": FIRST, "search": SEARCH, "network": NETWORK}
 
 
+def _bot_protocol_deal(variant: str) -> None:
+    """One deal of ``variant`` between the referee and the heuristic behind the bot protocol (seed 1). It only
+    compiles: an error answer ends it (the protocol's tests judge the answers)."""
+    referee, bot = Referee(), BotServer("heuristic", make_agent)
+    msg = referee.handle(json.dumps({"type": "new", "variant": variant, "seed": 1}))
+    while msg["type"] == "turn":
+        answer = bot.handle(json.dumps(msg["request"]))
+        if answer["type"] != "action":
+            return
+        msg = referee.handle(json.dumps({"type": "apply", "action": answer["action"]}))
+
+
 def warm_stage(stage: str) -> list[tuple[str, float]]:
     """Play one deal of every variant for each entry of ``STAGES[stage]``: [(what, seconds)]."""
     done = []
@@ -49,6 +66,11 @@ def warm_stage(stage: str) -> list[tuple[str, float]]:
             with contextlib.redirect_stdout(io.StringIO()):
                 run_arena(v, [s.format(v=v) for s in specs], deals=1, make_agent=make_agent)
         done.append((what, time.perf_counter() - t))
+    if stage == "first":  # the bot protocol's rebuilt views (each family's tables type compiles its own kernels)
+        t = time.perf_counter()
+        for v in VARIANTS:
+            _bot_protocol_deal(v)
+        done.append(("bot protocol", time.perf_counter() - t))
     if stage == "network":  # the fused random-play kernel (bench)
         t = time.perf_counter()
         for v in VARIANTS:

@@ -501,10 +501,17 @@ def rebuild(game: Game, seat: int, hand: list[str], history: list[str], seed: in
         v = cache.views
         cache.key = None
     else:
-        for k in range(100):  # a fill that ends the deal at once (French: a petit sec) is drawn again
-            v = Views(game, _initial_deal(game, seat, own, entries, seed + k))
-            if not v.is_terminal():
+        drawn: Views | None = None
+        for k in range(100):  # a fill that ends the deal at once (French: a petit sec) is drawn again, and one
+            deal = _initial_deal(game, seat, own, entries, seed + k)  # the rules would not deal (tarok: a hand
+            if game.spec.refused_hand(np.asarray([deal])) is not None:  # without a tarok)
+                continue
+            drawn = Views(game, deal)
+            if not drawn.is_terminal():
                 break
+        if drawn is None:
+            raise ViewError(f"hand: no deal of {game.variant} in 100 draws gives seat {seat} this hand and history")
+        v = drawn
         expect_hand = _cards(game, v.view(seat)[0].split(";")[0][5:], "hand")
         if sorted(expect_hand) != sorted(own):
             raise ViewError(f"hand: seat {seat} is dealt {len(expect_hand)} cards in {game.variant}, "

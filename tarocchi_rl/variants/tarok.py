@@ -414,19 +414,30 @@ def _show_talon(st, i, tb):
 
 
 @njit(cache=True)
+def _set_partnership(st, i, king, tb):
+    """The king call's partnership: the partner is the seat other than the declarer who holds or held the
+    called King (none when the declarer holds it); the declarer and his partner are side 0, the others 1."""
+    m = st.meta[i]
+    w = tb.card[king, CARD_WORD]
+    mk = bit(tb.card[king, CARD_BIT])
+    d = m[DECLARER]
+    m[PARTNER] = -1
+    for s in range(tb.params[P_PLAYERS]):
+        if s != d and ((st.cards[i, HAND + s, w] | st.cards[i, PLAYED + s, w]) & mk) != U0:
+            m[PARTNER] = s
+    for s in range(tb.params[P_PLAYERS]):
+        m[SIDE + s] = 0 if (s == d or s == m[PARTNER]) else 1
+
+
+@njit(cache=True)
 def _call(st, i, j, tb):
     m = st.meta[i]
     king = KING_IDS[j]
     m[CALLED] = king
-    w = tb.card[king, CARD_WORD]
-    mk = bit(tb.card[king, CARD_BIT])
-    if (st.cards[i, STOCK, w] & mk) != U0:
+    if (st.cards[i, STOCK, tb.card[king, CARD_WORD]] & bit(tb.card[king, CARD_BIT])) != U0:
         m[COMMIT + C_KING_IN_TALON] = 1
     else:
-        for s in range(tb.params[P_PLAYERS]):
-            if s != m[DECLARER] and (st.cards[i, HAND + s, w] & mk) != U0:
-                m[PARTNER] = s
-                m[SIDE + s] = 0
+        _set_partnership(st, i, king, tb)
     _show_talon(st, i, tb)
 
 
@@ -612,20 +623,10 @@ def sample_rejected(st, j, fixes, tb):
 @njit(cache=True)
 def fix_sample(st, j, p, fixes, tb, rng):
     """The contract's hook: with four players the partnership follows the sampled cards (the holder of the called
-    King, as _call finds him: none when it lay in the talon or the declarer holds it). Draws nothing."""
+    King, as _call sets it: none when it lay in the talon or the declarer holds it). Draws nothing."""
     m = st.meta[j]
-    c = m[CALLED]
-    if c < 0 or m[COMMIT + C_KING_IN_TALON] == 1:
-        return rng
-    w = tb.card[c, CARD_WORD]
-    mk = bit(tb.card[c, CARD_BIT])
-    d = m[DECLARER]
-    m[PARTNER] = -1
-    for s in range(tb.params[P_PLAYERS]):
-        if s != d and ((st.cards[j, HAND + s, w] | st.cards[j, PLAYED + s, w]) & mk) != U0:
-            m[PARTNER] = s
-    for s in range(tb.params[P_PLAYERS]):
-        m[SIDE + s] = 0 if (s == d or s == m[PARTNER]) else 1
+    if m[CALLED] >= 0 and m[COMMIT + C_KING_IN_TALON] == 0:
+        _set_partnership(st, j, m[CALLED], tb)
     return rng
 
 

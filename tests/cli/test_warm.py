@@ -8,7 +8,7 @@ def test_warm_reports_every_stage_entry():
     lines: list[str] = []
     warm(lines.append, parallel=("search",))
     named = [line.split(":")[0] for line in lines]
-    assert named == [w for w, _ in STAGES["first"] + STAGES["search"]]
+    assert named == [w for w, _ in STAGES["first"]] + ["bot protocol"] + [w for w, _ in STAGES["search"]]
 
 
 def test_the_command_says_the_kernels_are_cached(capsys, monkeypatch):

@@ -7,15 +7,19 @@ engine counts thirds (210 in the deck), a pile of t thirds counting (t + 1) // 3
 high, 4 3 2 1 J N Q K; black suits 7 8 9 10 J N Q K.
 """
 
+import json
+
 import numpy as np
 import pytest
 
 import tarocchi_rl
 from tarocchi_rl import BatchEnv
+from tarocchi_rl.bot import Referee
 from tarocchi_rl.cards import TRUMP
 from tarocchi_rl.core.points import card_points
 from tarocchi_rl.core.state import DISCARDED, HAND, SHOWN, STOCK, WON
 from tarocchi_rl.variants import get_variant
+from tarocchi_rl.views import Views
 from tests.support.tarok import Both, make_deck
 
 pytestmark = pytest.mark.nojit
@@ -305,6 +309,25 @@ def test_a_given_deal_with_a_hand_without_a_tarok_is_refused_naming_the_seat():
     decks = np.array([[game.deck.card_id(c) for c in d] for d in (good, bad)])
     with pytest.raises(ValueError, match="game 1: the hand of seat 2 holds no trump"):
         env.set_deals(decks)
+    with pytest.raises(ValueError, match="deal: the hand of seat 2 holds no trump, which tarok4 does not deal"):
+        Views(game, decks[1].tolist())  # the web table's and the bot protocol's game: never dealt again silently
+    assert Views(game, decks[0].tolist()).deck_ids() == decks[0].tolist()
+
+
+# seeds whose first permutation (numpy's default_rng(seed).permutation(54)) gives a hand without a tarok
+REFUSED_FIRST = {"tarok3": (27189, 30561), "tarok4": (92, 98, 527)}
+
+
+@pytest.mark.parametrize("variant", ["tarok3", "tarok4"])
+def test_the_bot_protocols_new_games_deal_only_what_the_rules_deal(variant):
+    """The referee's ``new`` draws a deal from the request's seed: one the rules refuse is drawn again, never an
+    error."""
+    spec, referee = get_variant(variant), Referee()
+    for seed in REFUSED_FIRST[variant]:
+        assert spec.refused_hand(np.random.default_rng(seed).permutation(54)[None]) is not None
+    for seed in (*REFUSED_FIRST[variant], 0, 1, 2):
+        assert referee.handle(json.dumps({"type": "new", "variant": variant, "seed": seed}))["type"] == "turn"
+        assert referee.views is not None and spec.refused_hand(np.array([referee.views.deck_ids()])) is None
 
 
 @pytest.mark.parametrize("variant", ["tarok3", "tarok4"])
