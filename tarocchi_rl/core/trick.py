@@ -41,7 +41,6 @@ from .tables import (
     P_MUST_OVERTRUMP,
     P_PLAYERS,
     P_TRICKS,
-    has_play_rules,
 )
 
 _EXB = np.uint64(1) << np.uint64(EX_BIT)
@@ -138,33 +137,23 @@ def play_legal(st, i, tb):
     )
 
 
-@njit(cache=True)
-def _forced(st, i, p, w, mk, tb):
-    """Whether card bit ``mk`` of word ``w`` lies outside the shared rules' legal cards of seat ``p`` (behind a call:
-    only the families with play_rules reach it: has_play_rules)."""
-    m = st.meta[i]
-    l0, l1 = legal_cards(st.cards[i, HAND + p, 0], st.cards[i, HAND + p, 1], m[TRICK_COUNT], m[LED_SUIT],
-                         m[BEST_TRUMP], m[BEST_BIT], tb)
-    return (mk & (l0 if w == 0 else l1)) == U0
-
-
 @njit(cache=True, inline="always")
-def add_to_trick(st, i, card, tb):
+def add_to_trick(st, i, card, tb, tells=True):
     """The seat to act in game ``i`` plays dense ``card`` (legality is the caller's check).
 
-    Updates the hand, the played cards, the trick, its current winner and the seat's public exclusions (none for
-    a card outside the shared rules' legal set, which only a family's play_rules can force: has_play_rules).
+    Updates the hand, the played cards, the trick, its current winner and the seat's public exclusions: those of
+    the shared trick rules, unless ``tells`` is False (a card the family's play_rules forced where the shared
+    rules would not allow it tells nothing: the caller knows, has_play_rules).
     Returns True when the trick is complete (the caller resolves it); otherwise passes the turn to the next
     seat.
     """
     m = st.meta[i]
     p = m[CUR]
-    e0, e1 = play_exclusions(card, m[TRICK_COUNT], m[LED_SUIT], m[BEST_TRUMP], m[BEST_BIT], tb)
     w = tb.card[card, CARD_WORD]
     mk = bit(tb.card[card, CARD_BIT])
-    if has_play_rules(tb) and (e0 | e1) != U0 and _forced(st, i, p, w, mk, tb):
-        e0, e1 = U0, U0  # the family's play_rules forced a card the shared rules would not allow: it tells nothing
-    add_excluded(st, i, p, e0, e1)
+    if tells:
+        e0, e1 = play_exclusions(card, m[TRICK_COUNT], m[LED_SUIT], m[BEST_TRUMP], m[BEST_BIT], tb)
+        add_excluded(st, i, p, e0, e1)
     st.cards[i, HAND + p, w] &= ~mk
     st.cards[i, PLAYED + p, w] |= mk
     m[TRICK + p] = card

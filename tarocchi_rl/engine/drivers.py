@@ -285,10 +285,19 @@ def _discard(st, i, c, tb):
 @njit(cache=True)
 def _add_play_exclusions(st, i, card, tb):
     """The cards the seat to act cannot hold by the family's own play rules, its card ``card`` played (before
-    the card joins the trick; for a family with play_rules)."""
+    the card joins the trick; for a family with play_rules). Returns whether the shared trick rules' exclusions
+    hold too: not when the family's rules forced a card the shared rules would not allow (tarok's Pagat on the
+    Mond and the Skis). A card that neither allows (a rebuilt view trying a sample's step) keeps them: the play
+    is known to be legal, so the hand it was made from holds no card that would forbid it."""
     e0, e1 = family.play_exclusions(st, i, card, tb)
     if (e0 | e1) != U0:
         add_excluded(st, i, st.meta[i, CUR], e0, e1)
+    l0, l1 = play_legal(st, i, tb)
+    c0, c1 = card_mask(card, tb)
+    if ((c0 & l0) | (c1 & l1)) != U0:
+        return True
+    f0, f1 = family.play_rules(st, i, l0, l1, tb)
+    return ((c0 & f0) | (c1 & f1)) == U0
 
 
 @njit(cache=True)
@@ -298,9 +307,10 @@ def step_row(st, i, a, tb):
     ph = m[PHASE]
     c = tb.params[P_CARDS]
     if ph == PLAY:
+        tells = True
         if has_play_rules(tb):
-            _add_play_exclusions(st, i, a, tb)
-        if add_to_trick(st, i, a, tb):
+            tells = _add_play_exclusions(st, i, a, tb)
+        if add_to_trick(st, i, a, tb, tells):
             resolve_trick(st, i, tb)
         elif m[TRICK_NUM] == 0 and tb.params[P_FIRST_TRICK_POIGNEE] == 1:
             m[PHASE] = POIGNEE  # the next seat's first turn to play: his poignee first

@@ -18,6 +18,7 @@ from tarocchi_rl.bot import Referee
 from tarocchi_rl.cards import TRUMP
 from tarocchi_rl.core.points import card_points
 from tarocchi_rl.core.state import DISCARDED, HAND, SHOWN, STOCK, WON
+from tarocchi_rl.search.seat_view import rebuild
 from tarocchi_rl.variants import get_variant
 from tarocchi_rl.views import Views
 from tests.support.tarok import Both, make_deck
@@ -338,3 +339,22 @@ def test_the_engines_own_deals_give_every_hand_a_tarok(variant):
     h = env.spec.hand_sizes[0]
     hands = env.state.deck[:, : n * h].reshape(256, n, h)
     assert (deck.suit[hands] == TRUMP).any(axis=2).all()
+
+
+def test_a_rebuilt_view_keeps_the_void_shown_by_a_tarok_on_a_suit_lead():
+    """The bot protocol's rebuild of seat 1's view (the referee's tarok3 deal of seed 0): seat 2's T14 on a diamond
+    lead, with the other unseen diamonds then all in the declarer's face-down discard. The redraw tries the play on
+    samples where seat 2 still holds diamonds; the void it shows must be kept (it was once dropped as if the
+    family's rules had forced the card, and no deal was found)."""
+    hist = ["1:bid:pass", "2:bid:pass", "0:bid:three;stock:T15,KH,10S,1D,T16,3D", "0:talon:0", "0:discard:?",
+            "0:discard:?", "0:discard:?", "0:play:KS", "1:play:JS", "2:play:7S", "0:play:T22", "1:play:T2",
+            "2:play:T6", "0:play:T21", "1:play:T7", "2:play:T8", "0:play:10S", "1:play:T9", "2:play:QS", "1:play:KD",
+            "2:play:2D", "0:play:T3", "0:play:3H", "1:play:JH", "2:play:1H", "1:play:4H", "2:play:T10", "0:play:2H",
+            "2:play:KC", "0:play:T4", "1:play:8C", "0:play:NH", "1:play:T17", "2:play:T13", "1:play:4D",
+            "2:play:T14"]
+    hand = ["T1", "T2", "T7", "T9", "T17", "T18", "T20", "4H", "JH", "4D", "KD", "JS", "8C", "10C", "JC", "NC"]
+    game = tarocchi_rl.make("tarok3")
+    v = rebuild(game, 1, hand, hist, 0)
+    cards = v.state._env.state.cards[0]
+    assert {game.deck.names[c] for c in game.deck.cards_of(cards[DISCARDED])} == {"JD", "ND", "QD"}
+    assert not [c for c in game.deck.cards_of(cards[HAND + 2]) if game.deck.names[c].endswith("D")]
