@@ -1,6 +1,7 @@
 """Core throughput of two versions side by side: ``tarocchi-rl bench`` of an old commit and of this tree, same run.
 
     python experiments/bench_compare.py --old 4b332bb [--variants mineo,french3] [--rounds 5] [--seconds 2]
+    python experiments/bench_compare.py --old 4b332bb --phases    # ns per deal in each phase: where a change is
 
 The old commit is checked out in a temporary git worktree; each measurement runs in a fresh subprocess with
 ``PYTHONPATH`` set to one tree (so ``import tarocchi_rl`` loads that tree), and old and new alternate round by
@@ -8,7 +9,9 @@ round so that the machine's noise falls on both. One round per variant and versi
 of ``tarocchi_rl.bench`` (fused random rollout, BatchEnv step loop) of ``--seconds``; medians over rounds are
 reported with the ratio new / old. Each tree's Numba cache is warmed by a first unrecorded run. ``--clock cpu``
 times by the process's CPU time instead of the wall clock (on a shared machine the wall clock also counts the
-time other processes took).
+time other processes took). ``--phases`` splits one random deal into its phases (the shuffle and deal, the
+auction and every decision before trick play, the trick play with its fused playout) and reports CPU nanoseconds
+per deal for each, the best of ``--repeats`` batches per round: the way to find which phase a change slowed.
 """
 
 import argparse
@@ -24,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ("rollout_deals_per_s", "step_decisions_per_s")
+PHASE_METRICS = ("deal_ns", "bidding_ns", "play_ns")  # CPU ns per deal (lower is faster)
 # --fixed-work: the same work in both trees (no per-run calibration), timed as the best of several repeats
 # (timeit's rule: interference only ever slows a repeat down); engine module path differs between versions
 FIXED_CODE = """
@@ -55,6 +59,60 @@ for _ in range(repeats):
     best = max(best, counts[:, 0].sum() / (time.process_time() - t))
 print(json.dumps({"rollout_deals_per_s": best}))
 """
+# --phases: CPU ns per deal in each phase, best of several repeats of one batch (the driver functions as each tree
+# names them)
+PHASES_CODE = """
+import json, sys, time
+from numba import njit
+try:
+    from tarocchi_rl.engine import drivers as d
+except ImportError:
+    from tarocchi_rl.core import engine as d
+from tarocchi_rl.bits import seed_states
+from tarocchi_rl.core.phases import DONE, PLAY
+from tarocchi_rl.core.state import PHASE, alloc_state
+from tarocchi_rl.variants import get_variant
+assert sys.modules['tarocchi_rl'].__file__.startswith(sys.argv[1]), sys.modules['tarocchi_rl'].__file__
+variant, batch, repeats = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+spec = get_variant(variant)
+tb = spec.tables(spec.resolve_options({}))
+st = alloc_state(batch)
+st.rng[:] = seed_states(0, batch)
+shuffle_row, reset_row, random_action, step_row, playout = (d.shuffle_row, d.reset_row, d.random_action, d.step_row,
+                                                            d.random_playout_row)
+
+@njit
+def deal(st, tb):
+    for i in range(st.meta.shape[0]):
+        shuffle_row(st, i, tb)
+        reset_row(st, i, tb)
+
+@njit
+def bid(st, tb):
+    for i in range(st.meta.shape[0]):
+        while st.meta[i, PHASE] != DONE and st.meta[i, PHASE] != PLAY:
+            step_row(st, i, random_action(st, i, tb), tb)
+
+@njit
+def play(st, tb):
+    for i in range(st.meta.shape[0]):
+        while st.meta[i, PHASE] != DONE:
+            if st.meta[i, PHASE] == PLAY:
+                playout(st, i, tb)
+            else:
+                step_row(st, i, random_action(st, i, tb), tb)
+
+best = {"deal_ns": float("inf"), "bidding_ns": float("inf"), "play_ns": float("inf")}
+for rep in range(repeats + 1):  # the first compiles
+    t0 = time.process_time(); deal(st, tb)
+    t1 = time.process_time(); bid(st, tb)
+    t2 = time.process_time(); play(st, tb)
+    t3 = time.process_time()
+    if rep:
+        for k, dt in zip(best, (t1 - t0, t2 - t1, t3 - t2)):
+            best[k] = min(best[k], dt / batch * 1e9)
+print(json.dumps(best))
+"""
 CODE = (
     "import json, sys, time; from tarocchi_rl.bench import run; "
     "time.perf_counter = time.process_time if sys.argv[5] == 'cpu' else time.perf_counter; "
@@ -78,6 +136,15 @@ def measure_fixed(tree: Path, variant: str, batch: int, calls: int, repeats: int
     env = dict(os.environ, PYTHONPATH=str(tree))
     out = subprocess.run([sys.executable, "-c", FIXED_CODE, str(tree), variant, str(batch), str(calls),
                           str(repeats)], cwd=tree, env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure_phases(tree: Path, variant: str, batch: int, repeats: int) -> dict:
+    """CPU ns per deal in each phase of ``tree`` (``PHASE_METRICS``, best of ``repeats`` batches), in a
+    subprocess."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    out = subprocess.run([sys.executable, "-c", PHASES_CODE, str(tree), variant, str(batch), str(repeats)],
+                         cwd=tree, env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -106,15 +173,19 @@ def main() -> None:
     p.add_argument("--fixed-work", action="store_true",
                    help="rollout only: the same kernel calls in both trees (batch, 4 deals per slot per call, "
                         "--calls calls), best of --repeats repeats by CPU time, per round")
+    p.add_argument("--phases", action="store_true",
+                   help="CPU ns per deal in each phase (deal, bidding, play), best of --repeats batches per round")
     p.add_argument("--calls", type=int, default=4)
     p.add_argument("--repeats", type=int, default=5)
     a = p.parse_args()
     variants = [v.strip() for v in a.variants.split(",") if v.strip()]
     with old_tree(a.old) as old:
         trees = {"old": old, "new": ROOT}
-        metrics = ("rollout_deals_per_s",) if a.fixed_work else METRICS
+        metrics = ("rollout_deals_per_s",) if a.fixed_work else PHASE_METRICS if a.phases else METRICS
 
         def one(tree: Path, v: str, seconds: float) -> dict:
+            if a.phases:
+                return measure_phases(tree, v, a.batch, a.repeats)
             if a.fixed_work:
                 return measure_fixed(tree, v, a.batch, a.calls, a.repeats)
             return measure(tree, v, a.batch, seconds, a.clock)
@@ -130,6 +201,7 @@ def main() -> None:
                     runs[v, k].append(one(trees[k], v, a.seconds))
             print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
     what = (f"fixed work: {a.calls} calls x 4 deals per slot, best of {a.repeats} by CPU time" if a.fixed_work
+            else f"CPU ns per deal by phase, best of {a.repeats} batches (lower is faster)" if a.phases
             else f"{a.seconds:g} s ({a.clock} clock)")
     print(f"old = {a.old}, new = this tree; batch {a.batch}, 1 thread, medians of {a.rounds} alternating runs, "
           f"{what}")

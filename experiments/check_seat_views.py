@@ -36,7 +36,7 @@ def check(case: str, games: int, rate: float, seed: int) -> tuple[int, int, floa
     checked = fails = 0
     spent = 0.0
     for _ in range(games):
-        v = Views(g, rng.permutation(g.deck.n_cards).tolist())
+        v = Views(g, g.spec.dealable_deck(rng).tolist())
         while not v.is_terminal():
             legal = v.legal_actions()
             v.apply(legal[rng.integers(len(legal))])

@@ -288,11 +288,7 @@ class Referee:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise RequestError("seed: expected an integer >= 0")
         game = core_game(variant, options)
-        rng = np.random.default_rng(seed)
-        deck = rng.permutation(game.deck.n_cards)
-        while game.spec.refused_hand(deck[None]) is not None:  # a deal the rules would deal again (tarok)
-            deck = rng.permutation(game.deck.n_cards)
-        self.views = Views(game, deck.tolist())
+        self.views = Views(game, game.spec.dealable_deck(np.random.default_rng(seed)).tolist())
         return self._next()
 
     def apply(self, req: dict[str, Any]) -> dict[str, Any]:
@@ -317,6 +313,20 @@ class Referee:
         self.requests += 1
         return {"type": "turn", "seat": seat, "request": {"type": "act", "id": self.requests,
                                                          **seat_request(v, seat)}}
+
+
+def play_deal(bot: BotServer, variant: str, seed: int) -> dict[str, Any]:
+    """One deal of ``variant`` (``seed``) between a :class:`Referee` and ``bot``, every seat asked, both called in
+    this process through their JSON lines: the referee's ``over`` message (its ``payoffs``), or the first answer of
+    the bot that is not an action (an error)."""
+    referee = Referee()
+    msg = referee.handle(json.dumps({"type": "new", "variant": variant, "seed": seed}))
+    while msg["type"] == "turn":
+        answer = bot.handle(json.dumps(msg["request"]))
+        if answer["type"] != "action":
+            return answer
+        msg = referee.handle(json.dumps({"type": "apply", "action": answer["action"]}))
+    return msg
 
 
 def read_lines(stream: IO[bytes]) -> Iterator[str]:

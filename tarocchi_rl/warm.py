@@ -16,7 +16,6 @@ apart from the others'.
 
 import contextlib
 import io
-import json
 import multiprocessing
 import time
 from collections.abc import Callable, Sequence
@@ -28,7 +27,7 @@ from . import engine
 from .agents.specs import make_agent
 from .arena import run_arena
 from .bits import seed_states
-from .bot import BotServer, Referee
+from .bot import BotServer, play_deal
 from .core.state import alloc_state
 from .shipped import shipped_bots
 from .variants import VARIANTS, get_variant
@@ -41,18 +40,6 @@ NETWORK = [("shipped bot", ["bot:{v}", "heuristic"]),
            ("guided search", ["ismcts:iterations=4,net=bot:{v}", "heuristic"]),
            ("learned inference, exact", ["ismcts:iterations=4,belief=uniform", "heuristic"])]
 STAGES = {"first": FIRST, "search": SEARCH, "network": NETWORK}
-
-
-def _bot_protocol_deal(variant: str) -> None:
-    """One deal of ``variant`` between the referee and the heuristic behind the bot protocol (seed 1). It only
-    compiles: an error answer ends it (the protocol's tests judge the answers)."""
-    referee, bot = Referee(), BotServer("heuristic", make_agent)
-    msg = referee.handle(json.dumps({"type": "new", "variant": variant, "seed": 1}))
-    while msg["type"] == "turn":
-        answer = bot.handle(json.dumps(msg["request"]))
-        if answer["type"] != "action":
-            return
-        msg = referee.handle(json.dumps({"type": "apply", "action": answer["action"]}))
 
 
 def warm_stage(stage: str) -> list[tuple[str, float]]:
@@ -68,8 +55,9 @@ def warm_stage(stage: str) -> list[tuple[str, float]]:
         done.append((what, time.perf_counter() - t))
     if stage == "first":  # the bot protocol's rebuilt views (each family's tables type compiles its own kernels)
         t = time.perf_counter()
+        bot = BotServer("heuristic", make_agent)
         for v in VARIANTS:
-            _bot_protocol_deal(v)
+            play_deal(bot, v, seed=1)  # only compiles: the protocol's tests judge the answers
         done.append(("bot protocol", time.perf_counter() - t))
     if stage == "network":  # the fused random-play kernel (bench)
         t = time.perf_counter()

@@ -70,7 +70,9 @@ see :mod:`tarocchi_rl.engine.observation`.
 |          |                          | Mineo)                                                                         |
 | 36       | P_CAPTURE_BONUS          | the BONUS slot (per side) that counts captures of masks[MK_CAPTURE_BONUS]      |
 |          |                          | cards                                                                          |
-| 37       | P_PLAY_HOOK              | 1: the family's play_rules narrows the cards legal by the shared trick rules   |
+| 37       | P_PLAY_HOOK              | 1: the family's play_rules narrows the cards legal by the shared trick rules;  |
+|          |                          | its tables are then a PlayRulesTables, and the kernels read that type          |
+|          |                          | (has_play_rules), not this                                                     |
 | 38       | P_TRICK_HOOK_EVERY       | 1: the family's trick_won sees every trick before its cards are taken (it may  |
 |          |                          | change any trick's winner, and end the deal)                                   |
 | 39       | P_DISCARD_FALLBACK_EMPTY | 1: MK_DISCARD_FALLBACK cards become discardable only when no allowed card is   |
@@ -181,7 +183,8 @@ PARAMS_LAYOUT = Layout("params", ("entry", "value"), [
     ("P_FIRST_TRICK_POIGNEE", 1, "1: in the first trick each seat declares (phase POIGNEE) before his card (French)"),
     ("P_OBS_HOOK", 1, "1: the family writes observation sections of its own (its observe_sections; Mineo)"),
     ("P_CAPTURE_BONUS", 1, "the BONUS slot (per side) that counts captures of masks[MK_CAPTURE_BONUS] cards"),
-    ("P_PLAY_HOOK", 1, "1: the family's play_rules narrows the cards legal by the shared trick rules"),
+    ("P_PLAY_HOOK", 1, "1: the family's play_rules narrows the cards legal by the shared trick rules; its tables "
+                       "are then a PlayRulesTables, and the kernels read that type (has_play_rules), not this"),
     ("P_TRICK_HOOK_EVERY", 1, "1: the family's trick_won sees every trick before its cards are taken (it may change "
                               "any trick's winner, and end the deal)"),
     ("P_DISCARD_FALLBACK_EMPTY", 1, "1: MK_DISCARD_FALLBACK cards become discardable only when no allowed card is "

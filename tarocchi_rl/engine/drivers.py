@@ -133,13 +133,6 @@ def reset_row(st, i, tb):
 # legality
 
 
-@njit(cache=True)
-def _play_rules(st, i, l0, l1, tb):
-    """The family's play_rules, behind a call (as _trick_rules): only for a family that has them
-    (has_play_rules, a constant of the tables' type)."""
-    return family.play_rules(st, i, l0, l1, tb)
-
-
 @njit(cache=True, inline="always")
 def legal_sets(st, i, tb):
     """Legal actions of game ``i`` as sets: (play0, play1, discard0, discard1, flags).
@@ -153,8 +146,8 @@ def legal_sets(st, i, tb):
     ph = m[PHASE]
     if ph == PLAY:
         l0, l1 = play_legal(st, i, tb)
-        if has_play_rules(tb):
-            l0, l1 = _play_rules(st, i, l0, l1, tb)
+        if has_play_rules(tb):  # a constant of the tables' type: the other families compile no trace of it
+            l0, l1 = family.play_rules(st, i, l0, l1, tb)
         return l0, l1, U0, U0, 0
     if ph == DISCARD:
         p = m[CUR]
@@ -283,15 +276,20 @@ def _discard(st, i, c, tb):
 
 
 @njit(cache=True)
-def _add_play_exclusions(st, i, card, tb):
-    """The cards the seat to act cannot hold by the family's own play rules, its card ``card`` played (before
-    the card joins the trick; for a family with play_rules). Returns whether the shared trick rules' exclusions
-    hold too: not when the family's rules forced a card the shared rules would not allow (tarok's Pagat on the
-    Mond and the Skis). A card that neither allows (a rebuilt view trying a sample's step) keeps them: the play
-    is known to be legal, so the hand it was made from holds no card that would forbid it."""
+def _add_family_exclusions(st, i, card, tb):
+    """Record the cards the seat to act cannot hold by the family's own play rules, its card ``card`` played
+    (before the card joins the trick; for a family with play_rules)."""
     e0, e1 = family.play_exclusions(st, i, card, tb)
     if (e0 | e1) != U0:
         add_excluded(st, i, st.meta[i, CUR], e0, e1)
+
+
+@njit(cache=True)
+def _shared_exclusions_hold(st, i, card, tb):
+    """Whether playing ``card`` shows what the shared trick rules would say of the hand (for a family with
+    play_rules): not when the family's rules allow a card the shared rules do not (tarok's Pagat on the Mond and
+    the Skis), which tells nothing. A card that neither allows (a rebuilt view trying a sample's step) keeps
+    them: the play is known to be legal, so the hand it was made from holds no card that would forbid it."""
     l0, l1 = play_legal(st, i, tb)
     c0, c1 = card_mask(card, tb)
     if ((c0 & l0) | (c1 & l1)) != U0:
@@ -309,7 +307,8 @@ def step_row(st, i, a, tb):
     if ph == PLAY:
         tells = True
         if has_play_rules(tb):
-            tells = _add_play_exclusions(st, i, a, tb)
+            _add_family_exclusions(st, i, a, tb)
+            tells = _shared_exclusions_hold(st, i, a, tb)
         if add_to_trick(st, i, a, tb, tells):
             resolve_trick(st, i, tb)
         elif m[TRICK_NUM] == 0 and tb.params[P_FIRST_TRICK_POIGNEE] == 1:

@@ -151,6 +151,14 @@ class VariantSpec:
             return game, seat, "holds no trump"
         return game, seat, "holds none of " + " ".join(self.deck.names[c] for c in needed)
 
+    def dealable_deck(self, rng: np.random.Generator) -> np.ndarray:
+        """A uniformly random deck int64[n_cards] (dense ids in deal order) among those the rules deal: drawn
+        again while :meth:`refused_hand` refuses it (tarok: a hand without a tarok), as the core's deal does."""
+        deck = rng.permutation(self.deck.n_cards)
+        while self.refused_hand(deck[None]) is not None:
+            deck = rng.permutation(self.deck.n_cards)
+        return deck
+
     def utility_bounds(self, options: dict | None = None) -> tuple[int, int]:
         """(min, max) payoff of any seat in any deal with these options (derivation: the family's docstring)."""
         return self.rules.utility_bounds(**self.fixed_or_name(), **self.resolve_options(options or {}))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tarocchi_rl.agents.specs import make_agent
-from tarocchi_rl.bot import VARIANTS, BotServer, Referee
+from tarocchi_rl.bot import VARIANTS, BotServer, play_deal
 from tarocchi_rl.variants import get_variant
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,12 +45,8 @@ def run(client: list[str], *args: str) -> subprocess.CompletedProcess:
 
 def in_process_payoffs(variant: str, seed: int) -> list[float]:
     """The deal the clients play, with the referee and the heuristic bot called directly."""
-    referee, bot = Referee(), BotServer("heuristic", make_agent)
-    msg = referee.handle(json.dumps({"type": "new", "variant": variant, "seed": seed}))
-    while msg["type"] == "turn":
-        answer = bot.handle(json.dumps(msg["request"]))
-        msg = referee.handle(json.dumps({"type": "apply", "action": answer["action"]}))
-    assert msg["type"] == "over"
+    msg = play_deal(BotServer("heuristic", make_agent), variant, seed)
+    assert msg["type"] == "over", msg
     return msg["payoffs"]
 
 

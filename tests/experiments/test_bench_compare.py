@@ -21,6 +21,7 @@ pytestmark = pytest.mark.skipif(
 @pytest.mark.parametrize("mode, metrics", [
     (["--seconds", "0.05", "--clock", "cpu"], ["rollout_deals_per_s", "step_decisions_per_s"]),
     (["--fixed-work", "--calls", "1", "--repeats", "1"], ["rollout_deals_per_s"]),
+    (["--phases", "--repeats", "1"], ["deal_ns", "bidding_ns", "play_ns"]),
 ])
 def test_head_and_this_tree_side_by_side(mode, metrics):
     before = git_worktrees()
