@@ -47,7 +47,7 @@ def _warm_requests() -> list[str]:
             if k in (0, 4 * n):
                 out.append(line)
             answer = heuristic.handle(line)
-            if answer["type"] != "action":  # the bot's error (tarok's card play, issue 34): enough is warm; a
+            if answer["type"] != "action":  # the bot's error: enough is warm; a
                 break  # warm-up never keeps the server from starting
             msg = referee.handle(json.dumps({"type": "apply", "action": answer["action"]}))
             k += 1
