@@ -1,26 +1,15 @@
 """The rules proven at scale: many random deals of every variant played on the Numba core and on the independent
 oracles of tests/oracles/ side by side (``make verify``: 100,000 deals per variant on two cores).
 
-    python experiments/verify_rules.py [--deals 100000] [--variants mineo,...,tarok4]
+    python experiments/verify_rules.py [--deals 100000] [--variants mineo,...]
                                        [--workers 2] [--seed 1000000] [--chunk 500] [--out summary.json]
 
-The comparison is the differential tests' own: ``play_both`` of tests/mineo/test_mineo_differential.py and of
-tests/core/test_differential_78.py, imported from there (one place for it). At every decision both must agree on
-the player to act and the exact set of legal actions; at the end on the payoffs (Mineo also: the thirds of card
-points and the jochi of each side). The end-of-deal checks of the 78-card tests are made too: Piedmont's thirds per
-side with the bonuses (``points_thirds``) and the deck's total, French's taker half points and score.
-
-Deal ``seed`` (``--seed`` + 0, 1, ...) is played with options and a policy chosen from the seed, so that every
-option value and the rare branches are met (the policies of the tests, which prefer the rare actions):
-
-    mineo      early_solo true / false   x  uniform random / _PreferCommitments (call, scommessa, rivanto)
-    piedmont3  honour_5 mondo / angelo   x  excuse_exchange true / false            (uniform random)
-    piedmont4  accuso false / true (accuso_points 5 / 7)  x  excuse_exchange true / false
-               x  uniform random (1 in 4) / preferring accuso
-    french3/4  excuse_last_trick other_side / trick_winner  x  french_preferences (random / low bids and
-               poignees / garde, poignee, chelem)
-    tarok3/4   uniform random / passive (pass 3 times in 4): the engine and tests/oracles/oracle_tarok.py in
-               lockstep through tests/support/tarok.py's Both (player, legal set, end, returns)
+Each family's deals are played by its driver beside its oracle, ``tests/oracles/verify_<family>.py`` (the family
+module's name): ``case(variant, seed)`` chooses the options and the policy of deal ``seed`` (``--seed`` + 0, 1,
+...) so that every option value and the rare branches are met, and ``play(...)`` plays the deal on the Numba core
+and on the oracle side by side. At every decision both must agree on the player to act and the exact set of legal
+actions; at the end on the payoffs, and on what else the driver's docstring lists (its cases too). A registered
+variant whose family has no driver is refused.
 
 A mismatch (or any exception) prints the variant, seed, options, policy and message, and the run goes on; the exit
 status is 1 when any deal failed. Printed per variant: deals, decisions checked, failures, seconds, deals/s, and
@@ -28,7 +17,7 @@ the non-card actions taken (the rare branches reached); then the total wall time
 """
 
 import argparse
-import importlib.util
+import importlib
 import json
 import multiprocessing
 import os
@@ -39,36 +28,26 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-import numpy as np
-
 import tarocchi_rl
+from tarocchi_rl.variants import VARIANTS, get_variant
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTS = os.path.join(ROOT, "tests")
-VARIANTS = ("mineo", "piedmont3", "piedmont4", "french3", "french4", "tarok3", "tarok4")
-DECK_THIRDS = {"piedmont3": 231, "piedmont4": 243}
 CARD_ACTIONS = ("play:", "discard:")
 
 
-def _load(name: str, relpath: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, os.path.join(TESTS, relpath))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @cache
-def tests() -> tuple[ModuleType, ModuleType]:
-    """The two differential test modules, with the paths they import from on sys.path as under pytest: the project
-    root (``tests.support.X``, ``tests.oracles.X``), and tests/ and tests/oracles/ (helpers imported by bare
-    name)."""
-    for path in (os.path.join(TESTS, "oracles"), TESTS, ROOT):
-        if path not in sys.path:
-            sys.path.insert(0, path)
-    return (_load("test_mineo_differential", "mineo/test_mineo_differential.py"),
-            _load("test_differential_78", "core/test_differential_78.py"))
+def driver(variant: str) -> ModuleType:
+    """The oracle driver of ``variant``'s family (``tests/oracles/verify_<family>.py``), with the project root on
+    sys.path as under pytest (``tests.support.X``, ``tests.oracles.X``)."""
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    family = get_variant(variant).rules.__name__.rsplit(".", 1)[1]
+    try:
+        return importlib.import_module(f"tests.oracles.verify_{family}")
+    except ModuleNotFoundError as e:
+        if e.name != f"tests.oracles.verify_{family}":
+            raise
+        raise SystemExit(f"verify_rules: no oracle driver for {variant} (tests/oracles/verify_{family}.py)") from None
 
 
 @cache
@@ -79,21 +58,9 @@ def action_names(variant: str) -> tuple[str, ...]:
 
 
 def case(variant: str, seed: int) -> tuple[dict[str, Any], str]:
-    """The options and the policy (its name) of deal ``seed``."""
-    if variant == "mineo":
-        return {"early_solo": seed % 2 == 0}, ("uniform", "commitments")[seed // 2 % 2]
-    if variant == "piedmont3":
-        return {"honour_5": ("mondo", "angelo")[seed % 2], "excuse_exchange": seed // 2 % 2 == 0}, "uniform"
-    if variant == "piedmont4":
-        options: dict[str, Any] = {"accuso": seed % 2 == 1, "excuse_exchange": seed // 2 % 2 == 0}
-        if options["accuso"] and seed // 4 % 2:
-            options["accuso_points"] = 7
-        return options, ("uniform", "prefer_accuso", "prefer_accuso", "prefer_accuso")[seed // 8 % 4]
-    if variant in ("french3", "french4"):
-        return {"excuse_last_trick": ("other_side", "trick_winner")[seed % 2]}, ("random", "low", "high")[seed % 3]
-    if variant in ("tarok3", "tarok4"):
-        return {}, ("uniform", "passive")[seed % 2]
-    raise ValueError(f"unknown variant {variant!r}")
+    """The options and the policy (its name) of deal ``seed``: the family driver's choice."""
+    result: tuple[dict[str, Any], str] = driver(variant).case(variant, seed)
+    return result
 
 
 class Counted:
@@ -123,35 +90,12 @@ class Counted:
 
 
 def play(variant: str, seed: int, options: dict[str, Any], policy_name: str) -> tuple[Counted, dict[str, int]]:
-    """One deal on both implementations; an AssertionError says where they differ. Returns the counted policy and
-    the extra figures (French: the deals where the two readings of excuse_last_trick differ)."""
-    md, d78 = tests()
-    extra: dict[str, int] = {}
-    if variant == "mineo":
-        inner = md._PreferCommitments(seed) if policy_name == "commitments" else np.random.default_rng(seed)
-        policy = Counted(inner, action_names(variant))
-        md.play_both(seed, policy_rng=policy, **options)
-        return policy, extra
-    if variant.startswith("piedmont"):
-        policy = Counted(d78.Policy(seed, ("accuso",) if policy_name == "prefer_accuso" else ()))
-        state, oracle = d78.play_both(variant, seed, d78._piedmont(variant, **options), policy, **options)
-        out = state.outcome()
-        with_bonus = [u + sum(b["points"] for b in out["bonuses"] if b["side"] == k)
-                      for k, u in enumerate(out["card_point_units"])]
-        assert with_bonus == oracle.points_thirds(), f"{variant} seed {seed}: thirds {with_bonus} vs " \
-                                                     f"{oracle.points_thirds()}"
-        assert sum(out["card_point_units"]) == DECK_THIRDS[variant], f"{variant} seed {seed}: deck total"
-        return policy, extra
-    if variant.startswith("tarok"):
-        return play_tarok(variant, seed, policy_name), extra
-    policy = Counted(d78.Policy(seed, d78.french_preferences(seed)))
-    state, oracle = d78.play_both(variant, seed, d78._french(int(variant[-1]), **options), policy, **options)
-    out = state.outcome()
-    if oracle.score()["taker"] >= 0:
-        assert out["card_point_units"][0] == oracle.taker_half_points(), f"{variant} seed {seed}: half points"
-        assert out["details"]["score"] == oracle.score()["T"], f"{variant} seed {seed}: score"
-        extra["excuse_changed_camp"] = int(d78._excuse_changed_camp(state, oracle))
-    return policy, extra
+    """One deal on both implementations, by the family's driver; an AssertionError says where they differ.
+    Returns the counted policy and the extra figures (French: the deals where the two readings of
+    excuse_last_trick differ)."""
+    result: tuple[Counted, dict[str, int]] = driver(variant).play(
+        variant, seed, options, policy_name, lambda inner: Counted(inner, action_names(variant)))
+    return result
 
 
 def run_chunk(job: tuple[str, int, int]) -> dict[str, Any]:
@@ -213,45 +157,6 @@ def verify_variant(variant: str, deals: int, seed: int, chunk: int, pool: Any) -
     return {"deals": done, "decisions": decisions, "failures": len(failures), "seconds": round(seconds, 1),
             "deals_per_s": round(done / seconds, 1) if seconds > 0 else None, "failed": failures,
             "actions": dict(sorted(tally.items())), "extra": dict(extra)}
-
-
-class _TarokPolicy:
-    """Random legal strings (sorted, so that the seed fixes the choice); ``passive``: ``bid:pass`` 3 times in 4
-    where legal, so that the low contracts (klop, three, two) are met as often as the high ones."""
-
-    def __init__(self, seed: int, passive: bool) -> None:
-        self.rng = np.random.default_rng(seed)
-        self.passive = passive
-
-    def choose(self, names: list[str]) -> int:
-        if self.passive and "bid:pass" in names and self.rng.random() < 0.75:
-            return names.index("bid:pass")
-        return int(self.rng.integers(len(names)))
-
-
-def play_tarok(variant: str, seed: int, policy_name: str) -> Counted:
-    """One random deal of tarok on the engine and on its oracle (tests/oracles/oracle_tarok.py) in lockstep, by
-    tests/support/tarok.py's ``Both`` (every query asserts that the two agree): the player, the legal actions
-    at every decision, the end and the returns. The deck: a shuffle in which every hand holds a tarok."""
-    tests()  # the paths
-    from tests.support.tarok import Both
-
-    players = int(variant[-1])
-    h = {3: 16, 4: 12}[players]
-    rng = np.random.default_rng(seed)
-    names = list(tarocchi_rl.make(variant).deck.names)
-    while True:
-        deck = [names[c] for c in rng.permutation(len(names))]
-        if all(any(c.startswith("T") for c in deck[h * s: h * (s + 1)]) for s in range(players)):
-            break
-    policy = Counted(_TarokPolicy(seed, policy_name == "passive"))
-    both = Both(players, deck)
-    while not both.done():
-        both.player()
-        legal = sorted(both.legal())
-        both.apply(legal[policy.choose(legal)])
-    both.returns()
-    return policy
 
 
 def warm_up(variants: list[str]) -> None:
