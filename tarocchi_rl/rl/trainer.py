@@ -80,7 +80,9 @@ Faults:
 * Ctrl-C (KeyboardInterrupt) anywhere in the loop writes ``latest.pt`` holding the state at the end of the last
   complete update (the learner's state is kept in memory after each update, so an update interrupted halfway
   is dropped whole; a second Ctrl-C during that save is ignored), prints one line on stderr (where it saved,
-  how to resume) and returns the result with ``interrupted: true``: the CLI prints it and exits 0.
+  how to resume) and returns the result with ``interrupted: true``: the CLI prints it and exits 0. SIGTERM (``kill``,
+  a scheduler's preemption, ``docker stop``) does the same while the loop runs in the main thread: a run started
+  in the background, where the shell leaves SIGINT ignored, is still stopped with its last update saved.
   ``--resume`` continues from it exactly with ``num_workers: 0``; with Ray workers their random streams
   continue from where the actors are (a valid, not bit-identical continuation).
 * ``--resume`` falls back from a damaged ``latest.pt`` (:func:`~tarocchi_rl.rl.checkpoint.load_resume_checkpoint`).
@@ -293,6 +295,7 @@ class Trainer:
             raise
         clock = _Clock(self.minutes, time.perf_counter())
         throughput = None
+        previous_term = signal.signal(signal.SIGTERM, _interrupt) if _main_thread() else None
         try:
             self._commit()
             self._warm_start(writer)
@@ -330,6 +333,8 @@ class Trainer:
             self._save_committed(f"stopped by {type(e).__name__}")
             raise
         finally:
+            if previous_term is not None:
+                signal.signal(signal.SIGTERM, previous_term)
             writer.close()
             self.workers.close()
 
@@ -723,12 +728,13 @@ class Trainer:
         return out
 
     def _save_committed(self, why: str) -> Path | None:
-        """Write the last complete update (:meth:`_commit`) to ``latest.pt`` with Ctrl-C held off (a second
-        Ctrl-C cannot leave it half done); one line on stderr says what was saved. None when nothing could be."""
+        """Write the last complete update (:meth:`_commit`) to ``latest.pt`` with Ctrl-C and SIGTERM held off (a
+        second one cannot leave it half done); one line on stderr says what was saved. None when nothing could be."""
         data = self._committed
         if data is None or not self.run_dir.is_dir():
             return None
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+        previous = ((signal.signal(signal.SIGINT, signal.SIG_IGN), signal.signal(signal.SIGTERM, signal.SIG_IGN))
+                    if _main_thread() else None)
         try:
             if data["workers"] is None:  # Ray actors: their states now (after any rollout they were playing)
                 try:
@@ -748,7 +754,8 @@ class Trainer:
             return path
         finally:
             if previous is not None:
-                signal.signal(signal.SIGINT, previous)
+                signal.signal(signal.SIGINT, previous[0])
+                signal.signal(signal.SIGTERM, previous[1])
 
     def _checkpoint(self, name: str | None = None) -> None:
         """Write ``latest.pt`` and, when named, ``update_*.pt`` (keeping ``keep_checkpoints``) or ``final.pt``."""
@@ -794,6 +801,11 @@ def _main_thread() -> bool:
     import threading
 
     return threading.current_thread() is threading.main_thread()
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM's handler while the loop runs: stop as Ctrl-C does (the last complete update saved)."""
+    raise KeyboardInterrupt
 
 
 def train(cfg: TrainConfig, run_dir: str | Path, ray_address: str | None = None, progress: bool = True,

@@ -124,6 +124,26 @@ def test_a_second_ctrl_c_during_the_save_is_ignored(tmp_path, monkeypatch, capsy
     assert load_checkpoint(tmp_path / "c")["update"] == 2
 
 
+def test_sigterm_stops_the_run_as_ctrl_c_does(tmp_path, monkeypatch):
+    """``kill`` (a scheduler's preemption, or a run started in the background, where SIGINT is ignored): the last
+    complete update is saved and the result says interrupted; the handler before the run is restored."""
+    from tarocchi_rl.rl import trainer as tr
+
+    real_learn = tr.Trainer._learn
+
+    def learn(self, batches):
+        if self.update == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real_learn(self, batches)
+
+    monkeypatch.setattr(tr.Trainer, "_learn", learn)
+    outer = signal.getsignal(signal.SIGTERM)
+    r = train_tiny(tmp_path / "t", "max_updates=4", "checkpoint_every=100")
+    assert signal.getsignal(signal.SIGTERM) is outer
+    assert r["interrupted"] is True and r["updates"] == 2
+    assert load_checkpoint(tmp_path / "t")["update"] == 2
+
+
 def test_ctrl_c_while_the_workers_start_is_one_line(tmp_path, monkeypatch, capsys):
     from tarocchi_rl.cli import main
     from tarocchi_rl.rl import trainer as tr
