@@ -307,18 +307,20 @@ class ISMCTSAgent(Agent):
             self._actors = (key, [cls.remote(env.variant, env.options) for _ in range(self.workers)])
         return self._actors[1]
 
-    def _budget_iterations(self, run: Any, k: int) -> int:
-        """Iterations per decision for the time budget: ``time`` / the measured seconds per game-iteration
-        (amortised over the ``k`` games searched together). The first time, ``run(n)`` (a search of ``n``
-        iterations of these games) runs twice: 2 iterations (the compiled code loads), then 32, timed; each
-        search after that updates the measure (:meth:`_measured`)."""
+    def _budget_iterations(self, run: Any, k: int, spent: float = 0.0) -> int:
+        """Iterations per decision for the time budget: what is left of ``time`` after ``spent`` (seconds per
+        game already spent on this decision before the search: the belief model's and the prior's forward
+        passes) / the measured seconds per game-iteration (amortised over the ``k`` games searched together); at
+        least 1. The first time, ``run(n)`` (a search of ``n`` iterations of these games) runs twice: 2 iterations
+        (the compiled code loads), then 32, timed; each search after that updates the measure
+        (:meth:`_measured`)."""
         assert self.time_budget is not None  # only called with a time budget
         if self._cost is None:
             run(2)
             t0 = time.perf_counter()
             run(32)
             self._cost = max(time.perf_counter() - t0, 1e-9) / (k * 32)
-        return max(1, min(MAX_ITERATIONS, int(self.time_budget / self._cost)))
+        return max(1, min(MAX_ITERATIONS, int((self.time_budget - spent) / self._cost)))
 
     def _measured(self, seconds: float, k: int, iterations: int) -> None:
         """A search of ``k`` games x ``iterations`` took ``seconds``: the cost's moving average follows it."""
@@ -352,10 +354,12 @@ class ISMCTSAgent(Agent):
         if len(todo) == 0:
             return out, visits_all
         rows = idx[todo]
+        t_decision = time.perf_counter()  # a time budget counts the belief model and the prior too
         log_b = self._log_beliefs(None if obs is None else obs[todo], env, rows)  # once per decision
         if self.net is not None:
             assert obs is not None  # needs_obs
-            out[todo], visits_all[todo] = self._guided(env, rows, obs[todo], legal[todo], payoff_scale, log_b)
+            out[todo], visits_all[todo] = self._guided(env, rows, obs[todo], legal[todo], payoff_scale, log_b,
+                                                       (time.perf_counter() - t_decision) / len(rows))
             return out, visits_all
         priors = np.zeros((len(rows), env.num_actions), np.float32)
         if self.prior is not None:
@@ -370,7 +374,7 @@ class ISMCTSAgent(Agent):
                         self.c_prior, self.rng.integers(1, 2**63, len(rows[cal]), dtype=np.uint64),
                         log_b=None if log_b is None else log_b[cal], **self._belief_kw())
 
-            iters = self._budget_iterations(run, len(rows[cal]))
+            iters = self._budget_iterations(run, len(rows[cal]), (time.perf_counter() - t_decision) / len(rows))
         t0 = time.perf_counter()
         if self.workers == 1:
             seeds = self.rng.integers(1, 2**63, len(rows), dtype=np.uint64)
@@ -404,11 +408,12 @@ class ISMCTSAgent(Agent):
         return np.asarray(probs, np.float32), np.asarray(value, np.float32)
 
     def _guided(self, env: Any, rows: NDArray[np.int64], obs: NDArray[np.float32], legal: NDArray[np.bool_],
-                payoff_scale: float, log_b: NDArray[np.float64] | None = None) -> tuple[NDArray[np.int64],
-                                                                                         NDArray[np.float64]]:
+                payoff_scale: float, log_b: NDArray[np.float64] | None = None,
+                spent: float = 0.0) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """Guided searches of games ``rows`` (their players' observations and legal actions), in groups whose
         node priors fit :data:`GUIDED_PRIOR_BYTES`; with a time budget the iterations follow the measured cost
-        of a game-iteration (all games of a group share each forward pass)."""
+        of a game-iteration (all games of a group share each forward pass) and what is left after ``spent``
+        (seconds per game spent on this decision before the search)."""
         iters = self.iterations
         if self.time_budget is not None:
             def run(n: int) -> None:
@@ -417,7 +422,7 @@ class ISMCTSAgent(Agent):
                               self.rng.integers(1, 2**63, len(rows), dtype=np.uint64), mix=self.mix,
                               rollout=self.rollout, lazy=self.lazy, log_beliefs=log_b, **self._belief_kw())
 
-            iters = self._budget_iterations(run, len(rows))
+            iters = self._budget_iterations(run, len(rows), spent)
         per_game = (iters + 1) * env.num_actions * 4
         group = max(1, min(len(rows), GUIDED_PRIOR_BYTES // per_game))
         actions = np.zeros(len(rows), np.int64)

@@ -1,6 +1,8 @@
 """ISMCTS on the core: legal decisions for every variant and phase, visit bookkeeping, reproducibility, root
 parallelism on Ray, the agent spec, errors, and a strength smoke test (beats random)."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -80,6 +82,37 @@ def test_time_budget_calibrates_iterations():
     agent = ISMCTSAgent(time_budget=0.02, seed=1)
     actions, visits = agent.search(None, env, np.arange(2))
     assert agent._cost > 0 and visits.sum() > 0
+
+
+def test_a_time_budget_counts_the_belief_model_before_the_search(monkeypatch):
+    """The seconds a decision spends before its search (the belief model's forward pass, the prior's) come out of
+    the time budget: a belief model slower than the budget leaves one iteration, not a full budget's worth."""
+    import tarocchi_rl.agents.ismcts as mod
+
+    env = games_after("mineo", 2, seed=6, steps=[30, 30])
+    obs = env.observe()
+    agent = make_agent("ismcts:time=0.02,belief=uniform,seed=1")
+    agent.search(obs, env, np.arange(2))  # calibrated: the cost per game-iteration is measured
+    cost = agent._cost
+    monkeypatch.setattr(type(agent), "_measured", lambda self, *a: None)  # the cost stays as measured
+    used = []
+    real_search, real_beliefs = mod._search, agent._log_beliefs
+    monkeypatch.setattr(mod, "_search", lambda st, rows, tb, n, *a, **kw: used.append(n) or real_search(
+        st, rows, tb, n, *a, **kw))
+
+    def slow_beliefs(*a):
+        time.sleep(0.015)  # 0.0075 s per game of the two
+        return real_beliefs(*a)
+
+    agent.search(obs, env, np.arange(2))
+    fast = used.pop()  # the uniform stand-in's microseconds taken out
+    assert int(0.02 / cost) >= fast >= int(0.015 / cost) and fast > 4
+    agent._log_beliefs = slow_beliefs
+    agent.search(obs, env, np.arange(2))
+    assert 1 <= used.pop() <= int((0.02 - 0.0075) / cost) < fast
+    agent.time_budget = 0.005  # the belief model alone takes longer than the budget: one iteration
+    agent.search(obs, env, np.arange(2))
+    assert used.pop() == 1
 
 
 def test_prior_from_a_ppo_checkpoint(tmp_path):
