@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ("rollout_deals_per_s", "step_decisions_per_s")
-PHASE_METRICS = ("deal_ns", "bidding_ns", "play_ns")  # CPU ns per deal (lower is faster)
+PHASE_METRICS = ("deal_ns", "bidding_ns", "play_ns")  # CPU ns per deal (lower is faster), in PHASES_CODE's order
 # --fixed-work: the same work in both trees (no per-run calibration), timed as the best of several repeats
 # (timeit's rule: interference only ever slows a repeat down); engine module path differs between versions
 FIXED_CODE = """
@@ -73,7 +73,7 @@ from tarocchi_rl.core.phases import DONE, PLAY
 from tarocchi_rl.core.state import PHASE, alloc_state
 from tarocchi_rl.variants import get_variant
 assert sys.modules['tarocchi_rl'].__file__.startswith(sys.argv[1]), sys.modules['tarocchi_rl'].__file__
-variant, batch, repeats = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+variant, batch, repeats, names = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5].split(",")
 spec = get_variant(variant)
 tb = spec.tables(spec.resolve_options({}))
 st = alloc_state(batch)
@@ -102,7 +102,7 @@ def play(st, tb):
             else:
                 step_row(st, i, random_action(st, i, tb), tb)
 
-best = {"deal_ns": float("inf"), "bidding_ns": float("inf"), "play_ns": float("inf")}
+best = dict.fromkeys(names, float("inf"))  # PHASE_METRICS, in the order timed below
 for rep in range(repeats + 1):  # the first compiles
     t0 = time.process_time(); deal(st, tb)
     t1 = time.process_time(); bid(st, tb)
@@ -143,7 +143,8 @@ def measure_phases(tree: Path, variant: str, batch: int, repeats: int) -> dict:
     """CPU ns per deal in each phase of ``tree`` (``PHASE_METRICS``, best of ``repeats`` batches), in a
     subprocess."""
     env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, "-c", PHASES_CODE, str(tree), variant, str(batch), str(repeats)],
+    out = subprocess.run([sys.executable, "-c", PHASES_CODE, str(tree), variant, str(batch), str(repeats),
+                          ",".join(PHASE_METRICS)],
                          cwd=tree, env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -315,14 +315,17 @@ class Referee:
                                                          **seat_request(v, seat)}}
 
 
-def play_deal(bot: BotServer, variant: str, seed: int) -> dict[str, Any]:
+def play_deal(bot: BotServer, variant: str, seed: int, requests: list[str] | None = None) -> dict[str, Any]:
     """One deal of ``variant`` (``seed``) between a :class:`Referee` and ``bot``, every seat asked, both called in
     this process through their JSON lines: the referee's ``over`` message (its ``payoffs``), or the first answer of
-    the bot that is not an action (an error)."""
+    the bot that is not an action (an error). ``requests``, when given, collects every request line sent."""
     referee = Referee()
     msg = referee.handle(json.dumps({"type": "new", "variant": variant, "seed": seed}))
     while msg["type"] == "turn":
-        answer = bot.handle(json.dumps(msg["request"]))
+        line = json.dumps(msg["request"])
+        if requests is not None:
+            requests.append(line)
+        answer = bot.handle(line)
         if answer["type"] != "action":
             return answer
         msg = referee.handle(json.dumps({"type": "apply", "action": answer["action"]}))

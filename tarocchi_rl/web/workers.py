@@ -12,7 +12,7 @@ here is a plain function of plain data (pickled to and from the process); nothin
 import json
 from typing import Any
 
-from ..bot import BotServer, Referee
+from ..bot import BotServer, play_deal
 from ..play import make_bot
 from ..records import RecordError
 from ..variants import VARIANTS, get_variant
@@ -35,22 +35,14 @@ def start(specs: dict[str, str], warm: bool) -> None:
 
 
 def _warm_requests() -> list[str]:
-    """Per variant, the first request of a deal and one in its card play (the heuristic plays every seat)."""
+    """Per variant, the first request of a deal and one in its card play (the heuristic plays every seat; a bot
+    error ends the deal early: enough is warm, and a warm-up never keeps the server from starting)."""
     heuristic = BotServer("heuristic", lambda spec: make_bot(spec, 0, "bot"))
     out = []
     for variant in VARIANTS:
-        referee = Referee()
-        msg = referee.handle(json.dumps({"type": "new", "variant": variant, "seed": 1}))
-        n, k = get_variant(variant).n_players, 0
-        while msg["type"] == "turn":
-            line = json.dumps(msg["request"])
-            if k in (0, 4 * n):
-                out.append(line)
-            answer = heuristic.handle(line)
-            if answer["type"] != "action":  # the bot's error: enough is warm; a
-                break  # warm-up never keeps the server from starting
-            msg = referee.handle(json.dumps({"type": "apply", "action": answer["action"]}))
-            k += 1
+        sent: list[str] = []
+        play_deal(heuristic, variant, 1, sent)
+        out += [line for k, line in enumerate(sent) if k in (0, 4 * get_variant(variant).n_players)]
     return out
 
 
