@@ -175,13 +175,15 @@ def page_leaderboards(plots: dict[str, bytes]) -> str:
     return "\n".join(out)
 
 
-def search_match_rows() -> list[str]:
+def search_match_rows(folder: str) -> list[str]:
+    """The matches of ``benchmarks/results/FOLDER/*.json``: a file holds ``rows`` (search_vs.py) or is one match
+    (learned_inference.py)."""
     out = ["| file | A | B | deals | A - B, mean / deal [95% CI] | ms per decision (A, B) |",
            "|---|---|---|---|---|---|"]
-    for f in sorted((RESULTS / "search").glob("*.json")):
+    for f in sorted((RESULTS / folder).glob("*.json")):
         d = load(f)
         k = digits_for(d["variant"])
-        for r in d["rows"]:
+        for r in d.get("rows", [d]):
             lo, hi = r["ci95"]
             cell = bold_if_above_zero(f"{r['mean_a_vs_b']:+.{k}f} {ci(lo, hi, k)}", lo)
             out.append(f"| `{f.name}` | `{r['a']}` | `{r['b']}` | {r['deals']:,} | {cell} | "
@@ -197,7 +199,13 @@ def page_search(plots: dict[str, bytes]) -> str:
         out += leaderboard_section(RESULTS / "with_search" / f"{v}.json", "search", plots, f"search_{v}")
     out += ["## Equal-time search matches", "",
             "`experiments/search_vs.py`: each agent's wall time per decision measured, amortised over the games "
-            "searched together (the command of each file is in the JSON).", "", *search_match_rows(), ""]
+            "searched together (the command of each file is in the JSON).", "", *search_match_rows("search"), "",
+            "## Learned inference", "",
+            "`experiments/learned_inference.py`: ISMCTS drawing its deals weighted by a belief model (A) against the "
+            "same search drawing them uniformly (B), at equal wall time per decision (each agent's budget counts "
+            "its belief model's forward pass). `belief=oracle:P` is not a player: a model that reads the true deal "
+            "(P on each unseen card's true location), the bound of what beliefs could bring. The belief model and "
+            "the machine's load are in each file's note.", "", *search_match_rows("learned_inference"), ""]
     return "\n".join(out)
 
 
