@@ -250,10 +250,10 @@ def cpu_used(server_before: float | None, server_after: float | None, client: fl
     cores on average, milliseconds per move."""
     server = None if server_before is None or server_after is None else server_after - server_before
     per_move = max(moves, 1) / 1000
-    return {"server_s": None if server is None else round(server, 1),
+    return {"server_s": None if server is None else round(server, 3),
             "server_cores": None if server is None else round(server / wall, 2),
             "server_ms_per_move": None if server is None else round(server / per_move, 2),
-            "client_s": round(client, 1), "client_ms_per_move": round(client / per_move, 2)}
+            "client_s": round(client, 3), "client_ms_per_move": round(client / per_move, 2)}
 
 
 # -- what was stored ---------------------------------------------------------------------------------------------

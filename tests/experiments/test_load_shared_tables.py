@@ -24,7 +24,10 @@ def test_three_shared_tables_finish_and_every_game_is_stored(tmp_path):
     assert s["counts"]["finished"] == 3 and s["counts"]["in_progress"] == 0 and s["counts"]["abandoned"] == 0
     assert run["load_average"]["cpus"] >= 1 and run["load_average"]["max"] >= 0
     cpu = run["cpu"]
-    assert cpu["server_s"] > 0 and cpu["server_ms_per_move"] > 0 and cpu["client_s"] > 0
+    # The server serves every move, so it spends CPU; the load generator mostly waits on sockets, and on a fast
+    # machine its CPU over three tables can be below the clock's tick: only its presence is checked.
+    assert cpu["server_s"] > 0 and cpu["server_ms_per_move"] > 0
+    assert cpu["client_s"] >= 0 and cpu["client_ms_per_move"] >= 0
     assert out["targets"]["sqlite"]["all_finished"] and out["targets"]["sqlite"]["every_game_stored"]
     assert "--db sqlite: 3/3 deals finished" in done.stdout and "stored finished with two people: 3/3" in done.stdout
 
