@@ -650,28 +650,35 @@ def _ultimo(st, i, winner, remainder, tb):
     m = st.meta[i]
     n = tb.params[P_PLAYERS]
     h = tb.params[P_HAND]
-    last = np.empty(n + TALON, np.int64)
-    k = 0
+    # the pile's new cards in order: the trick's (from its leader), then the talon's rest (r cards) in the deck's
+    # order; the last n of them are those from position r on. Read in place: a step allocates nothing (search
+    # kernels that call it are compiled without reference counting, search/determinize.py)
+    r = 0
+    if remainder:
+        for q in range(TALON):
+            c = st.deck[i, n * h + q]
+            if (st.cards[i, STOCK, tb.card[c, CARD_WORD]] & bit(tb.card[c, CARD_BIT])) != U0:
+                r += 1
+    king = False
+    pagat = False
+    t = 0
     lead = m[TRICK_LEADER]
     for q in range(n):
         s = lead + q
         if s >= n:
             s -= n
-        last[k] = m[TRICK + s]
-        k += 1
+        if t >= r:
+            king = king or m[TRICK + s] == m[CALLED]
+            pagat = pagat or m[TRICK + s] == PAGAT_ID
+        t += 1
     if remainder:
         for q in range(TALON):
             c = st.deck[i, n * h + q]
             if (st.cards[i, STOCK, tb.card[c, CARD_WORD]] & bit(tb.card[c, CARD_BIT])) != U0:
-                last[k] = c
-                k += 1
-    king = False
-    pagat = False
-    for q in range(k - n, k):
-        if last[q] == m[CALLED]:
-            king = True
-        if last[q] == PAGAT_ID:
-            pagat = True
+                if t >= r:
+                    king = king or c == m[CALLED]
+                    pagat = pagat or c == PAGAT_ID
+                t += 1
     u = KING_ULTIMO if king else (PAGAT_ULTIMO if pagat else 0)
     return u if m[SIDE + winner] == 0 else -u
 
