@@ -168,14 +168,15 @@ def policy_path(spec: str) -> str:
 
 def load_prior(prior: str) -> Any:
     """The prior policy: ``onnx:DIR``, ``bot:NAME`` or a bot directory (onnxruntime), else a PPO checkpoint
-    (torch)."""
+    (torch). Either runs its forward passes on one thread (a time budget is per decision: see
+    :class:`~tarocchi_rl.rl.policy.PPOAgent`'s ``threads``)."""
     path = policy_path(prior)
     if prior.startswith(("onnx:", "bot:")) or (Path(path) / "manifest.json").is_file():
         return OnnxAgent(path)
     precheck_checkpoint(path)  # a missing or hostile file is refused before torch is imported
     from tarocchi_rl.rl.policy import PPOAgent  # torch: only for a checkpoint prior
 
-    return PPOAgent(path=prior)
+    return PPOAgent(path=prior, threads=1)
 
 
 #: ``belief=`` value of the uniform stand-in (no model: every candidate deal weighs the same)

@@ -384,3 +384,35 @@ def test_a_checkpoint_with_a_belief_head_drives_plain_and_guided_searches(tmp_pa
     make_checkpoint(tmp_path / "plain.pt", "piedmont3")
     with pytest.raises(ValueError, match="no belief model there"):
         make_agent(f"ismcts:iterations=10,belief={tmp_path / 'plain.pt'}")
+
+
+def test_a_checkpoint_model_of_a_search_runs_on_one_thread(tmp_path):
+    """A search calls its torch models once a decision under a time budget: their forward passes run on one
+    thread (as the ONNX ones do; torch's default pool waits for cores on a busy machine), and torch's own setting
+    is the same after the call as before."""
+    import torch
+
+    from tarocchi_rl.batch import BatchEnv
+    from tarocchi_rl.rl.policy import PPOAgent
+
+    ckpt = str(_belief_checkpoint(tmp_path / "belief.pt", "piedmont3"))
+    agent = make_agent(f"ismcts:iterations=5,net={ckpt},mix=1,belief={ckpt}")
+    model = agent._belief_model
+    assert model.threads == 1
+    seen = []
+    beliefs, forward = model.net.beliefs, model.net.forward
+    model.net.beliefs = lambda x: (seen.append(torch.get_num_threads()), beliefs(x))[1]
+    model.net.forward = lambda *a: (seen.append(torch.get_num_threads()), forward(*a))[1]
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        env = BatchEnv("piedmont3", 2, seed=0)
+        env.reset(seed=0)
+        obs, mask = env.observe(), env.legal_mask()
+        model.beliefs(obs)
+        model.run(obs, mask, env)
+        assert seen == [1, 1] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    with pytest.raises(ValueError, match="threads must be >= 1"):
+        PPOAgent(path=ckpt, threads=0)
