@@ -275,6 +275,8 @@ def finetune_section(plots: dict[str, bytes]) -> list[str]:
             lo, hi = h["ci95"]
             cell = bold_if_above_zero(f"{h['mean_difference_per_deal']:+.{k}f} {ci(lo, hi, k)}", lo)
             out.append(f"| {h['update']} | `{h['opponent']}` | {h['deals']:,} | {cell} |")
+        if "shipped" in d:  # the checkpoint that replaced the shipped bot
+            out += ["", f"Shipped: {d['shipped']['note']}."]
         fig = curve(f"{d['variant']} fine-tune: greedy policy during training",
                     {f"vs {o}": eval_curve(d["training_evaluations"], o) for o in ("heuristic",)},
                     "minutes of training")
