@@ -28,6 +28,7 @@ def card_fields(m: dict[str, Any]) -> dict[str, str]:
         "decisions": f"{p.get('decisions') or 0:,}", "minutes": f"{p.get('minutes') or 0:.1f}",
         "self_play_share": str(cfg["league"]["self_play_share"]),
         "heuristic_share": str(cfg["league"]["heuristic_share"]), "seed": str(cfg["seed"]),
+        "opponent": str(cfg["league"].get("opponent", "heuristic")),
         "network": f"{network_words(net)} {'x'.join(str(h) for h in net['hidden'])}",
         "activation": str(net["activation"]), "parameters": f"{net['parameters']:,}",
         "checkpoint_sha256": p["checkpoint_sha256"][:16],

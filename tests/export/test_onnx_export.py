@@ -82,6 +82,14 @@ def test_the_model_card_names_the_commits_that_trained_the_bot(bot):
     assert "from the weights of `runs/first/checkpoints/latest.pt` (config `init`), then" in model_card(m)
 
 
+def test_the_model_card_names_the_fixed_opponent_of_the_league(bot):
+    from tarocchi_rl.rl.export import model_card
+
+    m = json.loads((bot / "manifest.json").read_text())
+    m["provenance"]["config"]["league"].update(opponent="bot:mineo", heuristic_share=0.4)
+    assert "the fixed opponent `bot:mineo` (0.4) and past snapshots" in model_card(m)
+
+
 def test_onnx_model_passes_the_checker_with_a_dynamic_batch(bot):
     model = onnx.load(str(bot / "policy.onnx"))
     onnx.checker.check_model(model, full_check=True)
