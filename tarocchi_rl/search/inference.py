@@ -29,13 +29,15 @@ Two methods (``belief_method``):
 **exact** (default): the weighted DP, sequential and exact. The cards that several piles may take (the uniform
 sampler's DP classes, card by card, the capped category first) are placed one at a time; ``g_k(R)`` = the sum
 over the placements of cards k.. into the rooms R of the product of their (per-card scaled) beliefs, tabled per
-layer k over the box of reachable rooms (the uniform sampler's layer boxes, one card a layer; the count caps
-checked at the layer after the category), and card k goes to pile q with probability ``w[k, q] g_{k+1}(R -
-e_q) / g_k(R)``: exactly pi. Each layer is scaled to a maximum of 1 (a draw compares entries of one layer
-only), so no product underflows. The tables are built once per root (about 50 ns an entry: up to ~5 ms at the
-start of a French deal, ~93,000 entries; :data:`MAX_EXACT_FLOATS` at most), a draw costs a few microseconds
-(2-4 times the uniform sampler's). A position whose tables would be larger (Mineo's early round: up to eight
-piles) is sampled by SIR.
+layer k (the count caps checked at the layer after the category), and card k goes to pile q with probability
+``w[k, q] g_{k+1}(R - e_q) / g_k(R)``: exactly pi. Every layer has one layout (the uniform sampler's
+LAYER_RECORD, the same in each): the rooms of the piles other than the widest, each over its whole range 0 ..
+room (the widest's room is the rest), so that g_{k+1}(R - e_q) sits at layer k's index less pile q's stride and
+a layer is a stencil over the next one (:func:`_dp_stencil`); entries no deal reaches hold 0. Each layer is
+scaled to a maximum of 1 (a draw compares entries of one layer only), so no product underflows. The tables are
+built once per root (a few ns an entry: about 1.3 ms at the start of a French deal, ~150,000 entries;
+:data:`MAX_EXACT_FLOATS` at most), a draw costs a few microseconds (2-4 times the uniform sampler's). A
+position whose tables would be larger (Mineo's early round: up to eight piles) is sampled by SIR.
 
 **sir**: sampling-importance-resampling. Per determinization, ``M`` (``belief_samples``) deals are drawn with
 the exact uniform sampler, deal ``t`` gets the log weight ``sum over its unknown cards of log b[c, loc_t(c)]``
@@ -141,8 +143,8 @@ BELIEF_FLOOR = 1e-6
 #: belief_samples: SIR candidates per determinization (default, most)
 DEFAULT_BELIEF_SAMPLES = 8
 MAX_BELIEF_SAMPLES = 1024
-#: the weighted DP's tables of one root, in floats (8 bytes each; filled at ~50 ns each: the start of a French
-#: deal needs ~93,000); a position needing more (Mineo's early round) is sampled by SIR
+#: the weighted DP's tables of one root, in floats (8 bytes each; filled at a few ns each: the start of a French
+#: deal needs ~150,000); a position needing more (Mineo's early round) is sampled by SIR
 MAX_EXACT_FLOATS = 1 << 18
 N_POSITIONS = 128  # card positions: word * 64 + bit
 MAX_DP_CARDS = N_POSITIONS  # the weighted DP's cards (at most every position)
@@ -341,42 +343,42 @@ def _dp_cards(pi, pm, bi):
 
 
 @njit(cache=True, _nrt=False)
-def _dp_layers(pi, bi, kk, pre, suf):
-    """The boxes of layers 1 .. K-1 (reachable rooms of each pile with cards 0..k-1 placed) and their offsets in
-    the floats, after the weights. Returns the floats needed, -1 when a room is unreachable."""
+def _dp_layers(pi, bi, kk):
+    """One layout for the tables of layers 1 .. K-1: every layer indexes the rooms left of the piles other than
+    the widest (its room is the rest of LAY_LEFT) over their whole range 0 .. room, with the same strides, so
+    that g_{k+1}(R - e_q) is layer k+1's entry at layer k's index less pile q's stride (0 for the dropped pile).
+    Entries no deal reaches hold 0. Returns the floats needed (after the weights), -1 when a pile cannot be
+    filled (fewer DP cards may go there than its room)."""
     n_piles = pi[I_P]
+    drop, size = 0, 1
     for q in range(n_piles):
-        pre[q] = 0
-        suf[q] = 0
+        room = pi[_pile(q) + PILE_ROOM]
+        takers = 0
         for k in range(kk):
-            suf[q] += (bi[_card(k) + CARD_PILES] >> q) & 1
-    off = W_SIZE
+            takers += (bi[_card(k) + CARD_PILES] >> q) & 1
+        if takers < room:
+            return -1
+        if room > pi[_pile(drop) + PILE_ROOM]:
+            drop = q
+    for q in range(n_piles):
+        if q != drop:
+            size *= pi[_pile(q) + PILE_ROOM] + 1
+    if kk > 1 and size > (MAX_EXACT_FLOATS - W_SIZE) // (kk - 1):
+        return MAX_EXACT_FLOATS + 1  # too large: the caller falls back
     for k in range(1, kk):
-        for q in range(n_piles):
-            t = (bi[_card(k - 1) + CARD_PILES] >> q) & 1
-            pre[q] += t
-            suf[q] -= t
         o = _layer(k)
         bi[o + LAY_LEFT] = kk - k
-        size, drop, wmax = 1, 0, -1
-        for q in range(n_piles):
-            room = pi[_pile(q) + PILE_ROOM]
-            lo = max(0, room - pre[q])
-            hi = min(room, suf[q])
-            if lo > hi:
-                return -1
-            bi[o + LAY_LO + q] = lo
-            bi[o + LAY_HI + q] = hi
-            if hi - lo > wmax:
-                wmax, drop = hi - lo, q
         bi[o + LAY_DROP] = drop
+        bi[o + LAY_OFF] = W_SIZE + (k - 1) * size
+        stride = 1
         for q in range(n_piles):
+            bi[o + LAY_LO + q] = 0
+            bi[o + LAY_HI + q] = pi[_pile(q) + PILE_ROOM]
+            bi[o + LAY_STRIDE + q] = 0
             if q != drop:
-                bi[o + LAY_STRIDE + q] = size
-                size *= bi[o + LAY_HI + q] - bi[o + LAY_LO + q] + 1
-        bi[o + LAY_OFF] = off
-        off += size
-    return off
+                bi[o + LAY_STRIDE + q] = stride
+                stride *= pi[_pile(q) + PILE_ROOM] + 1
+    return W_SIZE + max(kk - 1, 0) * size
 
 
 @njit(cache=True, _nrt=False)
@@ -435,36 +437,98 @@ def _dp_split(pi, bi, bf, k, r, acc):
 
 
 @njit(cache=True, _nrt=False)
-def _dp_fill(pi, bi, bf, r, acc):
+def _dp_stencil(pi, bi, bf, k, r, ws, st):
+    """Layer k's table from layer k+1's (both tabled, neither the cap layer): entry t (rooms r, the layout's
+    odometer, the first kept pile fastest with stride 1) = sum over the piles q card k may take, r[q] > 0, of
+    w[k, q] * layer k+1's entry t - stride q. ``r`` int64[MAXP], ``ws`` float64[MAXP], ``st`` int64[MAXP]: scratch.
+    Returns the layer's largest entry."""
+    n_piles = pi[I_P]
+    o = _layer(k)
+    drop = bi[o + LAY_DROP]
+    left = bi[o + LAY_LEFT]
+    off = bi[o + LAY_OFF]
+    nxt = bi[_layer(k + 1) + LAY_OFF]
+    size = nxt - off
+    room_drop = bi[o + LAY_HI + drop]
+    piles = bi[_card(k) + CARD_PILES]
+    fast = 1 if drop == 0 else 0
+    room_fast = bi[o + LAY_HI + fast]
+    w_fast = bf[k * MAXP + fast] if (piles >> fast) & 1 else 0.0
+    w_drop = bf[k * MAXP + drop] if (piles >> drop) & 1 else 0.0
+    for q in range(n_piles):
+        r[q] = 0
+    top = 0.0
+    t = 0
+    while t < size:  # one run of the fast pile: the slower piles' rooms r fixed
+        s, n_slow = 0, 0
+        for q in range(n_piles):
+            if q != drop and q != fast:
+                s += r[q]
+                if (piles >> q) & 1 and r[q] > 0:
+                    ws[n_slow] = bf[k * MAXP + q]
+                    st[n_slow] = bi[o + LAY_STRIDE + q]
+                    n_slow += 1
+        base = nxt + t
+        x_lo = max(0, left - s - room_drop)  # r[fast] = x; the dropped pile's room, left - s - x, in range
+        x_hi = min(room_fast, left - s)
+        for x in range(room_fast + 1):
+            bf[off + t + x] = 0.0
+        for x in range(x_lo, x_hi + 1):
+            v = 0.0
+            for u in range(n_slow):
+                v += ws[u] * bf[base + x - st[u]]
+            if x > 0:
+                v += w_fast * bf[base + x - 1]
+            if x < left - s:
+                v += w_drop * bf[base + x]
+            bf[off + t + x] = v
+            top = max(top, v)
+        t += room_fast + 1
+        for q in range(n_piles):  # the slower piles' odometer
+            if q != drop and q != fast:
+                r[q] += 1
+                if r[q] <= bi[o + LAY_HI + q]:
+                    break
+                r[q] = 0
+    return top
+
+
+@njit(cache=True, _nrt=False)
+def _dp_fill(pi, bi, bf, r, acc, st):
     """The tables of layers K-1 .. 1, each scaled to a maximum of 1 (the draws of a layer's card compare entries
-    of the next layer only). Returns g_0 of the rooms (scaled): 0 when no deal is consistent."""
+    of the next layer only): :func:`_dp_stencil` where both layers are plain tables, entry by entry
+    (:func:`_dp_split`) for the last card and around the cap layer. Returns g_0 of the rooms (scaled): 0 when no
+    deal is consistent."""
     kk = bi[B_K]
     for k in range(kk - 1, 0, -1):
         o = _layer(k)
-        drop = bi[o + LAY_DROP]
         off = bi[o + LAY_OFF]
         end = bi[_layer(k + 1) + LAY_OFF] if k < kk - 1 else bi[B_NF]
-        top = 0.0
-        for q in range(pi[I_P]):
-            r[q] = bi[o + LAY_LO + q]
-        for t in range(end - off):  # r: the rooms of entry t (an odometer, pile 0 fastest, as the strides)
-            s = 0
+        if k + 1 < kk and k != bi[B_KB] and k + 1 != bi[B_KB] and pi[I_P] >= 2:
+            top = _dp_stencil(pi, bi, bf, k, r, acc, st)
+        else:
+            drop = bi[o + LAY_DROP]
+            top = 0.0
             for q in range(pi[I_P]):
-                if q != drop:
-                    s += r[q]
-            r[drop] = bi[o + LAY_LEFT] - s
-            v = 0.0
-            if bi[o + LAY_LO + drop] <= r[drop] <= bi[o + LAY_HI + drop]:
-                if k != bi[B_KB] or _caps_hold(pi, r):
-                    v = _dp_split(pi, bi, bf, k, r, acc)
-            bf[off + t] = v
-            top = max(top, v)
-            for q in range(pi[I_P]):
-                if q != drop:
-                    r[q] += 1
-                    if r[q] <= bi[o + LAY_HI + q]:
-                        break
-                    r[q] = bi[o + LAY_LO + q]
+                r[q] = bi[o + LAY_LO + q]
+            for t in range(end - off):  # r: the rooms of entry t (an odometer, pile 0 fastest, as the strides)
+                s = 0
+                for q in range(pi[I_P]):
+                    if q != drop:
+                        s += r[q]
+                r[drop] = bi[o + LAY_LEFT] - s
+                v = 0.0
+                if bi[o + LAY_LO + drop] <= r[drop] <= bi[o + LAY_HI + drop]:
+                    if k != bi[B_KB] or _caps_hold(pi, r):
+                        v = _dp_split(pi, bi, bf, k, r, acc)
+                bf[off + t] = v
+                top = max(top, v)
+                for q in range(pi[I_P]):
+                    if q != drop:
+                        r[q] += 1
+                        if r[q] <= bi[o + LAY_HI + q]:
+                            break
+                        r[q] = bi[o + LAY_LO + q]
         if top > 0.0:
             for t in range(end - off):
                 bf[off + t] /= top
@@ -555,8 +619,7 @@ def belief_plan(pi, pm, tb, logb, method, m):
     nf = W_SIZE
     if mode == METHOD_EXACT:
         kk = _dp_cards(pi, pm, bi)
-        sc = np.zeros(2 * MAXP, np.int64)
-        nf = _dp_layers(pi, bi, kk, sc[:MAXP], sc[MAXP:]) if kk <= MAX_DP_CARDS else -1
+        nf = _dp_layers(pi, bi, kk) if kk <= MAX_DP_CARDS else -1
         if nf < 0 or nf > MAX_EXACT_FLOATS:
             mode = METHOD_SIR if m > 1 else METHOD_UNIFORM
             nf = W_SIZE
@@ -573,7 +636,8 @@ def belief_plan(pi, pm, tb, logb, method, m):
     _dp_weights(pi, bi, bf, lw, bi[B_K])
     r = np.zeros(MAXP, np.int64)
     acc = np.zeros(MAXP, np.float64)
-    if not _dp_fill(pi, bi, bf, r, acc) > 0.0:  # cannot happen for a consistent plan (the beliefs are floored)
+    strides = np.zeros(MAXP, np.int64)
+    if not _dp_fill(pi, bi, bf, r, acc, strides) > 0.0:  # not for a consistent plan (the beliefs are floored)
         bi[B_MODE] = METHOD_SIR if m > 1 else METHOD_UNIFORM
         bf[:W_SIZE] = lw
     return bi, bf

@@ -1,8 +1,9 @@
 """Learned inference in search (tarocchi_rl.search.inference, ``ismcts:...,belief=SOURCE``): determinizations
 weighted by a belief model (the weighted DP, or sampling-importance-resampling) stay exact on every constraint,
 are the uniform sampler's with a uniform model (chi-square over an enumerable position) and, SIR with one
-candidate, its very code path; the weighted DP draws the target law (chi-square) and SIR moves towards it with
-more candidates (measured); the plain and guided searches and the agent spec take them."""
+candidate, its very code path; the weighted DP draws the target law (chi-square), its tables agree with a slow
+memoised recursion along random draws, and SIR moves towards it with more candidates (measured); the plain and
+guided searches and the agent spec take them."""
 
 import numpy as np
 import pytest
@@ -250,6 +251,97 @@ def test_mineo_early_round_falls_back_to_sir():
     assert bi[I.B_MODE] == I.METHOD_SIR and bi[I.B_M] == 4
     dst = I.determinize_weighted(src, i, p, tb, belief, 4, 3, method="exact")
     assert all(sample_problems(src, i, p, info, dst, j) == [] for j in range(3))
+
+
+def _oracle_splits(pi, bi, bf, rng):
+    """A slow, obvious weighted DP (a memoised recursion over (card, rooms) in Python): g(k, R) = sum over the piles q
+    card k may take, R[q] > 0, of w[k, q] g(k+1, R - e_q); 1 past the last card; 0 at the cap layer where a capped
+    pile took more than its cap. Walks one draw (piles chosen at random) and returns, card by card, (the rooms,
+    the law of card k's pile by the oracle)."""
+    import functools
+
+    n_piles, kk, kb = int(pi[D.I_P]), int(bi[I.B_K]), int(bi[I.B_KB])
+    rooms = [int(pi[D.I_PILE + D.PILE_W * q + D.PILE_ROOM]) for q in range(n_piles)]
+    caps = [int(pi[D.I_PILE + D.PILE_W * q + D.PILE_CAP]) for q in range(n_piles)]
+    piles = [int(bi[I.B_CARD + I.CARD_W * k + I.CARD_PILES]) for k in range(kk)]
+    w = [[float(bf[k * D.MAXP + q]) for q in range(n_piles)] for k in range(kk)]
+
+    @functools.cache
+    def g(k, r):
+        if k == kb and any(c >= 0 and room - x > c for c, room, x in zip(caps, rooms, r, strict=True)):
+            return 0.0
+        if k == kk:
+            return 1.0
+        return sum(w[k][q] * g(k + 1, r[:q] + (r[q] - 1,) + r[q + 1:])
+                   for q in range(n_piles) if piles[k] >> q & 1 and r[q] > 0)
+
+    r, walk = tuple(rooms), []
+    for k in range(kk):
+        law = np.array([w[k][q] * g(k + 1, r[:q] + (r[q] - 1,) + r[q + 1:]) if piles[k] >> q & 1 and r[q] > 0
+                        else 0.0 for q in range(n_piles)])
+        law /= law.sum()
+        walk.append((r, law))
+        q = int(rng.choice(n_piles, p=law))
+        r = r[:q] + (r[q] - 1,) + r[q + 1:]
+    return walk
+
+
+def _tables_follow_the_oracle(src, i, p, tb, belief, rng, max_cards=40):
+    """The law of each card's pile read from the exact tables of game i seen by p equals :func:`_oracle_splits`'
+    (1e-9) along one random draw. Returns the belief plan's ints, or None when the position is not an exact one
+    (or too large for the recursion)."""
+    try:
+        plan, bi, bf = I.plan_of(src, i, p, tb, belief)
+    except RuntimeError:
+        return None
+    if bi[I.B_MODE] != I.METHOD_EXACT or bi[I.B_K] > max_cards:
+        return None
+    r = np.zeros(D.MAXP, np.int64)
+    acc = np.zeros(D.MAXP, np.float64)
+    for k, (rooms, law) in enumerate(_oracle_splits(plan.ints, bi, bf, rng)):
+        r[: len(rooms)] = rooms
+        total = I._dp_split(plan.ints, bi, bf, k, r, acc)
+        np.testing.assert_allclose(acc[: len(rooms)] / total, law, rtol=1e-9, atol=1e-12,
+                                   err_msg=f"row {i} seat {p} card {k} rooms {rooms}")
+    return bi
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize(("variant", "options"), CONFIGS, ids=[v + "".join(f"-{o}" for o in opts)
+                                                               for v, opts in CONFIGS])
+def test_exact_tables_match_a_slow_recursion(variant, options):
+    """The weighted DP's tables (one layout for every layer, filled by a stencil; entry by entry near the caps and
+    the last card) against a memoised recursion in Python: along random draws from positions of every phase
+    with random beliefs, the law of each card's pile read from the tables is the recursion's."""
+    src, tb, info = random_positions(variant, options, 60, seed=11)
+    rng = np.random.default_rng(5)
+    checked = 0
+    for i in range(src.meta.shape[0]):
+        belief = rng.dirichlet(np.ones(I.n_locations(info.n)), size=info.c)
+        checked += _tables_follow_the_oracle(src, i, int(src.meta[i, CUR]), tb, belief, rng) is not None
+    assert checked >= 30, checked
+
+
+@pytest.mark.nojit
+def test_exact_tables_with_a_count_cap_match_a_slow_recursion():
+    """Piedmont3, the dealer discarded a trump: the others know he keeps at most as many discardable cards as
+    discards are left (a count cap, checked at the DP's cap layer); the tables still follow the recursion."""
+    import tarocchi_rl
+
+    deck = get_variant("piedmont3").deck
+    forced = [c for c in range(78) if deck.suit[c] >= 4 or deck.names[c].startswith("K")]
+    others = [c for c in range(78) if c not in forced]
+    np.random.default_rng(0).shuffle(others)
+    dealer = forced + others[:2]
+    env = tarocchi_rl.BatchEnv("piedmont3", 1, seed=0)
+    env.set_deals(np.array([others[2:27] + others[27:52] + dealer]))
+    env.step(np.array([78 + next(c for c in range(78) if deck.names[c] == "T5")]))  # the dealer discards a trump
+    rng = np.random.default_rng(2)
+    for p in (0, 1):
+        for _ in range(3):
+            belief = rng.dirichlet(np.ones(I.n_locations(3)), size=78)
+            bi = _tables_follow_the_oracle(env.state, 0, p, env.tables, belief, rng, max_cards=80)
+            assert bi is not None and bi[I.B_KB] >= 0  # an exact plan with a cap layer
 
 
 def test_bad_beliefs_are_refused():
