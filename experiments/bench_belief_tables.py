@@ -2,7 +2,7 @@
 root decision, an old commit against this tree, side by side in one run.
 
     python experiments/bench_belief_tables.py --old 7913361 [--variants french4,mineo] [--positions 300]
-        [--rounds 3] [--repeats 5] [--out benchmarks/results/speed/belief_tables.json]
+        [--rounds 3] [--repeats 5] [--out benchmarks/results/belief_tables/FILE.json]
 
 The tables are built once per decision of a search with ``belief=`` and count against its time budget (at 2 ms a
 decision in French Tarot they took most of it). Each round runs one subprocess per tree (the old one checked out
@@ -21,6 +21,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from bench_compare import ROOT, old_tree
@@ -134,8 +135,15 @@ def main() -> int:
         print(f"| {row['variant']} | old / new | {row['old_over_new_mean']:.2f} | | | | |")
     if a.out:
         a.out.parent.mkdir(parents=True, exist_ok=True)
-        a.out.write_text(json.dumps({"old": a.old, "positions": a.positions, "rounds": a.rounds,
-                                     "repeats": a.repeats, "rows": rows}, indent=1) + "\n")
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "tarocchi_rl"],
+                               capture_output=True, text=True).stdout.strip()
+        a.out.write_text(json.dumps({
+            "old": a.old, "new": head + (" (with uncommitted changes)" if dirty else ""), "positions": a.positions,
+            "rounds": a.rounds, "repeats": a.repeats, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "command": "python experiments/bench_belief_tables.py " + " ".join(sys.argv[1:]), "rows": rows},
+            indent=1) + "\n")
     return 0
 
 

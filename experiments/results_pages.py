@@ -205,8 +205,35 @@ def page_search(plots: dict[str, bytes]) -> str:
             "same search drawing them uniformly (B), at equal wall time per decision (each agent's budget counts "
             "its belief model's forward pass). `belief=oracle:P` is not a player: a model that reads the true deal "
             "(P on each unseen card's true location), the bound of what beliefs could bring. The belief model and "
-            "the machine's load are in each file's note.", "", *search_match_rows("learned_inference"), ""]
+            "the machine's load are in each file's note.", "", *search_match_rows("learned_inference"), "",
+            *belief_tables_section()]
     return "\n".join(out)
+
+
+def belief_tables_section() -> list[str]:
+    """The exact belief sampler's table cost per root decision, an old commit against a newer one in one run
+    (``experiments/bench_belief_tables.py --out``, ``benchmarks/results/belief_tables/*.json``)."""
+    files = sorted((RESULTS / "belief_tables").glob("*.json"))
+    if not files:
+        return []
+    out = ["### What the exact sampler's tables cost", "",
+           "`experiments/bench_belief_tables.py`: milliseconds to build the exact sampler's tables of one root "
+           "decision (random positions, random beliefs), an old commit against a newer one, alternating rounds in "
+           "one run; medians over the rounds. The tables are built once per decision and count against the time "
+           "budget.", ""]
+    for f in files:
+        d = load(f)
+        out += [f"`{f.name}`: old `{d['old']}`, new `{d['new']}`; {d['positions']} positions, {d['rounds']} rounds "
+                f"({d['when']}). Command: `{d['command']}`", "",
+                "| variant | old: mean / median / p90 / max ms | new: mean / median / p90 / max ms | old / new (mean) "
+                "| exact roots (old, new) |", "|---|---|---|---|---|"]
+        for r in d["rows"]:
+            cells = [" / ".join(f"{r[k][s]:.3f}" for s in ("mean_ms", "median_ms", "p90_ms", "max_ms"))
+                     for k in ("old", "new")]
+            out.append(f"| `{r['variant']}` | {cells[0]} | {cells[1]} | {r['old_over_new_mean']:.2f} | "
+                       f"{r['old']['exact_roots']}, {r['new']['exact_roots']} |")
+        out += ["", d["note"], ""] if d.get("note") else [""]
+    return out
 
 
 def page_exploitability(plots: dict[str, bytes]) -> str:

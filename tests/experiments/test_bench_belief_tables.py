@@ -29,6 +29,7 @@ def test_head_and_this_tree_build_the_tables_side_by_side(tmp_path):
     (row,) = data["rows"]
     assert row["variant"] == "piedmont3" and row["old"]["exact_roots"] == row["new"]["exact_roots"] > 0
     assert row["new"]["mean_ms"] > 0 and row["old_over_new_mean"] > 0
+    assert data["old"] == "HEAD" and data["command"].startswith("python experiments/bench_belief_tables.py --old")
     assert git_worktrees() == before  # the worktree is gone
 
 
