@@ -35,7 +35,7 @@ LAYER_RECORD, the same in each): the rooms of the piles other than the widest, e
 room (the widest's room is the rest), so that g_{k+1}(R - e_q) sits at layer k's index less pile q's stride and
 a layer is a stencil over the next one (:func:`_dp_stencil`); entries no deal reaches hold 0. Each layer is
 scaled to a maximum of 1 (a draw compares entries of one layer only), so no product underflows. The tables are
-built once per root (a few ns an entry: about 1.3 ms at the start of a French deal, ~150,000 entries;
+built once per root (a few ns an entry: about 0.7 ms at the start of a French deal, ~150,000 entries;
 :data:`MAX_EXACT_FLOATS` at most), a draw costs a few microseconds (2-4 times the uniform sampler's). A
 position whose tables would be larger (Mineo's early round: up to eight piles) is sampled by SIR.
 
