@@ -14,6 +14,11 @@ import numba
 if "NUMBA_THREADING_LAYER" not in os.environ:
     numba.config.THREADING_LAYER = "workqueue"
 
+# A cached kernel is stale when a package module it imports changed, not only its own file (kernel_cache.py)
+from . import kernel_cache  # noqa: E402
+
+kernel_cache.install()
+
 from .batch import BatchEnv  # noqa: E402
 from .game import Game, State, make  # noqa: E402
 from .variants import VARIANTS  # noqa: E402

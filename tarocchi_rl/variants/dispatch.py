@@ -9,8 +9,9 @@ needs no change here: its line in ``FAMILIES`` adds a branch to every dispatcher
 
 The generated source is compiled with this file's name (Numba's cache needs a file) and each dispatcher's name
 carries a digest of its source and of the families' names, so that a changed registry never meets an old
-cache entry of a dispatcher. (Numba's cache does not see changes in other files: a kernel compiled and cached
-before a family was added keeps its old chain. ``make clean`` empties the cache after adding a family.)
+cache entry of a dispatcher. (A kernel that inlines a dispatcher is recompiled when the registry or a family
+changes: its cache entry is stamped with the sources of the package modules its module imports,
+``tarocchi_rl/kernel_cache.py``.)
 
 ``dispatch_source(hook)`` gives the generated text (for reading and for the tests).
 """
