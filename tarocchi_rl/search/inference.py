@@ -471,7 +471,9 @@ def _dp_stencil(pi, bi, bf, k, r, ws, st):
         base = nxt + t
         x_lo = max(0, left - s - room_drop)  # r[fast] = x; the dropped pile's room, left - s - x, in range
         x_hi = min(room_fast, left - s)
-        for x in range(room_fast + 1):
+        for x in range(min(x_lo, room_fast + 1)):  # unreachable rooms of the run: 0
+            bf[off + t + x] = 0.0
+        for x in range(max(x_hi + 1, 0), room_fast + 1):
             bf[off + t + x] = 0.0
         for x in range(x_lo, x_hi + 1):
             v = 0.0
