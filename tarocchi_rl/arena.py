@@ -45,6 +45,7 @@ from .variants import VariantSpec, get_variant
 
 #: deals of one arena: its bootstrap holds int64[2000, deals] resampled counts (1.6 GB at the bound)
 MAX_DEALS = 100_000
+MAX_WORKERS = 64  # processes of a resumable arena playing its blocks side by side
 MAX_DEAL_LINE = 1 << 14  # bytes of one line of a deals file (a deal with its options is about 600 bytes)
 MAX_DEALS_FILE_BYTES = 1 << 27  # bytes of a deals file, gunzipped: MAX_DEALS deals twice over
 MAX_DEALS_FILE_LINES = 2 * MAX_DEALS  # lines of a deals file, blank ones included
@@ -338,6 +339,7 @@ def run_arena(
     make_agent: Callable[..., AgentLike] = make_baseline,
     blocks_file: str | os.PathLike[str] | None = None,
     fingerprint: Callable[[str], str] | None = None,
+    workers: int = 1,
 ) -> dict[str, Any]:
     """Run the duplicate arena; returns the results dict (see the module docstring).
 
@@ -351,11 +353,13 @@ def run_arena(
     gets the results, the games' records and a plot). ``blocks_file`` (with ``fingerprint``, a digest of what a
     spec names) makes the arena resumable (:func:`_run_resumable`): finished blocks are recorded there and the
     ones already recorded are not played again (:mod:`tarocchi_rl.arena_blocks`; spec strings only, every
-    block's agents built afresh from seeds of their own; no ``out_dir``).
+    block's agents built afresh from seeds of their own; no ``out_dir``). A resumable arena plays its missing
+    blocks in ``workers`` processes side by side (:func:`_play_missing_blocks`; the same results as one process:
+    a block depends on its key alone).
     """
     spec = get_variant(variant)
     options = spec.resolve_options(options or {})
-    _check_arena_args(agent_specs, out_dir, blocks_file, fingerprint)
+    _check_arena_args(agent_specs, out_dir, blocks_file, fingerprint, workers)
     _check_deal_count(deals, decks)
     # in memory, the agents are built before anything is dealt: a bad agent (a missing checkpoint) is reported at
     # once, without compiling the dealing kernels first
@@ -366,14 +370,19 @@ def run_arena(
                         seatings(spec.n_players), progress, batch_deals)
     if agents is None:
         assert fingerprint is not None and blocks_file is not None  # checked above
-        return _run_resumable(setup, [str(s) for s in agent_specs], make_agent, blocks_file, fingerprint)
+        return _run_resumable(setup, [str(s) for s in agent_specs], make_agent, blocks_file, fingerprint, workers)
     return _run_in_memory(setup, agents, out_dir)
 
 
 def _check_arena_args(agent_specs: Sequence[str | AgentLike], out_dir: str | os.PathLike[str] | None,
-                      blocks_file: str | os.PathLike[str] | None, fingerprint: Callable[[str], str] | None) -> None:
+                      blocks_file: str | os.PathLike[str] | None, fingerprint: Callable[[str], str] | None,
+                      workers: int = 1) -> None:
     """The arguments of :func:`run_arena` that are checked before any agent is built or game played (a ValueError
     saying what is wrong): a usable ``out_dir``, two agents at least, and a resumable arena's needs."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"--workers must be an integer in [1, {MAX_WORKERS}], got {workers!r}")
+    if workers > 1 and blocks_file is None:
+        raise ValueError("--workers above 1 plays the blocks of a resumable arena: it needs a blocks file")
     if out_dir:
         check_out_dir(out_dir)  # before any game: a bad --out must not cost the whole evaluation
     if len(agent_specs) < 2:
@@ -441,17 +450,22 @@ def _run_in_memory(setup: _ArenaSetup, agents: Sequence[AgentLike],
 
 
 def _run_resumable(setup: _ArenaSetup, specs: list[str], make_agent: Callable[..., AgentLike],
-                   blocks_file: str | os.PathLike[str], fingerprint: Callable[[str], str]) -> dict[str, Any]:
+                   blocks_file: str | os.PathLike[str], fingerprint: Callable[[str], str],
+                   workers: int = 1) -> dict[str, Any]:
     """The arena kept in ``blocks_file``: each block read from there when recorded, else played by agents built
-    afresh for it and recorded (:func:`_recorded_or_played`); the results count the blocks reused."""
+    afresh for it and recorded (:func:`_recorded_or_played`; with ``workers`` > 1 the missing blocks are played
+    first, side by side, :func:`_play_missing_blocks`); the results count the blocks reused."""
     prints = [fingerprint(s) for s in specs]
     store = BlockFile(blocks_file)
+    t0 = time.perf_counter()
+    played_now = _play_missing_blocks(setup, specs, prints, store, make_agent, workers) if workers > 1 else set()
 
     def play(a: int, b: int, lo: int, d: NDArray[np.integer[Any]], bar: _Progress, base: int) -> tuple[Block, bool]:
-        return _recorded_or_played(store, setup.spec, setup.options, (specs[a], specs[b]), (prints[a], prints[b]),
-                                   setup.seed, lo, d, setup.maps, make_agent, bar, base)
+        block, recorded = _recorded_or_played(store, setup.spec, setup.options, (specs[a], specs[b]),
+                                              (prints[a], prints[b]), setup.seed, lo, d, setup.maps, make_agent,
+                                              bar, base)
+        return block, recorded and (a, b, lo) not in played_now
 
-    t0 = time.perf_counter()
     tally = _play_pairs(setup, play)
     results = _results(setup, tally, t0)
     results["blocks_reused"] = tally.reused
@@ -514,11 +528,9 @@ def _play_pairs(setup: _ArenaSetup, play: BlockSource) -> _Tally:
     pairs = list(combinations(range(n_agents), 2))
     tally = _Tally.empty(n_agents, n_deals)
     bar = _Progress(len(pairs) * n_deals * per_pair, enabled=setup.progress)
-    chunk = setup.batch_deals or max(1, 4096 // per_pair)  # ~4k games per batch: the state stays in cache
     for a, b in pairs:
         pair_score = np.zeros((2, n_deals))
-        for lo in range(0, n_deals, chunk):
-            d = setup.decks[lo : lo + chunk]
+        for lo, d in _chunks(setup):
             block, recorded = play(a, b, lo, d, bar, tally.games)
             pair_score[:, lo : lo + len(d)] = block[0]
             tally.add_block(a, b, block, recorded)
@@ -526,6 +538,69 @@ def _play_pairs(setup: _ArenaSetup, play: BlockSource) -> _Tally:
         tally.add_pair(a, b, pair_score)
     bar.close()
     return tally
+
+
+def _chunks(setup: _ArenaSetup) -> Iterator[tuple[int, NDArray[np.integer[Any]]]]:
+    """A pair's blocks of deals: (the first deal's index, the decks int[k, C]), ``batch_deals`` deals each (by
+    default about 4k games: the state stays in cache)."""
+    chunk = setup.batch_deals or max(1, 4096 // len(setup.maps))
+    for lo in range(0, len(setup.decks), chunk):
+        yield lo, setup.decks[lo : lo + chunk]
+
+
+def _play_missing_blocks(setup: _ArenaSetup, specs: list[str], prints: list[str], store: BlockFile,
+                         make_agent: Callable[..., AgentLike], workers: int) -> set[tuple[int, int, int]]:
+    """Every block missing from ``store`` played in ``workers`` spawned processes (each with its share of Numba's
+    threads) and recorded by this one as it finishes; returns the blocks played, (agent a, agent b, first deal).
+    A block is a function of its key (its agents are built from its own seeds), so the order does not matter."""
+    missing = []
+    for a, b in combinations(range(len(specs)), 2):
+        for lo, d in _chunks(setup):
+            seeds, key = _seeds_and_key(setup.spec, setup.options, (specs[a], specs[b]), (prints[a], prints[b]),
+                                        setup.seed, lo, d, setup.maps)
+            if store.get(key) is None:
+                missing.append(((a, b, lo), key, (specs[a], specs[b]), seeds, d))
+    if not missing:
+        return set()
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    import numba
+
+    threads = max(1, numba.config.NUMBA_NUM_THREADS // workers)
+    bar = _Progress(sum(len(m[4]) for m in missing) * len(setup.maps), enabled=setup.progress)
+    done_games, played = 0, set()
+    with ProcessPoolExecutor(min(workers, len(missing)), mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(_block_task, setup.variant, setup.options, pair, seeds, d, setup.maps, make_agent,
+                               threads): (which, key) for which, key, pair, seeds, d in missing}
+        try:
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    which, key = futures[f]
+                    block = f.result()  # a failed block stops the arena; the finished ones stay recorded
+                    store.add(key, *block)
+                    played.add(which)
+                    done_games += block[3]
+                    bar.update(done_games)
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+    bar.close()
+    return played
+
+
+def _block_task(variant: str, options: dict[str, Any], specs: tuple[str, str], seeds: tuple[int, int],
+                d: NDArray[np.integer[Any]], maps: NDArray[np.int8], make_agent: Callable[..., AgentLike],
+                threads: int) -> Block:
+    """One block in a worker process of :func:`_play_missing_blocks`."""
+    import numba
+
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    return _play_block(get_variant(variant), d, make_agent(specs[0], seed=seeds[0]),
+                       make_agent(specs[1], seed=seeds[1]), maps, options, _Progress(0, False), 0, None)
 
 
 def _results(setup: _ArenaSetup, tally: _Tally, t0: float) -> dict[str, Any]:
@@ -585,6 +660,15 @@ def head_to_head_of(result: dict[str, Any], a: str, b: str) -> tuple[float, floa
     return None
 
 
+def _seeds_and_key(spec: VariantSpec, options: dict[str, Any], specs: tuple[str, str], prints: tuple[str, str],
+                   seed: int, lo: int, d: NDArray[np.integer[Any]],
+                   maps: NDArray[np.int8]) -> tuple[tuple[int, int], dict[str, Any]]:
+    """The block of agents ``specs`` on the deals d (int[k, C], the first one deal ``lo``): its agents' seeds and
+    its key in a blocks file (:mod:`tarocchi_rl.arena_blocks`)."""
+    seeds = (block_seed(seed, specs[0], lo), block_seed(seed, specs[1], lo))
+    return seeds, block_key(spec.name, options, specs, prints, seeds, len(maps), lo, d)
+
+
 def _recorded_or_played(store: BlockFile, spec: VariantSpec, options: dict[str, Any], specs: tuple[str, str],
                         prints: tuple[str, str], seed: int, lo: int, d: NDArray[np.integer[Any]],
                         maps: NDArray[np.int8], make_agent: Callable[..., AgentLike], bar: "_Progress",
@@ -592,8 +676,7 @@ def _recorded_or_played(store: BlockFile, spec: VariantSpec, options: dict[str, 
     """The block of agents ``specs`` on the deals d (int[k, C], the first one deal ``lo`` of the set): read from
     the store when recorded there (True), else played by agents built afresh from the block's seeds and
     recorded (False)."""
-    seeds = (block_seed(seed, specs[0], lo), block_seed(seed, specs[1], lo))
-    key = block_key(spec.name, options, specs, prints, seeds, len(maps), lo, d)
+    seeds, key = _seeds_and_key(spec, options, specs, prints, seed, lo, d, maps)
     rec = store.get(key)
     if rec is None:
         block = _play_block(spec, d, make_agent(specs[0], seed=seeds[0]), make_agent(specs[1], seed=seeds[1]),

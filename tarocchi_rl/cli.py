@@ -110,7 +110,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         from .agents.specs import agent_fingerprint
         from .arena_blocks import BLOCK_DEALS
 
-        resumable = {"blocks_file": args.blocks, "fingerprint": agent_fingerprint, "batch_deals": BLOCK_DEALS}
+        resumable = {"blocks_file": args.blocks, "fingerprint": agent_fingerprint, "batch_deals": BLOCK_DEALS,
+                     "workers": args.workers}
+    elif args.workers != 1:
+        raise ValueError("--workers above 1 plays the blocks of a resumable arena: it needs --blocks FILE")
     r = run_arena(args.variant, specs, deals=args.deals, seed=args.seed, decks=decks, out_dir=args.out,
                   progress=not args.json and sys.stderr.isatty(), make_agent=make_agent, **resumable)
     print(json.dumps(r) if args.json else format_results(r))
@@ -256,7 +259,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         agents = split_agent_specs(args.agents) if args.agents else default_agents(v, args.models)
         board = run_leaderboard(v, deals, agents, make_agent, search_deals=args.search_deals,
                                 progress=not args.no_progress and sys.stderr.isatty(), blocks_dir=args.blocks_dir,
-                                fingerprint=agent_fingerprint)
+                                fingerprint=agent_fingerprint, workers=args.workers)
         if args.out:
             print(f"wrote {write_results(board, args.out, command)}", file=sys.stderr)
         print(format_markdown(board, command))
@@ -400,6 +403,8 @@ def _add_eval(sub: Subparsers) -> None:
     e.add_argument("--json", action="store_true")
     e.add_argument("--blocks", default=None, metavar="FILE", help="resumable: keep every finished block (a pair "
                    "of agents on 100 deals) in FILE (JSON lines); a rerun plays only the blocks missing there")
+    e.add_argument("--workers", type=int, default=1, help="with --blocks: play the missing blocks in this many "
+                   "processes side by side (the same results as one)")
     e.set_defaults(func=_cmd_eval)
 
 
@@ -444,6 +449,8 @@ def _add_leaderboard(sub: Subparsers) -> None:
     lb.add_argument("--out", default=None, help="write VARIANT.md and VARIANT.json here (e.g. benchmarks/results)")
     lb.add_argument("--blocks-dir", default=None, help="resumable: keep every finished block (a pair of agents on a "
                     "chunk of deals) in BLOCKS_DIR/VARIANT.jsonl; a rerun plays only the blocks missing there")
+    lb.add_argument("--workers", type=int, default=1, help="with --blocks-dir: play the missing blocks in this many "
+                    "processes side by side (the same results as one)")
     lb.add_argument("--no-progress", action="store_true")
     lb.set_defaults(func=_cmd_leaderboard)
 

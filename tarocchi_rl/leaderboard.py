@@ -60,12 +60,12 @@ def is_search(spec: str) -> bool:
 
 def run_leaderboard(variant: str, deals_file: str | Path, agents: Sequence[str], make_agent: Callable[..., Any],
                     search_deals: int = SEARCH_DEALS, progress: bool = False, blocks_dir: str | Path | None = None,
-                    fingerprint: Callable[[str], str] | None = None) -> dict[str, Any]:
+                    fingerprint: Callable[[str], str] | None = None, workers: int = 1) -> dict[str, Any]:
     """Both arenas of one variant (module docstring); returns {"variant", "deals_file", "tables": {name: arena
     result}}. A set with fewer deals than ``search_deals`` plays all of them in the search table.
     ``blocks_dir``: resumable (:mod:`tarocchi_rl.arena_blocks`): the finished blocks of both tables are kept in
     ``BLOCKS_DIR/VARIANT.jsonl`` (``fingerprint``: the agents' digests) and a rerun plays only the missing ones;
-    the search table then plays blocks of ``BLOCK_DEALS`` deals."""
+    the search table then plays blocks of ``BLOCK_DEALS`` deals, the missing ones in ``workers`` processes."""
     if not 1 <= search_deals <= MAX_DEALS:
         raise ValueError(f"--search-deals must be >= 1 and <= {MAX_DEALS}, got {search_deals}")
     decks = read_deals_file(deals_file, variant)
@@ -76,7 +76,10 @@ def run_leaderboard(variant: str, deals_file: str | Path, agents: Sequence[str],
             Path(blocks_dir).mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ValueError(f"--blocks-dir {blocks_dir}: cannot create it ({e.strerror or e})") from None
-        resumable = {"blocks_file": Path(blocks_dir) / f"{variant}.jsonl", "fingerprint": fingerprint}
+        resumable = {"blocks_file": Path(blocks_dir) / f"{variant}.jsonl", "fingerprint": fingerprint,
+                     "workers": workers}
+    elif workers != 1:
+        raise ValueError("--workers above 1 plays the blocks of a resumable leaderboard: it needs --blocks-dir")
     tables: dict[str, Any] = {}
     if len(fast) >= 2:
         tables["fast"] = run_arena(variant, fast, decks=decks, progress=progress, make_agent=make_agent,

@@ -38,6 +38,34 @@ def test_an_interrupted_run_continued_gives_the_uninterrupted_table(tmp_path):
     assert again["blocks_reused"] == 9 and table(again) == table(whole) and again["games"] == whole["games"]
 
 
+def test_blocks_played_by_two_processes_give_the_table_of_one(tmp_path):
+    decks = random_decks("piedmont3", 5, seed=4)
+    one = arena(decks, tmp_path / "one.jsonl")
+    lines = (tmp_path / "one.jsonl").read_text().splitlines()
+    (tmp_path / "two.jsonl").write_text("\n".join(lines[:2]) + "\n")  # two blocks recorded before
+    two = run_arena("piedmont3", AGENTS, decks=decks, batch_deals=2, make_agent=make_agent,
+                    blocks_file=tmp_path / "two.jsonl", fingerprint=agent_fingerprint, workers=2)
+    assert two["blocks_reused"] == 2 and table(two) == table(one) and two["games"] == one["games"]
+    assert two["head_to_head"] == one["head_to_head"]
+
+    def blocks(name):
+        return sorted((json.dumps(r["key"], sort_keys=True), r["scores"], r["games"])
+                      for r in map(json.loads, (tmp_path / name).read_text().splitlines()))
+    assert blocks("two.jsonl") == blocks("one.jsonl")  # the same blocks, in the order they finished
+
+
+def test_workers_are_bounded_and_need_a_blocks_file(tmp_path):
+    decks = random_decks("piedmont3", 2, seed=4)
+    for bad in (0, -1, 65, 1.5, True):
+        with pytest.raises(ValueError, match="--workers must be an integer"):
+            run_arena("piedmont3", ["random", "heuristic"], decks=decks, make_agent=make_agent,
+                      blocks_file=tmp_path / "b.jsonl", fingerprint=agent_fingerprint, workers=bad)
+    with pytest.raises(ValueError, match="needs a blocks file"):
+        run_arena("piedmont3", ["random", "heuristic"], decks=decks, workers=2)
+    assert main(["eval", "--variant", "piedmont3", "--agents", "random,heuristic", "--deals", "2",
+                 "--workers", "2"]) != 0
+
+
 def test_a_last_line_cut_short_is_dropped_and_its_block_played_again(tmp_path, capsys):
     decks = random_decks("piedmont3", 4, seed=4)
     whole = arena(decks, tmp_path / "b.jsonl", ["random", "heuristic"])
