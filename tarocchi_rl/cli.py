@@ -239,7 +239,8 @@ def _cmd_expert(args: argparse.Namespace) -> int:
 
     r = expert_iteration(args.init, args.out, rounds=args.rounds, deals=args.deals, iterations=args.iterations,
                          minutes=args.minutes, epochs=args.epochs, lr=args.lr, c_puct=args.c_puct, mix=args.mix,
-                         seed=args.seed, buffer=args.buffer, beliefs=args.beliefs, progress=not args.no_progress)
+                         seed=args.seed, buffer=args.buffer, beliefs=args.beliefs, lazy=args.lazy,
+                         progress=not args.no_progress)
     print(json.dumps(r))
     return 0
 
@@ -490,6 +491,8 @@ def _add_expert(sub: Subparsers) -> None:
                     "samples and earlier rounds' while they fit in N samples (default 0: this round's only)")
     ei.add_argument("--beliefs", action="store_true", help="learned inference: the searches draw their deals "
                     "weighted by the network's belief head (a run trained with belief_loss > 0)")
+    ei.add_argument("--lazy", action="store_true", help="with --mix 1: a node's prior evaluated on its second "
+                    "visit (ismcts:lazy=1, the leaderboard's guided search)")
     ei.add_argument("--seed", type=int, default=0)
     ei.add_argument("--no-progress", action="store_true")
     ei.set_defaults(func=_cmd_expert)

@@ -57,11 +57,12 @@ def _check(name: str, value: float) -> None:
 
 def self_play(net: torch.nn.Module, variant: str, options: dict, deals: int, iterations: int, c_puct: float,
               mix: float, payoff_scale: float, rng: np.random.Generator,
-              beliefs: bool = False) -> dict[str, NDArray[Any]]:
+              beliefs: bool = False, lazy: bool = False) -> dict[str, NDArray[Any]]:
     """``deals`` deals played by the guided search with ``net`` at every seat; returns the samples: obs
     float32[N, D], mask bool[N, A], policy float32[N, A] (root visits / iterations), ret float32[N] (the deciding
     seat's payoff / payoff_scale). ``beliefs``: the searches draw their deals weighted by the network's own belief
-    head (learned inference, :mod:`tarocchi_rl.search.inference`; the network must have one)."""
+    head (learned inference, :mod:`tarocchi_rl.search.inference`; the network must have one). ``lazy`` (needs
+    ``mix`` = 1): a node's prior evaluated on its second visit (``ismcts:lazy=1``)."""
     env = BatchEnv(variant, deals, seed=int(rng.integers(0, 2**62)), **options)
     if beliefs and not getattr(net, "has_beliefs", False):
         raise ValueError("expert: --beliefs needs a network with a belief head (trained with belief_loss > 0)")
@@ -88,7 +89,7 @@ def self_play(net: torch.nn.Module, variant: str, options: dict, deals: int, ite
                 log_b = log_beliefs(probs, env.num_players, env.spec.deck.n_cards)
             _, visits = guided_search(env.state, live[rows], env.tables, env.num_players, env.num_actions,
                                       obs[rows], mask[rows], evaluate, iterations, c_puct, payoff_scale, seeds,
-                                      mix=mix, log_beliefs=log_b)
+                                      mix=mix, lazy=lazy, log_beliefs=log_b)
             policy = (visits / visits.sum(axis=1, keepdims=True)).astype(np.float32)
             c = np.cumsum(policy, axis=1)  # an action drawn from the visits
             u = rng.random(len(rows))[:, None] * c[:, -1:]
@@ -169,15 +170,18 @@ def train_on(net: torch.nn.Module, opt: torch.optim.Optimizer, samples: dict[str
 def expert_iteration(init: str, out: str | Path, rounds: int = 10, deals: int = 256, iterations: int = 64,
                      minutes: float = 0.0, epochs: int = 2, minibatch: int = 1024, lr: float = 3e-4,
                      value_coef: float = 1.0, c_puct: float = 1.5, mix: float = 0.0, seed: int = 0,
-                     buffer: int = 0, beliefs: bool = False, progress: bool = True) -> dict[str, Any]:
+                     buffer: int = 0, beliefs: bool = False, lazy: bool = False,
+                     progress: bool = True) -> dict[str, Any]:
     """Run expert iteration from checkpoint ``init`` into directory ``out`` (module docstring); ``minutes`` > 0
     also stops after that wall time (at the end of a round); ``buffer``: samples kept across rounds
-    (:class:`ReplayBuffer`); ``beliefs``: learned inference in the searches (:func:`self_play`). Returns the summary
-    (JSON-able)."""
+    (:class:`ReplayBuffer`); ``beliefs``: learned inference in the searches, ``lazy``: lazy priors (needs ``mix`` =
+    1; :func:`self_play`). Returns the summary (JSON-able)."""
     for name, value in (("rounds", rounds), ("deals", deals), ("iterations", iterations), ("epochs", epochs),
                         ("minibatch", minibatch), ("lr", lr), ("value_coef", value_coef), ("c_puct", c_puct),
                         ("mix", mix), ("minutes", minutes), ("seed", seed), ("buffer", buffer)):
         _check(name, value)
+    if lazy and mix != 1:
+        raise ValueError(f"expert: --lazy needs --mix 1 (leaf values from rollouts alone), got --mix {mix:g}")
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ValueError(f"expert: --out {out} exists and is not an empty directory")
@@ -201,7 +205,7 @@ def expert_iteration(init: str, out: str | Path, rounds: int = 10, deals: int = 
     for r in range(1, rounds + 1):
         t = time.perf_counter()
         samples = self_play(net, cfg.variant, cfg.options, deals, iterations, c_puct, mix, cfg.payoff_scale, rng,
-                            beliefs)
+                            beliefs, lazy)
         t_play = time.perf_counter() - t
         replay.add(samples)
         stats = train_on(net, opt, replay.samples(), epochs, minibatch, value_coef, gen)

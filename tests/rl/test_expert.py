@@ -40,6 +40,24 @@ def test_self_play_samples_are_searched_decisions_with_visit_targets(tmp_path, v
     assert np.allclose(scaled, scaled.round(), atol=1e-3)
 
 
+def test_lazy_self_play_searches_like_the_leaderboards_guided_agent(tmp_path, monkeypatch):
+    from tarocchi_rl import expert
+
+    seen = []
+    real = expert.guided_search
+
+    def spy(*args, **kwargs):
+        seen.append((kwargs["mix"], kwargs["lazy"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(expert, "guided_search", spy)
+    cfg, net = _checkpoint(tmp_path / "a.pt")
+    s = self_play(net, "mineo", {}, deals=3, iterations=6, c_puct=1.5, mix=1.0, payoff_scale=10.0,
+                  rng=np.random.default_rng(0), lazy=True)
+    assert seen and set(seen) == {(1.0, True)}
+    assert np.allclose(s["policy"].sum(axis=1), 1.0) and (s["policy"][~s["mask"]] == 0).all()
+
+
 def test_training_moves_the_network_towards_the_search(tmp_path):
     cfg, net = _checkpoint(tmp_path / "a.pt")
     s = self_play(net, "mineo", {}, deals=6, iterations=8, c_puct=1.5, mix=0.0, payoff_scale=10.0,
@@ -102,6 +120,7 @@ def test_init_errors_name_the_checkpoint_and_the_mismatch(tmp_path):
     (["--lr", "nan"], "lr"),
     (["--mix", "2"], "mix"),
     (["--buffer", "-1"], "buffer"),
+    (["--lazy"], "--lazy needs --mix 1"),
 ])
 def test_bad_expert_options_are_one_line_errors(tmp_path, capsys, args, message):
     _checkpoint(tmp_path / "a.pt")
