@@ -58,6 +58,22 @@ def test_results_pages_are_current_with_the_json():
     assert pages.stale(built) == [], "run: make results"
 
 
+def test_the_headline_falls_back_to_the_latest_search_match(tmp_path, monkeypatch):
+    import json
+
+    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    (tmp_path / "search").mkdir()
+    row = {"a": "bot:piedmont3", "b": pages.PLAIN_SEARCH, "deals": 500, "mean_a_vs_b": 1.5, "ci95": [0.5, 2.5]}
+    for name, mean in (("a.json", 9.0), ("b.json", 1.5)):
+        (tmp_path / "search" / name).write_text(json.dumps(
+            {"variant": "piedmont3", "command": "x", "rows": [row | {"mean_a_vs_b": mean}]}))
+    monkeypatch.setattr(pages, "RESULTS", tmp_path)
+    assert pages.match_cell("piedmont3", "bot:piedmont3", pages.PLAIN_SEARCH) == (
+        "+1.500 [+0.500, +2.500] (500 deals, `search/b.json`)")
+    assert pages.match_cell("piedmont3", pages.PLAIN_SEARCH, "bot:piedmont3") is None  # the order counts
+    assert pages.match_cell("french3", "bot:piedmont3", pages.PLAIN_SEARCH) is None
+
+
 def test_results_check_names_a_stale_page(tmp_path, monkeypatch):
     pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
     built, _ = pages.build()
