@@ -128,18 +128,21 @@ def headline_rows() -> list[str]:
         cells = [f"{h[0]:+.{k}f} {ci(h[1], h[2], k)} ({fast['deals']:,} deals)" if h else "-"]
         search = load(RESULTS / "with_search" / f"{v}.json")["tables"]["search"]
         guided = next((a for a in search["agents"] if "net=" in a), None)
-        s = head_to_head_of(search, guided, f"bot:{v}") if guided else None
-        p = head_to_head_of(search, f"bot:{v}", PLAIN_SEARCH)
-        if p:
-            cells.append(f"{p[0]:+.{k}f} {ci(p[1], p[2], k)} ({search['deals']:,} deals)")
-        else:
-            cells.append(match_cell(v, f"bot:{v}", PLAIN_SEARCH) or NOT_RECORDED)
-        if s:
-            cells.append(f"{s[0]:+.{k}f} {ci(s[1], s[2], k)} ({search['deals']:,} deals)")
-        else:
-            cells.append(match_cell(v, GUIDED_SEARCH.format(v=v), f"bot:{v}") or NOT_RECORDED)
+        cells.append(search_cell(v, search, f"bot:{v}", PLAIN_SEARCH))
+        cells.append(search_cell(v, search, guided, f"bot:{v}", match_a=GUIDED_SEARCH.format(v=v)))
         out.append(f"| `{v}` | " + " | ".join(cells) + " |")
     return out
+
+
+def search_cell(variant: str, search: dict, a: str | None, b: str, match_a: str | None = None) -> str:
+    """A vs b as a headline cell: from the search table when it has the pair, else the latest match between
+    ``match_a`` (default ``a``) and b (:func:`match_cell`), else "not recorded"."""
+    h = head_to_head_of(search, a, b) if a else None
+    if h:
+        k = digits_for(variant)
+        return f"{h[0]:+.{k}f} {ci(h[1], h[2], k)} ({search['deals']:,} deals)"
+    matched = match_a or a
+    return (match_cell(variant, matched, b) if matched else None) or NOT_RECORDED
 
 
 def match_cell(variant: str, a: str, b: str) -> str | None:

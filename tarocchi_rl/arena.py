@@ -382,7 +382,8 @@ def _check_arena_args(agent_specs: Sequence[str | AgentLike], out_dir: str | os.
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
         raise ValueError(f"--workers must be an integer in [1, {MAX_WORKERS}], got {workers!r}")
     if workers > 1 and blocks_file is None:
-        raise ValueError("--workers above 1 plays the blocks of a resumable arena: it needs a blocks file")
+        raise ValueError("--workers above 1 plays the blocks of a resumable arena: it needs a blocks file "
+                         "(--blocks FILE, or the leaderboard's --blocks-dir)")
     if out_dir:
         check_out_dir(out_dir)  # before any game: a bad --out must not cost the whole evaluation
     if len(agent_specs) < 2:

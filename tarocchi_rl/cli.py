@@ -105,15 +105,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     specs = split_agent_specs(args.agents)
     decks = read_deals_file(args.deals_file, args.variant) if args.deals_file else None
-    resumable: dict[str, Any] = {}
+    resumable: dict[str, Any] = {"workers": args.workers}  # run_arena says when --workers lacks --blocks
     if args.blocks:
         from .agents.specs import agent_fingerprint
         from .arena_blocks import BLOCK_DEALS
 
-        resumable = {"blocks_file": args.blocks, "fingerprint": agent_fingerprint, "batch_deals": BLOCK_DEALS,
-                     "workers": args.workers}
-    elif args.workers != 1:
-        raise ValueError("--workers above 1 plays the blocks of a resumable arena: it needs --blocks FILE")
+        resumable |= {"blocks_file": args.blocks, "fingerprint": agent_fingerprint, "batch_deals": BLOCK_DEALS}
     r = run_arena(args.variant, specs, deals=args.deals, seed=args.seed, decks=decks, out_dir=args.out,
                   progress=not args.json and sys.stderr.isatty(), make_agent=make_agent, **resumable)
     print(json.dumps(r) if args.json else format_results(r))

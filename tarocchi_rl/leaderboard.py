@@ -70,16 +70,13 @@ def run_leaderboard(variant: str, deals_file: str | Path, agents: Sequence[str],
         raise ValueError(f"--search-deals must be >= 1 and <= {MAX_DEALS}, got {search_deals}")
     decks = read_deals_file(deals_file, variant)
     fast = [a for a in agents if not is_search(a)]
-    resumable: dict[str, Any] = {}
+    resumable: dict[str, Any] = {"workers": workers}  # run_arena says when --workers lacks --blocks-dir
     if blocks_dir is not None:
         try:
             Path(blocks_dir).mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ValueError(f"--blocks-dir {blocks_dir}: cannot create it ({e.strerror or e})") from None
-        resumable = {"blocks_file": Path(blocks_dir) / f"{variant}.jsonl", "fingerprint": fingerprint,
-                     "workers": workers}
-    elif workers != 1:
-        raise ValueError("--workers above 1 plays the blocks of a resumable leaderboard: it needs --blocks-dir")
+        resumable |= {"blocks_file": Path(blocks_dir) / f"{variant}.jsonl", "fingerprint": fingerprint}
     tables: dict[str, Any] = {}
     if len(fast) >= 2:
         tables["fast"] = run_arena(variant, fast, decks=decks, progress=progress, make_agent=make_agent,

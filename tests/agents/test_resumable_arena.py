@@ -11,6 +11,7 @@ import pytest
 from tarocchi_rl.agents.specs import agent_fingerprint, make_agent
 from tarocchi_rl.arena import random_decks, run_arena, write_deals_file
 from tarocchi_rl.cli import main
+from tarocchi_rl.leaderboard import run_leaderboard
 
 AGENTS = ["random", "heuristic", "ismcts:iterations=20,rollout=random"]
 
@@ -64,6 +65,9 @@ def test_workers_are_bounded_and_need_a_blocks_file(tmp_path):
         run_arena("piedmont3", ["random", "heuristic"], decks=decks, workers=2)
     assert main(["eval", "--variant", "piedmont3", "--agents", "random,heuristic", "--deals", "2",
                  "--workers", "2"]) != 0
+    write_deals_file(tmp_path / "d.jsonl.gz", "piedmont3", 2, seed=4)
+    with pytest.raises(ValueError, match="needs a blocks file"):  # the leaderboard: the same rule, said once
+        run_leaderboard("piedmont3", tmp_path / "d.jsonl.gz", ["random", "heuristic"], make_agent, workers=2)
 
 
 def test_a_last_line_cut_short_is_dropped_and_its_block_played_again(tmp_path, capsys):
