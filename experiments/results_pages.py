@@ -329,6 +329,10 @@ def finetune_section(plots: dict[str, bytes]) -> list[str]:
             lo, hi = h["ci95"]
             cell = bold_if_above_zero(f"{h['mean_difference_per_deal']:+.{k}f} {ci(lo, hi, k)}", lo)
             out.append(f"| {h['update']} | `{h['opponent']}` | {h['deals']:,} | {cell} |")
+        if "selection" in d:  # the checkpoints played on other deals, where the one to ship is chosen
+            rows = ", ".join(f"{r['update']}: {r['mean_difference_per_deal']:+.{k}f} {ci(*r['ci95'], k)}"
+                             for r in d["selection"]["rows"])
+            out += ["", f"Chosen on other deals (`{d['selection']['how']}`): {rows}."]
         if "shipped" in d:  # the checkpoint that replaced the shipped bot
             out += ["", f"Shipped: {d['shipped']['note']}."]
         fig = curve(f"{d['variant']} fine-tune: greedy policy during training",
