@@ -3,25 +3,16 @@ a checkpoint that the search reads as its belief model."""
 
 import json
 
-import numpy as np
 import torch
 
-from tarocchi_rl.rl.checkpoint import save_checkpoint
-from tarocchi_rl.rl.config import load_config
-from tarocchi_rl.rl.network import build_network, load_network
-from tarocchi_rl.variants import get_variant
+from tarocchi_rl.rl.network import load_network
+from tests.support.checkpoints import make_checkpoint
 
 from .scripts import last_json, ok, run_script
 
 
-def belief_checkpoint(path, variant="piedmont3", belief_loss=1.0):
-    cfg = load_config(None, [f"variant={variant}", "network.hidden=[32]", "seed=0", f"belief_loss={belief_loss}"])
-    spec = get_variant(variant)
-    torch.manual_seed(0)
-    net = build_network(cfg, spec.obs_dim, spec.n_actions)
-    save_checkpoint(path, {"config": cfg.to_dict(), "model": net.state_dict(), "update": 0, "samples": 0,
-                           "decisions": 0, "minutes": 0.0,
-                           "workers": [{"env_rng": np.arange(4, dtype=np.uint64) * np.uint64(2**61)}]})
+def belief_checkpoint(path, belief_loss=1.0):
+    make_checkpoint(path, "piedmont3", belief_loss=belief_loss)
     return path
 
 

@@ -444,20 +444,9 @@ def test_a_model_of_another_shape_is_a_clear_error():
 
 def _belief_checkpoint(path, variant):
     """A fresh network of ``variant`` with a belief head (belief_loss > 0), saved as a training checkpoint."""
-    import torch
+    from tests.support.checkpoints import make_checkpoint
 
-    from tarocchi_rl.rl.checkpoint import save_checkpoint
-    from tarocchi_rl.rl.config import load_config
-    from tarocchi_rl.rl.network import build_network
-
-    cfg = load_config(None, [f"variant={variant}", "network.hidden=[32]", "seed=0", "belief_loss=1.0"])
-    spec = get_variant(variant)
-    torch.manual_seed(0)
-    net = build_network(cfg, spec.obs_dim, spec.n_actions)
-    save_checkpoint(path, {
-        "config": cfg.to_dict(), "model": net.state_dict(), "update": 0, "samples": 0, "decisions": 0,
-        "minutes": 0.0, "workers": [{"env_rng": np.arange(4, dtype=np.uint64) * np.uint64(2**61)}],
-    })
+    make_checkpoint(path, variant, belief_loss=1.0)
     return path
 
 

@@ -29,10 +29,12 @@ TINY_RUN_MINEO = ["variant=mineo",
 
 
 def make_checkpoint(path: str | Path, variant: str = "mineo", hidden: tuple[int, ...] = (32,), seed: int = 0,
-                    head_gain: float = 1.0) -> tuple[TrainConfig, PolicyValueNet]:
+                    head_gain: float = 1.0, belief_loss: float = 0.0) -> tuple[TrainConfig, PolicyValueNet]:
     """Save a new network of ``variant`` at ``path``. ``head_gain`` scales the policy head: above 1 the initial
-    near-uniform policy becomes a decisive one, whose greedy actions are not decided by rounding."""
-    cfg = load_config(None, [f"variant={variant}", f"network.hidden={list(hidden)}", f"seed={seed}"])
+    near-uniform policy becomes a decisive one, whose greedy actions are not decided by rounding. ``belief_loss``
+    above 0: the network has a belief head (a belief model for ``ismcts:belief=``)."""
+    cfg = load_config(None, [f"variant={variant}", f"network.hidden={list(hidden)}", f"seed={seed}",
+                             *([f"belief_loss={belief_loss}"] if belief_loss > 0 else [])])
     spec = get_variant(variant)
     torch.manual_seed(seed)
     net = build_network(cfg, spec.obs_dim, spec.n_actions)
