@@ -74,9 +74,9 @@ def main(argv: list[str] | None = None) -> int:
                                 privileged=True):
         obs_l.append(chunk["obs"])
         tgt_l.append(belief_targets(chunk["obs"], chunk["hidden"], cfg.variant))
-    held = max(1, len(obs_l) // 10) if len(obs_l) > 1 else 0
+    held = max(1, len(obs_l) // 10) if len(obs_l) > 1 else 0  # whole batches (deals) held out; none from one
     obs, targets = torch.from_numpy(np.concatenate(obs_l)), torch.from_numpy(np.concatenate(tgt_l))
-    cut = len(obs) - sum(len(o) for o in obs_l[len(obs_l) - held:]) if held else len(obs)
+    cut = sum(len(o) for o in obs_l[:len(obs_l) - held])  # training rows [0, cut), held-out rows [cut, end)
     test = (obs[cut:], targets[cut:]) if held else (obs, targets)
     losses = [held_out_loss(net, *test)]
     gen = torch.Generator().manual_seed(args.seed)
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     save_checkpoint(args.out, out)
     print(json.dumps({"init": str(args.init), "out": str(args.out), "variant": cfg.variant, "teacher": args.teacher,
-                      "decisions": int(len(obs)), "held_out_decisions": int(len(obs) - cut) if held else 0,
+                      "decisions": int(len(obs)), "held_out_decisions": int(len(obs) - cut),
                       "held_out_loss": losses, "seconds": round(time.time() - t0, 1)}))
     return 0
 

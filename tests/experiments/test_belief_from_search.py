@@ -11,13 +11,9 @@ from tests.support.checkpoints import make_checkpoint
 from .scripts import last_json, ok, run_script
 
 
-def belief_checkpoint(path, belief_loss=1.0):
-    make_checkpoint(path, "piedmont3", belief_loss=belief_loss)
-    return path
-
-
 def test_the_fitted_head_learns_on_held_out_deals_and_serves_the_search(tmp_path):
-    init = belief_checkpoint(tmp_path / "init.pt")
+    init = tmp_path / "init.pt"
+    make_checkpoint(init, "piedmont3", belief_loss=1.0)
     out = tmp_path / "fitted.pt"
     done = ok(run_script("belief_from_search", "--init", str(init), "--out", str(out), "--decisions", "3000",
                          "--teacher", "heuristic", "--epochs", "3", "--batch", "16", "--lr", "3e-3"))
@@ -33,7 +29,8 @@ def test_the_fitted_head_learns_on_held_out_deals_and_serves_the_search(tmp_path
 
 
 def test_a_network_without_a_belief_head_is_one_line(tmp_path):
-    init = belief_checkpoint(tmp_path / "init.pt", belief_loss=0.0)
+    init = tmp_path / "init.pt"
+    make_checkpoint(init, "piedmont3")
     done = run_script("belief_from_search", "--init", str(init), "--out", str(tmp_path / "o.pt"))
     assert done.returncode == 2 and done.stderr.strip().endswith("has no belief head (trained with belief_loss: 0)")
     bad = run_script("belief_from_search", "--init", str(tmp_path / "missing.pt"), "--out", str(tmp_path / "o.pt"))

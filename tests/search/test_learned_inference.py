@@ -442,21 +442,14 @@ def test_a_model_of_another_shape_is_a_clear_error():
     assert (env.state.meta[live, PHASE] >= 0).all()
 
 
-def _belief_checkpoint(path, variant):
-    """A fresh network of ``variant`` with a belief head (belief_loss > 0), saved as a training checkpoint."""
-    from tests.support.checkpoints import make_checkpoint
-
-    make_checkpoint(path, variant, belief_loss=1.0)
-    return path
-
-
 def test_a_checkpoint_with_a_belief_head_drives_plain_and_guided_searches(tmp_path):
     """belief=CHECKPOINT (the belief model's own interface, beliefs(obs) -> [B, C, L]) in plain and guided
     searches (net= and belief= the same checkpoint: loaded once); a checkpoint without one is refused."""
     from tarocchi_rl.arena import run_arena
     from tests.support.checkpoints import make_checkpoint
 
-    ckpt = str(_belief_checkpoint(tmp_path / "belief.pt", "piedmont3"))
+    ckpt = str(tmp_path / "belief.pt")
+    make_checkpoint(ckpt, "piedmont3", belief_loss=1.0)  # a fresh network with a belief head
     for spec in (f"ismcts:iterations=30,belief={ckpt}", f"ismcts:iterations=20,net={ckpt},mix=1,belief={ckpt}"):
         agent = make_agent(spec)
         assert agent._belief_model is not None and agent._belief_model.has_beliefs
@@ -475,8 +468,10 @@ def test_a_checkpoint_model_of_a_search_runs_on_one_thread(tmp_path):
 
     from tarocchi_rl.batch import BatchEnv
     from tarocchi_rl.rl.policy import PPOAgent
+    from tests.support.checkpoints import make_checkpoint
 
-    ckpt = str(_belief_checkpoint(tmp_path / "belief.pt", "piedmont3"))
+    ckpt = str(tmp_path / "belief.pt")
+    make_checkpoint(ckpt, "piedmont3", belief_loss=1.0)  # a fresh network with a belief head
     agent = make_agent(f"ismcts:iterations=5,net={ckpt},mix=1,belief={ckpt}")
     model = agent._belief_model
     assert model.threads == 1
