@@ -31,7 +31,7 @@ from tarocchi_rl.core.tables import P_CARDS
 from tarocchi_rl.policies import Agent, AgentLike
 from tarocchi_rl.policies.onnx_policy import OnnxAgent
 from tarocchi_rl.rl.checkpoint_file import precheck_checkpoint
-from tarocchi_rl.search.guided import guided_search
+from tarocchi_rl.search.guided import check_lazy, guided_search
 from tarocchi_rl.search.inference import (
     DEFAULT_BELIEF_SAMPLES,
     MAX_BELIEF_SAMPLES,
@@ -224,8 +224,9 @@ class ISMCTSAgent(Agent):
             if not isinstance(prior, str) or not prior.strip():
                 raise ValueError(f"ismcts: prior must be a path (a bot directory or a PPO checkpoint), got {prior!r}")
             policy_path(prior)
-        if lazy and (net is None or mix < 1):
-            raise ValueError("ismcts: lazy=1 needs net and mix=1 (leaf values from rollouts alone)")
+        if lazy and net is None:
+            raise ValueError("ismcts: lazy=1 needs net (a network's priors to evaluate lazily)")
+        check_lazy(bool(lazy), mix, "ismcts: lazy=1")
         if net is not None:
             if not isinstance(net, str) or not net.strip():
                 raise ValueError(f"ismcts: net must be a path (a bot directory or a PPO checkpoint), got {net!r}")

@@ -39,7 +39,7 @@ from .bits import SEED_MAX
 from .rl.checkpoint import save_checkpoint
 from .rl.network import load_network
 from .rl.policy import PPOAgent
-from .search.guided import guided_search
+from .search.guided import check_lazy, guided_search
 from .search.inference import log_beliefs
 
 #: bounds of the options (ValueError naming the option outside them)
@@ -180,8 +180,7 @@ def expert_iteration(init: str, out: str | Path, rounds: int = 10, deals: int = 
                         ("minibatch", minibatch), ("lr", lr), ("value_coef", value_coef), ("c_puct", c_puct),
                         ("mix", mix), ("minutes", minutes), ("seed", seed), ("buffer", buffer)):
         _check(name, value)
-    if lazy and mix != 1:
-        raise ValueError(f"expert: --lazy needs --mix 1 (leaf values from rollouts alone), got --mix {mix:g}")
+    check_lazy(lazy, mix, "expert: --lazy")
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ValueError(f"expert: --out {out} exists and is not an empty directory")

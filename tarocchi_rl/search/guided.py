@@ -220,6 +220,13 @@ def _belief_plans(plans_i: NDArray[np.int64], plans_m: NDArray[np.uint64], tb, l
     return np.stack([bi for bi, _ in plans]), np.concatenate([bf for _, bf in plans]), offsets
 
 
+def check_lazy(lazy: bool, mix: float, where: str) -> None:
+    """Lazy priors need ``mix`` = 1: a node rolled out before its prior is evaluated has no network value to mix
+    into its leaf value. ``where`` names the caller in the error."""
+    if lazy and mix < 1:
+        raise ValueError(f"{where}: lazy priors need mix = 1 (leaf values from rollouts alone), got mix {mix:g}")
+
+
 def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: int, n_actions: int,
                   root_obs: NDArray[np.float32], root_mask: NDArray[np.bool_], evaluate: Evaluate, iterations: int,
                   c_puct: float, payoff_scale: float, seeds: NDArray[np.uint64], mix: float = 0.0,
@@ -233,8 +240,7 @@ def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: 
     uint64[k] the searches' random streams; ``lazy`` (needs mix = 1): lazy priors (module docstring);
     ``log_beliefs`` float64[k, C, L], ``belief_method``, ``belief_samples``: determinizations weighted by a belief
     model (:class:`~tarocchi_rl.search.ismcts.SearchTrees`)."""
-    if lazy and mix < 1:
-        raise ValueError("guided search: lazy priors need mix = 1 (leaf values from rollouts alone)")
+    check_lazy(lazy, mix, "guided search")
     idx = np.ascontiguousarray(idx, np.int64)
     k = len(idx)
     beliefs = beliefs_or_none(log_beliefs, k, tables, belief_method, belief_samples)  # checked before any work

@@ -120,7 +120,7 @@ def test_init_errors_name_the_checkpoint_and_the_mismatch(tmp_path):
     (["--lr", "nan"], "lr"),
     (["--mix", "2"], "mix"),
     (["--buffer", "-1"], "buffer"),
-    (["--lazy"], "--lazy needs --mix 1"),
+    (["--lazy"], "expert: --lazy: lazy priors need mix = 1"),
 ])
 def test_bad_expert_options_are_one_line_errors(tmp_path, capsys, args, message):
     _checkpoint(tmp_path / "a.pt")

@@ -198,7 +198,7 @@ def test_a_time_budget_calibrates_the_iterations(tiny_checkpoint):
     ("ismcts:net=PATH,mix=nan", "mix"),
     ("ismcts:net=PATH,c_puct=-1", "c_puct"),
     ("ismcts:net=PATH,c_puct=inf", "c_puct"),
-    ("ismcts:net=PATH,lazy=1", "lazy=1 needs net and mix=1"),
+    ("ismcts:net=PATH,lazy=1", "lazy=1: lazy priors need mix = 1"),
     ("ismcts:lazy=1,mix=1", "lazy=1 needs net"),
     ("ismcts:net=PATH,mix=1,lazy=2", "lazy"),
     ("ismcts:net=PATH,mix=1,lazy=0.5", "lazy"),
