@@ -28,6 +28,7 @@ from tarocchi_rl.arena import head_to_head_of
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
+MODELS = ROOT / "models"
 PAGES = ROOT / "docs" / "results"
 IMG = "img"  # plots, under PAGES
 VARIANTS = ("mineo", "piedmont3", "piedmont4", "french3", "french4")
@@ -123,24 +124,51 @@ def headline_rows() -> list[str]:
            "ISMCTS guided by `bot:V`, 300 iterations, vs `bot:V` [95% CI] |", "|---|---|---|---|"]
     for v in VARIANTS:
         k = digits_for(v)
-        fast = load(RESULTS / f"{v}.json")["tables"]["fast"]
+        fast_board = load(RESULTS / f"{v}.json")
+        fast = fast_board["tables"]["fast"]
         h = head_to_head_of(fast, f"bot:{v}", "heuristic")
-        cells = [f"{h[0]:+.{k}f} {ci(h[1], h[2], k)} ({fast['deals']:,} deals)" if h else "-"]
-        search = load(RESULTS / "with_search" / f"{v}.json")["tables"]["search"]
+        old = ", the previous bot" if played_before_the_bot(fast_board) else ""
+        cells = [f"{h[0]:+.{k}f} {ci(h[1], h[2], k)} ({fast['deals']:,} deals{old})" if h else "-"]
+        search_board = load(RESULTS / "with_search" / f"{v}.json")
+        search, previous = search_board["tables"]["search"], played_before_the_bot(search_board)
         guided = next((a for a in search["agents"] if "net=" in a), None)
-        cells.append(search_cell(v, search, f"bot:{v}", PLAIN_SEARCH))
-        cells.append(search_cell(v, search, guided, f"bot:{v}", match_a=GUIDED_SEARCH.format(v=v)))
+        cells.append(search_cell(v, search, f"bot:{v}", PLAIN_SEARCH, previous_bot=previous))
+        cells.append(search_cell(v, search, guided, f"bot:{v}", match_a=GUIDED_SEARCH.format(v=v),
+                                 previous_bot=previous))
         out.append(f"| `{v}` | " + " | ".join(cells) + " |")
     return out
 
 
-def search_cell(variant: str, search: dict, a: str | None, b: str, match_a: str | None = None) -> str:
-    """A vs b as a headline cell: from the search table when it has the pair, else the latest match between
-    ``match_a`` (default ``a``) and b (:func:`match_cell`), else "not recorded"."""
+def bot_exported_on(variant: str) -> str:
+    """The day (YYYY-MM-DD) the shipped bot of ``variant`` was exported, from ``models/V/manifest.json``."""
+    return str(load(MODELS / variant / "manifest.json")["provenance"]["exported_at"])[:10]
+
+
+def played_before_the_bot(board: dict[str, Any]) -> bool:
+    """A leaderboard file dated before its variant's shipped bot was exported: its `bot:V` rows (and those of the
+    agents reading `models/V`) are the previous bot's."""
+    return str(board["date"]) < bot_exported_on(board["variant"])
+
+
+def stale_lines(board: dict[str, Any]) -> list[str]:
+    v = board["variant"]
+    if not played_before_the_bot(board):
+        return []
+    return ["", f"**Played with the previous bot**: this table is dated {board['date']}, before today's `bot:{v}` "
+            f"was exported ({bot_exported_on(v)}); its rows of `bot:{v}` and of the agents reading `models/{v}` are "
+            "the replaced bot's."]
+
+
+def search_cell(variant: str, search: dict, a: str | None, b: str, match_a: str | None = None,
+                previous_bot: bool = False) -> str:
+    """A vs b as a headline cell: from the search table when it has the pair (``previous_bot``: the table was
+    played with the bot shipped before today's, and says so), else the latest match between ``match_a`` (default
+    ``a``) and b (:func:`match_cell`), else "not recorded"."""
     h = head_to_head_of(search, a, b) if a else None
     if h:
         k = digits_for(variant)
-        return f"{h[0]:+.{k}f} {ci(h[1], h[2], k)} ({search['deals']:,} deals)"
+        return (f"{h[0]:+.{k}f} {ci(h[1], h[2], k)} ({search['deals']:,} deals"
+                f"{', the previous bot' if previous_bot else ''})")
     matched = match_a or a
     return (match_cell(variant, matched, b) if matched else None) or NOT_RECORDED
 
@@ -184,7 +212,7 @@ def leaderboard_section(path: Path, table: str, plots: dict[str, bytes], plot_na
     one = {"variant": board["variant"], "deals_file": board["deals_file"],
            "tables": {table: board["tables"][table]}}
     md = format_markdown(one, board["command"], board["date"]).splitlines()
-    md[0] = f"## {board['variant']}"
+    md[0:1] = [f"## {board['variant']}", *stale_lines(board)]
     r = board["tables"][table]
     rows = [(t["agent"] if len(t["agent"]) < 40 else t["agent"][:37] + "...", t["mean_payoff_per_deal"], *t["ci95"])
             for t in r["table"] if t["agent"] != "random"]
@@ -268,7 +296,8 @@ def page_exploitability(plots: dict[str, bytes]) -> str:
            "`tarocchi-rl exploit --target SPEC --variant V --minutes M --deals 1000`: the exploiter clones the target "
            "(imitation of its decisions), is measured against it, then trains as a best response for M minutes "
            "of PPO and is measured again on the same duplicate deals. Lower is better; compare targets at the same "
-           "minutes.", "",
+           "minutes. A `bot:NAME` target is the bot shipped when its file was written; a file named `*_shipped` "
+           "measured the export that then replaced it.", "",
            "| file | target | minutes | clone's accuracy | the clone vs the target | exploitability [95% CI] | "
            "PPO updates, samples |", "|---|---|---|---|---|---|---|"]
     probes: dict[str, list[tuple[str, float, float, float]]] = {}

@@ -74,6 +74,28 @@ def test_the_headline_falls_back_to_the_latest_search_match(tmp_path, monkeypatc
     assert pages.match_cell("french3", "bot:piedmont3", pages.PLAIN_SEARCH) is None
 
 
+def test_a_table_played_before_the_shipped_bot_says_so(tmp_path, monkeypatch):
+    """A leaderboard file dated before models/V was exported holds the replaced bot's rows: its section and the
+    headline's cells say "the previous bot"; a table of the export's day or later does not."""
+    import json
+
+    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    (tmp_path / "piedmont3").mkdir()
+    (tmp_path / "piedmont3" / "manifest.json").write_text(json.dumps(
+        {"provenance": {"exported_at": "2026-12-04T09:38:28+00:00"}}))
+    monkeypatch.setattr(pages, "MODELS", tmp_path)
+    assert pages.played_before_the_bot({"variant": "piedmont3", "date": "2026-12-03"})
+    assert not pages.played_before_the_bot({"variant": "piedmont3", "date": "2026-12-04"})
+    assert "dated 2026-12-03, before today's `bot:piedmont3` was exported (2026-12-04)" in " ".join(
+        pages.stale_lines({"variant": "piedmont3", "date": "2026-12-03"}))
+    assert pages.stale_lines({"variant": "piedmont3", "date": "2026-12-05"}) == []
+    search = {"deals": 500, "agents": ["bot:piedmont3", pages.PLAIN_SEARCH], "table": [],
+              "head_to_head": [{"agents": ["bot:piedmont3", pages.PLAIN_SEARCH], "mean_difference_per_deal": 1.0,
+                                "ci95": [0.5, 1.5]}]}
+    cell = pages.search_cell("piedmont3", search, "bot:piedmont3", pages.PLAIN_SEARCH, previous_bot=True)
+    assert cell == "+1.000 [+0.500, +1.500] (500 deals, the previous bot)"
+
+
 def test_results_check_names_a_stale_page(tmp_path, monkeypatch):
     pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
     built, _ = pages.build()
