@@ -112,7 +112,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
         resumable |= {"blocks_file": args.blocks, "fingerprint": agent_fingerprint, "batch_deals": BLOCK_DEALS}
     r = run_arena(args.variant, specs, deals=args.deals, seed=args.seed, decks=decks, out_dir=args.out,
-                  progress=not args.json and sys.stderr.isatty(), make_agent=make_agent, **resumable)
+                  progress=not (args.json or args.no_progress) and sys.stderr.isatty(), make_agent=make_agent,
+                  **resumable)
     print(json.dumps(r) if args.json else format_results(r))
     if args.out:
         print(f"wrote {args.out}/results.json, games.jsonl, ratings.png", file=sys.stderr)
@@ -399,6 +400,8 @@ def _add_eval(sub: Subparsers) -> None:
     e.add_argument("--threads", type=int, default=1)
     e.add_argument("--out", default=None, help="directory for results.json, games.jsonl, ratings.png")
     e.add_argument("--json", action="store_true")
+    e.add_argument("--no-progress", action="store_true", help="no progress bar (there is none with --json or "
+                   "when stderr is not a terminal)")
     e.add_argument("--blocks", default=None, metavar="FILE", help="resumable: keep every finished block (a pair "
                    "of agents on 100 deals) in FILE (JSON lines); a rerun plays only the blocks missing there")
     e.add_argument("--workers", type=int, default=1, help="with --blocks: play the missing blocks in this many "

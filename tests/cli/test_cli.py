@@ -107,3 +107,17 @@ def test_demo_prints_an_arena_table_per_variant():
         assert f"{variant}: 30 duplicate deals" in r.stdout
         assert f"bot:{variant}" in r.stdout or f"{variant}: no shipped bot yet (models/{variant})" in r.stdout
     assert r.stdout.count("heuristic") >= len(VARIANTS) and "mean payoff/deal" in r.stdout
+
+
+def test_eval_no_progress_turns_the_bar_off_on_a_terminal(monkeypatch):
+    """The progress bar shows on a terminal unless --no-progress (or --json) says otherwise, as in train and
+    leaderboard."""
+    import tarocchi_rl.arena as arena
+    from tarocchi_rl.cli import main
+
+    seen, real = [], arena.run_arena
+    monkeypatch.setattr(arena, "run_arena", lambda *a, **k: (seen.append(k["progress"]), real(*a, **k))[1])
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    for flags in ([], ["--no-progress"], ["--json"]):
+        assert main(["eval", "--variant", "piedmont3", "--agents", "random,heuristic", "--deals", "2", *flags]) == 0
+    assert seen == [True, False, False]
