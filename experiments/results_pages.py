@@ -359,7 +359,8 @@ def finetune_section(plots: dict[str, bytes]) -> list[str]:
             cell = bold_if_above_zero(f"{h['mean_difference_per_deal']:+.{k}f} {ci(lo, hi, k)}", lo)
             out.append(f"| {h['update']} | `{h['opponent']}` | {h['deals']:,} | {cell} |")
         if "selection" in d:  # the checkpoints played on other deals, where the one to ship is chosen
-            rows = ", ".join(f"{r['update']}: {r['mean_difference_per_deal']:+.{k}f} {ci(*r['ci95'], k)}"
+            rows = ", ".join(f"{r['run'] + ' ' if 'run' in r else ''}{r['update']}: "  # a row names its run
+                             f"{r['mean_difference_per_deal']:+.{k}f} {ci(*r['ci95'], k)}"    # where there are two
                              for r in d["selection"]["rows"])
             out += ["", f"Chosen on other deals (`{d['selection']['how']}`): {rows}."]
         if "shipped" in d:  # the checkpoint that replaced the shipped bot
