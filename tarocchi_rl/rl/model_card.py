@@ -35,7 +35,18 @@ def card_fields(m: dict[str, Any]) -> dict[str, str]:
         "golden_positions": str(m["golden"]["positions"]), "golden_phases": ", ".join(m["golden"]["phases"]),
         "belief_paragraph": "".join(line + "\n" for line in belief_lines(belief)),
         "belief_file": "`belief.onnx` (the belief model), " if belief else "",
+        "averaged": averaged_phrase(p),
     }
+
+
+def averaged_phrase(p: dict[str, Any]) -> str:
+    """" The weights are the mean of ...": the checkpoints the exported one averaged (empty when it did not)."""
+    sources = p.get("averaged_from") or []
+    if not sources:
+        return ""
+    updates = ", ".join(str(s.get("update")) for s in sources)
+    return (f" The weights are the mean of {len(sources)} checkpoints of the run (updates {updates}; "
+            "`experiments/average_checkpoints.py`); its updates and samples are the last one's.")
 
 
 def _commit_name(state: dict[str, Any]) -> str:

@@ -21,7 +21,7 @@ $evaluation
 
 ## How it was trained
 
-PPO self-play (tarocchi-rl $version; $commits): $start$updates updates on $samples learner samples ($decisions decisions in all, $minutes minutes), a league of self-play ($self_play_share), the fixed opponent `$opponent` ($heuristic_share) and past snapshots, seed $seed. Network: $network, $activation, $parameters parameters; shared by every seat. The full config is in `manifest.json` (`provenance.config`); the checkpoint's sha256 is `$checkpoint_sha256...`.
+PPO self-play (tarocchi-rl $version; $commits): $start$updates updates on $samples learner samples ($decisions decisions in all, $minutes minutes), a league of self-play ($self_play_share), the fixed opponent `$opponent` ($heuristic_share) and past snapshots, seed $seed.$averaged Network: $network, $activation, $parameters parameters; shared by every seat. The full config is in `manifest.json` (`provenance.config`); the checkpoint's sha256 is `$checkpoint_sha256...`.
 
 ## What it cannot do
 

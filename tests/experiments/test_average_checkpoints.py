@@ -1,11 +1,13 @@
-"""``experiments/average_checkpoints.py``: the mean of several checkpoints' weights, as a network that loads and
-plays; checkpoints of different networks are refused in one line."""
+"""``experiments/average_checkpoints.py``: the mean of several checkpoints' weights, as a network that loads,
+plays and exports (its manifest and card name the checkpoints averaged); checkpoints of different
+networks are refused in one line."""
 
 import json
 
 import torch
 
 from tarocchi_rl.rl.checkpoint import load_checkpoint
+from tarocchi_rl.rl.export import export_policy
 from tarocchi_rl.rl.network import load_network
 from tests.support.checkpoints import make_checkpoint
 
@@ -27,6 +29,9 @@ def test_the_average_is_the_mean_of_the_weights_and_loads_as_a_network(tmp_path)
     ok(run_script("search_vs", "--variant", "piedmont3", "--deals", "2", "--pair", f"ppo:{out}", "heuristic",
                   "--out", str(tmp_path / "played.json")))
     assert json.loads((tmp_path / "played.json").read_text())["rows"][0]["deals"] == 2
+    manifest = export_policy(out, tmp_path / "bot", eval_deals=0, golden=4, seed=1)  # the card names the average
+    assert [a["update"] for a in manifest["provenance"]["averaged_from"]] == [0, 0, 0]
+    assert "The weights are the mean of 3 checkpoints of the run" in (tmp_path / "bot" / "README.md").read_text()
 
 
 def test_other_networks_and_one_checkpoint_are_refused(tmp_path):
