@@ -5,9 +5,10 @@ checkpoints, as stochastic weight averaging smooths the noise of the last PPO up
 
 Every input must be a checkpoint of the same variant, options and network (the config's ``network`` section); each
 tensor of ``model`` becomes the arithmetic mean of the inputs' (computed in float64, stored in its dtype). The rest
-(config, update, samples, decisions, minutes) is the last input's, and ``averaged_from`` lists every input (path,
-update, the SHA-256 of its file). The optimizer, the league pool and the RNG states are left out: the result is a
-network to evaluate or export (``ppo:OUT``, ``tarocchi-rl export --agent ppo:OUT``), not a run to resume.
+(config, update, samples, decisions, minutes, the commits of the run's starts) is the last input's, and
+``averaged_from`` lists every input (path, update, the SHA-256 of its file). The optimizer, the league pool and the
+RNG states are left out: the result is a network to evaluate or export (``ppo:OUT``, ``tarocchi-rl export --agent
+ppo:OUT``), not a run to resume.
 Prints one JSON object: the inputs and the output.
 """
 
@@ -22,7 +23,7 @@ from tarocchi_rl.rl.checkpoint import load_checkpoint, save_checkpoint
 from tarocchi_rl.rl.checkpoint_file import CheckpointError
 from tarocchi_rl.rl.network import load_network
 
-KEPT = ("format", "config", "update", "samples", "decisions", "minutes")  # from the last input
+KEPT = ("format", "config", "update", "samples", "decisions", "minutes", "sources", "imitated")  # the last input's
 
 
 def sha256_of(path: str) -> str:

@@ -5,6 +5,10 @@ candidate, its very code path; the weighted DP draws the target law (chi-square)
 memoised recursion along random draws, and SIR moves towards it with more candidates (measured); the plain and
 guided searches and the agent spec take them."""
 
+import json
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -31,6 +35,8 @@ from tests.support.determinize import (
 )
 from tests.support.engine import JIT_DISABLED
 from tests.support.search import Uniform, guided_search_on, unfinished_positions
+
+ROOT = Path(__file__).resolve().parents[2]
 
 P_TOLERANCE = 1e-4  # chi-square: the p-value a uniform sampler must exceed (as the uniform sampler's own test)
 
@@ -410,7 +416,11 @@ def test_agents_with_beliefs_play_legal_games(spec):
     assert r["deals"] == 2
 
 
-def test_agent_spec_errors():
+def test_agent_spec_errors(tmp_path):
+    no_beliefs = tmp_path / "bot"  # a bot exported without a belief model (whichever shipped bots have one)
+    shutil.copytree(ROOT / "models" / "mineo", no_beliefs, ignore=shutil.ignore_patterns("belief.onnx"))
+    manifest = json.loads((no_beliefs / "manifest.json").read_text())
+    (no_beliefs / "manifest.json").write_text(json.dumps({**manifest, "belief": None}))
     for spec, match in [("ismcts:belief_samples=4", "need belief=SOURCE"),
                         ("ismcts:belief_method=sir", "need belief=SOURCE"),
                         ("ismcts:belief=uniform,belief_method=best", "belief_method must be exact or sir"),
@@ -418,7 +428,7 @@ def test_agent_spec_errors():
                         ("ismcts:belief=uniform,belief_samples=2000", "belief_samples must be"),
                         ("ismcts:belief=uniform,belief_samples=x", "belief_samples must be an integer"),
                         ("ismcts:belief=", "belief must be"),
-                        ("ismcts:belief=bot:mineo", "no belief model there")]:
+                        (f"ismcts:belief=onnx:{no_beliefs}", "no belief model there")]:
         with pytest.raises(ValueError, match=match) as e:
             make_agent(spec)
         assert "\n" not in str(e.value)
