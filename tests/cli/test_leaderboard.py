@@ -117,6 +117,10 @@ def test_the_committed_search_tables_are_their_committed_blocks(variant, last_bi
     (tmp_path / "blocks").mkdir()
     (tmp_path / "blocks" / f"{variant}.jsonl").write_bytes((results / "blocks" / f"{variant}.jsonl").read_bytes())
     board_file = json.loads((results / f"{variant}.json").read_text())
+    exported = json.loads((ROOT / "models" / variant / "manifest.json").read_text())["provenance"]["exported_at"]
+    if board_file["date"] < exported[:10]:  # the table holds the replaced bot (the results pages say so)
+        pytest.skip(f"{variant}'s search table ({board_file['date']}) was played before today's bot:{variant} "
+                    f"({exported[:10]}): its blocks are the previous bot's until it is played again")
     committed = board_file["tables"]
     board = run_leaderboard(variant, board_file["deals_file"], committed["search"]["agents"], no_play,
                             blocks_dir=tmp_path / "blocks", fingerprint=agent_fingerprint)
