@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tarocchi_rl import shipped
 from tarocchi_rl.arena import head_to_head_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,8 +142,8 @@ def headline_rows() -> list[str]:
 
 
 def bot_exported_on(variant: str) -> str:
-    """The day (YYYY-MM-DD) the shipped bot of ``variant`` was exported, from ``models/V/manifest.json``."""
-    return str(load(MODELS / variant / "manifest.json")["provenance"]["exported_at"])[:10]
+    """The day the shipped bot of ``variant`` was exported, from ``MODELS/V/manifest.json``."""
+    return shipped.bot_exported_on(variant, MODELS)
 
 
 def played_before_the_bot(board: dict[str, Any]) -> bool:

@@ -11,6 +11,7 @@ a wheel alike), and they are found where the import system finds those packages.
 """
 
 import importlib.util
+import json
 from pathlib import Path
 
 
@@ -25,6 +26,13 @@ def package_folder(package: str) -> Path:
 
 CONFIGS_DIR = package_folder("tarocchi_rl.configs")
 MODELS_DIR = package_folder("tarocchi_rl.models")
+
+
+def bot_exported_on(variant: str, models: Path = MODELS_DIR) -> str:
+    """The day (YYYY-MM-DD) the shipped bot of ``variant`` was exported (its manifest's ``exported_at``): a result
+    dated before it was played with the bot it replaced."""
+    manifest = json.loads((models / variant / "manifest.json").read_text())
+    return str(manifest["provenance"]["exported_at"])[:10]
 
 
 def _available(directory: Path, pattern: str) -> list[str]:

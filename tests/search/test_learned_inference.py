@@ -7,7 +7,6 @@ guided searches and the agent spec take them."""
 
 import json
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,6 +19,7 @@ from tarocchi_rl.core.tables import P_CARDS
 from tarocchi_rl.search import determinize as D
 from tarocchi_rl.search import inference as I
 from tarocchi_rl.search.ismcts import ROLLOUT_RANDOM, SearchTrees
+from tarocchi_rl.shipped import MODELS_DIR
 from tarocchi_rl.variants import get_variant
 from tests.support.determinize import (
     CONFIGS,
@@ -35,8 +35,6 @@ from tests.support.determinize import (
 )
 from tests.support.engine import JIT_DISABLED
 from tests.support.search import Uniform, guided_search_on, unfinished_positions
-
-ROOT = Path(__file__).resolve().parents[2]
 
 P_TOLERANCE = 1e-4  # chi-square: the p-value a uniform sampler must exceed (as the uniform sampler's own test)
 
@@ -418,7 +416,7 @@ def test_agents_with_beliefs_play_legal_games(spec):
 
 def test_agent_spec_errors(tmp_path):
     no_beliefs = tmp_path / "bot"  # a bot exported without a belief model (whichever shipped bots have one)
-    shutil.copytree(ROOT / "models" / "mineo", no_beliefs, ignore=shutil.ignore_patterns("belief.onnx"))
+    shutil.copytree(MODELS_DIR / "mineo", no_beliefs, ignore=shutil.ignore_patterns("belief.onnx"))
     manifest = json.loads((no_beliefs / "manifest.json").read_text())
     (no_beliefs / "manifest.json").write_text(json.dumps({**manifest, "belief": None}))
     for spec, match in [("ismcts:belief_samples=4", "need belief=SOURCE"),
