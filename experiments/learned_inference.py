@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from search_vs import Timed
+from search_vs import Timed, today_utc
 
 from tarocchi_rl import engine
 from tarocchi_rl.agents.specs import make_agent
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     r = run_arena(args.variant, [a, b], decks=decks, seed=args.seed, progress=False)
     row = r["table"][0]
-    result = {"variant": args.variant, "a": a_label, "b": b_spec, "deals": r["deals"],
+    result = {"variant": args.variant, "date": today_utc(), "a": a_label, "b": b_spec, "deals": r["deals"],
               "mean_a_vs_b": row["mean_payoff_per_deal"], "ci95": row["ci95"], "win_rate_a": row["win_rate"],
               "ms_per_decision_a": 1000 * a.seconds / max(a.decisions, 1),
               "ms_per_decision_b": 1000 * b.seconds / max(b.decisions, 1),

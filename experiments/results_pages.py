@@ -163,32 +163,47 @@ def stale_lines(board: dict[str, Any]) -> list[str]:
 
 def search_cell(variant: str, search: dict, a: str | None, b: str, match_a: str | None = None,
                 previous_bot: bool = False) -> str:
-    """A vs b as a headline cell: from the search table when it has the pair (``previous_bot``: the table was
-    played with the bot shipped before today's, and says so), else the latest match between ``match_a`` (default
-    ``a``) and b (:func:`match_cell`), else "not recorded"."""
+    """A vs b as a headline cell: from the search table when it has the pair, unless the table was played with the
+    bot shipped before today's (``previous_bot``) and a match between ``match_a`` (default ``a``) and b played with
+    today's bot exists; else the latest such match (:func:`match_cell`); else "not recorded". A cell from a table
+    or a match older than today's bot says "the previous bot"."""
     h = head_to_head_of(search, a, b) if a else None
-    if h:
+    matched = match_a or a
+    found = latest_match(variant, matched, b) if matched else None
+    if h and (not previous_bot or found is None or match_before_the_bot(variant, found[0])):
         k = digits_for(variant)
         return (f"{h[0]:+.{k}f} {ci(h[1], h[2], k)} ({search['deals']:,} deals"
                 f"{PREVIOUS_BOT if previous_bot else ''})")
-    matched = match_a or a
     return (match_cell(variant, matched, b) if matched else None) or NOT_RECORDED
 
 
-def match_cell(variant: str, a: str, b: str) -> str | None:
-    """A vs b from the head-to-head matches of ``benchmarks/results/search/`` (``search_vs.py``) in ``variant``,
-    the latest file's, as a headline cell (its file named); None when there is none."""
-    found = None
+def latest_match(variant: str, a: str, b: str) -> tuple[dict, Path, dict] | None:
+    """The latest head-to-head match of A against B in ``variant`` among ``benchmarks/results/search/*.json``
+    (``search_vs.py``; by the file's ``date``, then its name): (the file's JSON, its path, the row), or None."""
+    found = []
     for f in sorted((RESULTS / "search").glob("*.json")):
         d = load(f)
         for r in d.get("rows", [d]) if d["variant"] == variant else []:
             if (r["a"], r["b"]) == (a, b):
-                found = (f, r)
+                found.append((str(d["date"]), f.name, d, f, r))
+    return max(found, key=lambda x: x[:2])[2:] if found else None
+
+
+def match_before_the_bot(variant: str, match: dict) -> bool:
+    """A match file dated before ``variant``'s shipped bot was exported: its ``bot:V`` is the previous bot."""
+    return str(match["date"]) < bot_exported_on(variant)
+
+
+def match_cell(variant: str, a: str, b: str) -> str | None:
+    """A vs b as a headline cell from the latest match between the two (:func:`latest_match`; its file named, and
+    "the previous bot" when it was played before today's bot), or None when there is none."""
+    found = latest_match(variant, a, b)
     if found is None:
         return None
-    f, r = found
+    d, f, r = found
     k = digits_for(variant)
-    return f"{r['mean_a_vs_b']:+.{k}f} {ci(*r['ci95'], k)} ({r['deals']:,} deals, `search/{f.name}`)"
+    old = PREVIOUS_BOT if match_before_the_bot(variant, d) else ""
+    return f"{r['mean_a_vs_b']:+.{k}f} {ci(*r['ci95'], k)} ({r['deals']:,} deals, `search/{f.name}`{old})"
 
 
 def page_index(plots: dict[str, bytes]) -> str:
@@ -235,15 +250,15 @@ def page_leaderboards(plots: dict[str, bytes]) -> str:
 def search_match_rows(folder: str) -> list[str]:
     """The matches of ``benchmarks/results/FOLDER/*.json``: a file holds ``rows`` (search_vs.py) or is one match
     (learned_inference.py)."""
-    out = ["| file | A | B | deals | A - B, mean / deal [95% CI] | ms per decision (A, B) |",
-           "|---|---|---|---|---|---|"]
+    out = ["| file | played | A | B | deals | A - B, mean / deal [95% CI] | ms per decision (A, B) |",
+           "|---|---|---|---|---|---|---|"]
     for f in sorted((RESULTS / folder).glob("*.json")):
         d = load(f)
         k = digits_for(d["variant"])
         for r in d.get("rows", [d]):
             lo, hi = r["ci95"]
             cell = bold_if_above_zero(f"{r['mean_a_vs_b']:+.{k}f} {ci(lo, hi, k)}", lo)
-            out.append(f"| `{f.name}` | `{r['a']}` | `{r['b']}` | {r['deals']:,} | {cell} | "
+            out.append(f"| `{f.name}` | {d.get('date', '-')} | `{r['a']}` | `{r['b']}` | {r['deals']:,} | {cell} | "
                        f"{r['ms_per_decision_a']:.2f}, {r['ms_per_decision_b']:.2f} |")
     return out
 

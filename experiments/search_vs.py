@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -74,8 +75,14 @@ def main(argv=None) -> int:
               f"{x['ms_per_decision_b']:.2f}; {x['minutes']:.1f} min", flush=True)
     if args.out:
         Path(args.out).write_text(json.dumps({"variant": args.variant, "command": " ".join(sys.argv),
-                                              "rows": rows}, indent=1))
+                                              "date": today_utc(), "rows": rows}, indent=1))
     return 0
+
+
+def today_utc() -> str:
+    """The day a result file is written (YYYY-MM-DD, UTC): the results pages compare it with the shipped bots'
+    export days."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d")
 
 
 if __name__ == "__main__":

@@ -58,20 +58,62 @@ def test_results_pages_are_current_with_the_json():
     assert pages.stale(built) == [], "run: make results"
 
 
+def bot_exported(tmp_path, day: str) -> pathlib.Path:
+    """A models directory whose piedmont3 bot was exported on ``day``."""
+    import json
+
+    (tmp_path / "models" / "piedmont3").mkdir(parents=True)
+    (tmp_path / "models" / "piedmont3" / "manifest.json").write_text(json.dumps(
+        {"provenance": {"exported_at": f"{day}T09:38:28+00:00"}}))
+    return tmp_path / "models"
+
+
 def test_the_headline_falls_back_to_the_latest_search_match(tmp_path, monkeypatch):
     import json
 
     pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
     (tmp_path / "search").mkdir()
     row = {"a": "bot:piedmont3", "b": pages.PLAIN_SEARCH, "deals": 500, "mean_a_vs_b": 1.5, "ci95": [0.5, 2.5]}
-    for name, mean in (("a.json", 9.0), ("b.json", 1.5)):
+    # the latest by date, whatever the names' order; the name breaks a tie
+    for name, date, mean in (("a.json", "2026-12-05", 9.0), ("b.json", "2026-12-05", 1.5),
+                             ("c.json", "2026-12-04", 7.0)):
         (tmp_path / "search" / name).write_text(json.dumps(
-            {"variant": "piedmont3", "command": "x", "rows": [row | {"mean_a_vs_b": mean}]}))
+            {"variant": "piedmont3", "command": "x", "date": date, "rows": [row | {"mean_a_vs_b": mean}]}))
     monkeypatch.setattr(pages, "RESULTS", tmp_path)
+    monkeypatch.setattr(pages, "MODELS", bot_exported(tmp_path, "2026-12-05"))
     assert pages.match_cell("piedmont3", "bot:piedmont3", pages.PLAIN_SEARCH) == (
         "+1.500 [+0.500, +2.500] (500 deals, `search/b.json`)")
     assert pages.match_cell("piedmont3", pages.PLAIN_SEARCH, "bot:piedmont3") is None  # the order counts
     assert pages.match_cell("french3", "bot:piedmont3", pages.PLAIN_SEARCH) is None
+    # a search table played with the previous bot yields to a match played with today's
+    search = {"deals": 500, "agents": ["bot:piedmont3", pages.PLAIN_SEARCH], "table": [],
+              "head_to_head": [{"agents": ["bot:piedmont3", pages.PLAIN_SEARCH], "mean_difference_per_deal": 1.0,
+                                "ci95": [0.5, 1.5]}]}
+    assert pages.search_cell("piedmont3", search, "bot:piedmont3", pages.PLAIN_SEARCH, previous_bot=True) == (
+        "+1.500 [+0.500, +2.500] (500 deals, `search/b.json`)")
+    assert pages.search_cell("piedmont3", search, "bot:piedmont3", pages.PLAIN_SEARCH) == (
+        "+1.000 [+0.500, +1.500] (500 deals)")
+
+
+def test_a_match_played_before_the_shipped_bot_says_so(tmp_path, monkeypatch):
+    """A match file dated before models/V was exported is the replaced bot's: its headline cell says so, and a
+    search table of the previous bot keeps its cell rather than yield to it."""
+    import json
+
+    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    (tmp_path / "search").mkdir()
+    row = {"a": "bot:piedmont3", "b": pages.PLAIN_SEARCH, "deals": 500, "mean_a_vs_b": 1.5, "ci95": [0.5, 2.5]}
+    (tmp_path / "search" / "m.json").write_text(json.dumps(
+        {"variant": "piedmont3", "command": "x", "date": "2026-12-03", "rows": [row]}))
+    monkeypatch.setattr(pages, "RESULTS", tmp_path)
+    monkeypatch.setattr(pages, "MODELS", bot_exported(tmp_path, "2026-12-04"))
+    assert pages.match_cell("piedmont3", "bot:piedmont3", pages.PLAIN_SEARCH) == (
+        "+1.500 [+0.500, +2.500] (500 deals, `search/m.json`, the previous bot)")
+    search = {"deals": 500, "agents": ["bot:piedmont3", pages.PLAIN_SEARCH], "table": [],
+              "head_to_head": [{"agents": ["bot:piedmont3", pages.PLAIN_SEARCH], "mean_difference_per_deal": 1.0,
+                                "ci95": [0.5, 1.5]}]}
+    assert pages.search_cell("piedmont3", search, "bot:piedmont3", pages.PLAIN_SEARCH, previous_bot=True) == (
+        "+1.000 [+0.500, +1.500] (500 deals, the previous bot)")
 
 
 def test_a_table_played_before_the_shipped_bot_says_so(tmp_path, monkeypatch):
@@ -84,6 +126,8 @@ def test_a_table_played_before_the_shipped_bot_says_so(tmp_path, monkeypatch):
     (tmp_path / "piedmont3" / "manifest.json").write_text(json.dumps(
         {"provenance": {"exported_at": "2026-12-04T09:38:28+00:00"}}))
     monkeypatch.setattr(pages, "MODELS", tmp_path)
+    (tmp_path / "search").mkdir()  # no match between the two
+    monkeypatch.setattr(pages, "RESULTS", tmp_path)
     assert pages.played_before_the_bot({"variant": "piedmont3", "date": "2026-12-03"})
     assert not pages.played_before_the_bot({"variant": "piedmont3", "date": "2026-12-04"})
     assert "dated 2026-12-03, before today's `bot:piedmont3` was exported (2026-12-04)" in " ".join(

@@ -1,6 +1,7 @@
 """``experiments/search_vs.py``: a duplicate match of a search agent against the heuristic, timed per decision."""
 
 import json
+import re
 
 from .scripts import ok, run_script
 
@@ -17,3 +18,4 @@ def test_a_match_is_written_with_each_agents_time_per_decision(tmp_path):
     assert row["ms_per_decision_a"] > 0 and row["ms_per_decision_b"] > 0
     lo, hi = row["ci95"]
     assert lo <= row["mean_a_vs_b"] <= hi and 0 <= row["win_rate_a"] <= 1
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", r["date"])  # the results pages compare it with the bots' export days
