@@ -258,7 +258,7 @@ def search_match_rows(folder: str) -> list[str]:
         for r in d.get("rows", [d]):
             lo, hi = r["ci95"]
             cell = bold_if_above_zero(f"{r['mean_a_vs_b']:+.{k}f} {ci(lo, hi, k)}", lo)
-            out.append(f"| `{f.name}` | {d.get('date', '-')} | `{r['a']}` | `{r['b']}` | {r['deals']:,} | {cell} | "
+            out.append(f"| `{f.name}` | {d['date']} | `{r['a']}` | `{r['b']}` | {r['deals']:,} | {cell} | "
                        f"{r['ms_per_decision_a']:.2f}, {r['ms_per_decision_b']:.2f} |")
     return out
 
