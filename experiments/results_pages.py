@@ -147,8 +147,8 @@ def bot_exported_on(variant: str) -> str:
 
 
 def played_before_the_bot(board: dict[str, Any]) -> bool:
-    """A leaderboard file dated before its variant's shipped bot was exported: its `bot:V` rows (and those of the
-    agents reading `models/V`) are the previous bot's."""
+    """A result file (a leaderboard, a match) dated before its variant's shipped bot was exported: its `bot:V` rows
+    (and those of the agents reading `models/V`) are the previous bot's."""
     return str(board["date"]) < bot_exported_on(board["variant"])
 
 
@@ -165,16 +165,16 @@ def search_cell(variant: str, search: dict, a: str | None, b: str, match_a: str 
                 previous_bot: bool = False) -> str:
     """A vs b as a headline cell: from the search table when it has the pair, unless the table was played with the
     bot shipped before today's (``previous_bot``) and a match between ``match_a`` (default ``a``) and b played with
-    today's bot exists; else the latest such match (:func:`match_cell`); else "not recorded". A cell from a table
+    today's bot exists; else the latest such match (:func:`match_text`); else "not recorded". A cell from a table
     or a match older than today's bot says "the previous bot"."""
     h = head_to_head_of(search, a, b) if a else None
     matched = match_a or a
     found = latest_match(variant, matched, b) if matched else None
-    if h and (not previous_bot or found is None or match_before_the_bot(variant, found[0])):
+    if h and (not previous_bot or found is None or played_before_the_bot(found[0])):
         k = digits_for(variant)
         return (f"{h[0]:+.{k}f} {ci(h[1], h[2], k)} ({search['deals']:,} deals"
                 f"{PREVIOUS_BOT if previous_bot else ''})")
-    return (match_cell(variant, matched, b) if matched else None) or NOT_RECORDED
+    return match_text(found) if found else NOT_RECORDED
 
 
 def latest_match(variant: str, a: str, b: str) -> tuple[dict, Path, dict] | None:
@@ -189,21 +189,19 @@ def latest_match(variant: str, a: str, b: str) -> tuple[dict, Path, dict] | None
     return max(found, key=lambda x: x[:2])[2:] if found else None
 
 
-def match_before_the_bot(variant: str, match: dict) -> bool:
-    """A match file dated before ``variant``'s shipped bot was exported: its ``bot:V`` is the previous bot."""
-    return str(match["date"]) < bot_exported_on(variant)
+def match_text(found: tuple[dict, Path, dict]) -> str:
+    """A match of :func:`latest_match` as a headline cell: its file named, and "the previous bot" when it was played
+    before today's bot."""
+    d, f, r = found
+    k = digits_for(d["variant"])
+    old = PREVIOUS_BOT if played_before_the_bot(d) else ""
+    return f"{r['mean_a_vs_b']:+.{k}f} {ci(*r['ci95'], k)} ({r['deals']:,} deals, `search/{f.name}`{old})"
 
 
 def match_cell(variant: str, a: str, b: str) -> str | None:
-    """A vs b as a headline cell from the latest match between the two (:func:`latest_match`; its file named, and
-    "the previous bot" when it was played before today's bot), or None when there is none."""
+    """A vs b as a headline cell from the latest match between the two (:func:`match_text`), or None."""
     found = latest_match(variant, a, b)
-    if found is None:
-        return None
-    d, f, r = found
-    k = digits_for(variant)
-    old = PREVIOUS_BOT if match_before_the_bot(variant, d) else ""
-    return f"{r['mean_a_vs_b']:+.{k}f} {ci(*r['ci95'], k)} ({r['deals']:,} deals, `search/{f.name}`{old})"
+    return match_text(found) if found else None
 
 
 def page_index(plots: dict[str, bytes]) -> str:
