@@ -147,9 +147,8 @@ def bot_exported_on(variant: str) -> str:
 
 
 def played_before_the_bot(board: dict[str, Any]) -> bool:
-    """A result file (a leaderboard, a match) dated before its variant's shipped bot was exported: its `bot:V` rows
-    (and those of the agents reading `models/V`) are the previous bot's."""
-    return str(board["date"]) < bot_exported_on(board["variant"])
+    """shipped.played_before_the_bot, reading the bots of this checkout's models/."""
+    return shipped.played_before_the_bot(board, MODELS)
 
 
 def stale_lines(board: dict[str, Any]) -> list[str]:

@@ -12,7 +12,9 @@ a wheel alike), and they are found where the import system finds those packages.
 
 import importlib.util
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 
 def package_folder(package: str) -> Path:
@@ -33,6 +35,13 @@ def bot_exported_on(variant: str, models: Path = MODELS_DIR) -> str:
     dated before it was played with the bot it replaced."""
     manifest = json.loads((models / variant / "manifest.json").read_text())
     return str(manifest["provenance"]["exported_at"])[:10]
+
+
+def played_before_the_bot(result: Mapping[str, Any], models: Path = MODELS_DIR) -> bool:
+    """Whether a result file (a leaderboard, a match: it has ``variant`` and ``date``) was played before its
+    variant's shipped bot was exported: then its ``bot:V`` rows (and those of the agents reading ``models/V``) are
+    the previous bot's."""
+    return str(result["date"]) < bot_exported_on(str(result["variant"]), models)
 
 
 def _available(directory: Path, pattern: str) -> list[str]:

@@ -104,7 +104,7 @@ def test_the_committed_search_tables_are_their_committed_blocks(variant, last_bi
     from tarocchi_rl import arena
     from tarocchi_rl.agents.specs import agent_fingerprint
     from tarocchi_rl.leaderboard import run_leaderboard
-    from tarocchi_rl.shipped import bot_exported_on
+    from tarocchi_rl.shipped import bot_exported_on, played_before_the_bot
 
     def no_play(*args, **kwargs):
         raise AssertionError(f"a block was not found and would be played: {args}")
@@ -118,10 +118,9 @@ def test_the_committed_search_tables_are_their_committed_blocks(variant, last_bi
     (tmp_path / "blocks").mkdir()
     (tmp_path / "blocks" / f"{variant}.jsonl").write_bytes((results / "blocks" / f"{variant}.jsonl").read_bytes())
     board_file = json.loads((results / f"{variant}.json").read_text())
-    exported = bot_exported_on(variant)
-    if board_file["date"] < exported:  # the table holds the replaced bot (the results pages say so)
+    if played_before_the_bot(board_file):  # the table holds the replaced bot (the results pages say so)
         pytest.skip(f"{variant}'s search table ({board_file['date']}) was played before today's bot:{variant} "
-                    f"({exported}): its blocks are the previous bot's until it is played again")
+                    f"({bot_exported_on(variant)}): its blocks are the previous bot's until it is played again")
     committed = board_file["tables"]
     board = run_leaderboard(variant, board_file["deals_file"], committed["search"]["agents"], no_play,
                             blocks_dir=tmp_path / "blocks", fingerprint=agent_fingerprint)
