@@ -1,11 +1,18 @@
 """``tarocchi-rl warm``: compile the Numba kernels into Numba's on-disk cache before they are needed.
 
-On a cold cache the first use of the kernels compiles them: about six and a half minutes of one core (the engine
-and the heuristic two, the ISMCTS search three, the guided search and the learned inference two). Every process
-that starts before a kernel's cache file is written compiles it again, so a test run, a cluster's workers or a
-server started cold pay it several times over. This command pays it once: the kernels every agent needs, in this
-process, then the search kernels and the network paths in two processes side by side (both load the first
+On a cold cache the first use of the kernels compiles them: about seventeen minutes of one core (the engine and
+the heuristic five, the ISMCTS search and the learned inference eight, the guided search and the fused rollout
+three). Every process that starts before a kernel's cache file is written compiles it again, so a test run, a
+cluster's workers or a server started cold pay it several times over. This command pays it once, on two
+processes: the kernels every agent needs, then the search kernels and the network paths (which load the first
 stage's kernels from the cache).
+
+A kernel is compiled once per Numba type of its arguments, and the tables of a family with play rules have a type
+of their own (``core.tables.PlayRulesTables``): the variants fall into groups by their tables' type
+(:func:`tables_groups`), and each stage runs once per group, the groups side by side, since they compile
+different signatures of the same kernels. Numba writes a kernel's cache index without a lock (read, add the
+entry, write back), so two processes saving two signatures of one kernel at once could leave the index naming
+the other's code: the warm processes hold one lock file around every save (:func:`serialise_cache_saves`).
 
 Each stage plays one deal of every variant with the agents that reach those kernels (:data:`STAGES`); an entry
 that names the shipped bot (``{v}`` in ``bot:{v}``) plays only the variants that have one. The first stage also
@@ -15,11 +22,15 @@ apart from the others'.
 """
 
 import contextlib
+import fcntl
 import io
 import multiprocessing
+import os
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -42,12 +53,22 @@ NETWORK = [("shipped bot", ["bot:{v}", "heuristic"]),
 STAGES = {"first": FIRST, "search": SEARCH, "network": NETWORK}
 
 
-def warm_stage(stage: str) -> list[tuple[str, float]]:
-    """Play one deal of every variant for each entry of ``STAGES[stage]``: [(what, seconds)]."""
+def tables_groups() -> list[tuple[str, ...]]:
+    """The variants grouped by the Numba type of their tables, in registry order: the kernels compiled for one
+    variant of a group serve them all."""
+    groups: dict[type, list[str]] = {}
+    for v in VARIANTS:
+        spec = get_variant(v)
+        groups.setdefault(type(spec.tables(spec.resolve_options({}))), []).append(v)
+    return [tuple(g) for g in groups.values()]
+
+
+def warm_stage(stage: str, variants: Sequence[str] = tuple(VARIANTS)) -> list[tuple[str, float]]:
+    """Play one deal of each of ``variants`` for each entry of ``STAGES[stage]``: [(what, seconds)]."""
     done = []
     for what, specs in STAGES[stage]:
         t = time.perf_counter()
-        for v in VARIANTS:
+        for v in variants:
             if any("bot:{v}" in s for s in specs) and v not in shipped_bots():
                 continue  # no shipped bot for this variant (yet)
             with contextlib.redirect_stdout(io.StringIO()):
@@ -56,12 +77,12 @@ def warm_stage(stage: str) -> list[tuple[str, float]]:
     if stage == "first":  # the bot protocol's rebuilt views (each family's tables type compiles its own kernels)
         t = time.perf_counter()
         bot = BotServer("heuristic", make_agent)
-        for v in VARIANTS:
+        for v in variants:
             play_deal(bot, v, seed=1)  # only compiles: the protocol's tests judge the answers
         done.append(("bot protocol", time.perf_counter() - t))
     if stage == "network":  # the fused random-play kernel (bench)
         t = time.perf_counter()
-        for v in VARIANTS:
+        for v in variants:
             spec = get_variant(v)
             st = alloc_state(2)
             st.rng[:] = seed_states(0, 2)
@@ -71,14 +92,39 @@ def warm_stage(stage: str) -> list[tuple[str, float]]:
     return done
 
 
-def warm(report: Callable[[str], None] = print, parallel: Sequence[str] = ("search", "network")) -> float:
-    """Run the first stage here, then the ``parallel`` stages in processes of their own (spawned, one each);
-    ``report`` gets a line per entry. Returns the seconds it took."""
+def serialise_cache_saves(lock_path: str) -> None:
+    """From now on, every save to Numba's cache in this process holds ``lock_path`` (an exclusive ``flock``): the
+    saves of the processes sharing that path, each a read-extend-write of a kernel's index, come one at a time."""
+    from numba.core.caching import IndexDataCacheFile
+
+    unlocked: Any = IndexDataCacheFile.save
+
+    def save(self: Any, key: Any, data: Any) -> None:
+        with open(lock_path, "a") as lock:  # the lock goes with the file's closing
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            unlocked(self, key, data)
+
+    IndexDataCacheFile.save = save
+
+
+def _stage_lines(task: tuple[str, tuple[str, ...]]) -> list[str]:
+    stage, variants = task
+    return [f"{what} ({', '.join(variants)}): {s:.0f} s" for what, s in warm_stage(stage, variants)]
+
+
+def warm(report: Callable[[str], None] = print, parallel: Sequence[str] = ("search", "network"),
+         workers: int = 2) -> float:
+    """Run the first stage, then the ``parallel`` stages, each once per group of :func:`tables_groups`, on
+    ``workers`` processes (spawned) whose cache saves take turns; ``report`` gets a line per entry and group.
+    Returns the seconds it took."""
     t0 = time.perf_counter()
-    for what, s in warm_stage("first"):
-        report(f"{what}: {s:.0f} s")
-    with ProcessPoolExecutor(len(parallel), mp_context=multiprocessing.get_context("spawn")) as pool:
-        for lines in pool.map(warm_stage, parallel):
-            for what, s in lines:
-                report(f"{what}: {s:.0f} s")
+    groups = tables_groups()
+    with tempfile.TemporaryDirectory() as tmp:
+        lock = os.path.join(tmp, "numba-cache.lock")
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=serialise_cache_saves, initargs=(lock,)) as pool:
+            for stages in (["first"], list(parallel)):
+                for lines in pool.map(_stage_lines, [(s, g) for s in stages for g in groups]):
+                    for line in lines:
+                        report(line)
     return time.perf_counter() - t0
