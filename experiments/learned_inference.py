@@ -10,9 +10,10 @@ uniform sampler).
 Both spend ``time`` seconds per decision (the agent calibrates its iterations on the measured cost of its own
 iterations, belief sampling included: A runs fewer iterations). SEARCH adds options to both, e.g.
 ``rollout=heuristic`` or ``net=bot:mineo,mix=1`` (the guided search). The deals are the first ``--deals`` of
-``benchmarks/deals/VARIANT.jsonl.gz`` (or ``--deals-file``), played by the duplicate arena (every seating of the
-two agents on every deal). Prints (and with ``--out`` writes) one JSON object: A's mean payoff per deal against
-B with the arena's 95% CI, A's win rate, each agent's measured milliseconds per decision.
+``benchmarks/deals/VARIANT.jsonl.gz`` (or ``--deals-file``; ``--skip K`` starts at deal K: pilot runs on deals a
+final run does not play), played by the duplicate arena (every seating of the two agents on every deal). Prints
+(and with ``--out`` writes) one JSON object: A's mean payoff per deal against B with the arena's 95% CI, A's win
+rate, each agent's measured milliseconds per decision.
 
 ``--oracle PEAK`` replaces A's belief model by a cheat that reads the true deal (probability PEAK on each unseen
 card's true location, the rest spread evenly): not a player, an upper bound on what a belief model could bring
@@ -62,6 +63,18 @@ def oracle_beliefs(peak: float) -> Callable[..., NDArray[np.float64]]:
     return log_b
 
 
+def _frozen_deals(args: argparse.Namespace) -> NDArray[np.integer[Any]]:
+    """Frozen deals ``--skip`` .. ``--skip + --deals - 1`` of the deals file: int[deals, C]."""
+    path = args.deals_file or DEALS_DIR / f"{args.variant}.jsonl.gz"
+    if args.deals < 1 or args.skip < 0:
+        raise ValueError(f"--deals must be at least 1 and --skip at least 0, got {args.deals} and {args.skip}")
+    decks = read_deals_file(path, args.variant)
+    if args.skip + args.deals > len(decks):
+        raise ValueError(f"{path} holds {len(decks)} deals; --skip {args.skip} --deals {args.deals} asks for "
+                         f"deals up to {args.skip + args.deals}")
+    return decks[args.skip : args.skip + args.deals]
+
+
 def _agents(args: argparse.Namespace) -> tuple[str, str, Any, Any]:
     """(A's label, B's spec, A, B)."""
     base = f"time={args.time}" + (f",{args.search}" if args.search else "")
@@ -79,7 +92,9 @@ def _agents(args: argparse.Namespace) -> tuple[str, str, Any, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--variant", default="mineo")
-    ap.add_argument("--deals", type=int, default=200, help="the first N frozen deals")
+    ap.add_argument("--deals", type=int, default=200, help="N frozen deals (the first N, or from --skip)")
+    ap.add_argument("--skip", type=int, default=0, help="start at this frozen deal (pilot runs on deals a final "
+                    "run will not play)")
     ap.add_argument("--deals-file", default=None, help="default: benchmarks/deals/VARIANT.jsonl.gz")
     ap.add_argument("--time", type=float, default=0.01, help="seconds per decision, both agents")
     ap.add_argument("--belief", default="uniform", help="A's belief model: a bot dir, bot:VARIANT, a checkpoint")
@@ -92,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     try:
-        decks = read_deals_file(args.deals_file or DEALS_DIR / f"{args.variant}.jsonl.gz", args.variant)[: args.deals]
+        decks = _frozen_deals(args)
         a_label, b_spec, a, b = _agents(args)
     except ValueError as e:
         print(f"learned_inference: {e}", file=sys.stderr)

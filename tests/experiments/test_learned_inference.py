@@ -22,3 +22,12 @@ def test_an_oracle_belief_search_plays_the_uniform_one(tmp_path):
 def test_an_oracle_outside_0_1_is_one_line():
     done = run_script("learned_inference", "--variant", "french3", "--deals", "1", "--oracle", "1.5")
     assert done.returncode == 2 and done.stderr.strip() == "learned_inference: --oracle must be in (0, 1), got 1.5"
+
+
+def test_skip_starts_later_in_the_frozen_deals_and_a_slice_past_the_end_is_one_line():
+    done = ok(run_script("learned_inference", "--variant", "french3", "--deals", "1", "--skip", "1999",
+                         "--time", "0.001"))
+    assert last_json(done.stdout)["deals"] == 1
+    done = run_script("learned_inference", "--variant", "french3", "--deals", "2", "--skip", "1999")
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith("holds 2000 deals; --skip 1999 --deals 2 asks for deals up to 2001")
