@@ -275,8 +275,34 @@ def page_search(plots: dict[str, bytes]) -> str:
             "its belief model's forward pass). `belief=oracle:P` is not a player: a model that reads the true deal "
             "(P on each unseen card's true location), the bound of what beliefs could bring. The belief model and "
             "the machine's load are in each file's note.", "", *search_match_rows("learned_inference"), "",
-            *belief_tables_section()]
+            *belief_sampler_section(), *belief_tables_section()]
     return "\n".join(out)
+
+
+def belief_sampler_section() -> list[str]:
+    """What each sampler knows: the share of the unseen cards its draws put where they are
+    (``experiments/belief_sampler.py --json``, ``benchmarks/results/belief_sampler/*.json``)."""
+    files = sorted((RESULTS / "belief_sampler").glob("*.json"))
+    if not files:
+        return []
+    out = ["### What each sampler knows", "",
+           "`experiments/belief_sampler.py`: on the positions of deals played by `players` (every seat), each "
+           "sampler draws the deciding seat's determinizations as the search does (the exact method); **placed** is "
+           "the share of the seat's unseen cards a draw puts where they really are, with its standard error over "
+           "positions, and its gain over the uniform sampler on the same positions. `model top-1` / `NLL`: the "
+           "belief model's own marginals (the share of unseen cards whose most probable location is the true one; "
+           "the mean negative log-likelihood of the true location).", "",
+           "| file | played | variant | belief | players | positions | model top-1 / NLL | sampler | placed "
+           "| gain over uniform |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for f in files:
+        d = load(f)
+        m = d["model_marginals"]
+        for k, (name, r) in enumerate(d["samplers"].items()):
+            head = (f"| `{f.name}` | {d['date']} | {d['variant']} | `{d['belief']}` | `{d['players']}` | "
+                    f"{d['positions']:,} | {m['top1']:.3f} / {m['nll']:.3f} " if k == 0 else "| | | | | | | ")
+            out.append(f"{head}| `{name}` | {r['placed']:.3f} ± {r['placed_se']:.3f} | "
+                       f"{r['gain_over_uniform']:+.3f} ± {r['gain_se']:.3f} |")
+    return [*out, ""]
 
 
 def belief_tables_section() -> list[str]:
