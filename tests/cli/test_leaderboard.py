@@ -92,7 +92,8 @@ def test_bad_leaderboard_input_is_one_line(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("variant, last_bits", [("mineo", "as is"), ("piedmont4", "as is"), ("french4", "as is"),
-                                                ("french4", "nudged"), ("french3", "as is")])
+                                                ("french4", "nudged"), ("french3", "as is"),
+                                                ("piedmont3", "as is")])
 def test_the_committed_search_tables_are_their_committed_blocks(variant, last_bits, tmp_path, monkeypatch):
     """The search tables are recomputed, number for number, from the blocks committed in
     benchmarks/results/with_search/blocks/ without playing a game (the agents' specs, files and the deals are the
