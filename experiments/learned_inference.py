@@ -12,8 +12,9 @@ iterations, belief sampling included: A runs fewer iterations). SEARCH adds opti
 ``rollout=heuristic`` or ``net=bot:mineo,mix=1`` (the guided search). The deals are the first ``--deals`` of
 ``benchmarks/deals/VARIANT.jsonl.gz`` (or ``--deals-file``; ``--skip K`` starts at deal K: pilot runs on deals a
 final run does not play), played by the duplicate arena (every seating of the two agents on every deal). Prints
-(and with ``--out`` writes) one JSON object: A's mean payoff per deal against B with the arena's 95% CI, A's win
-rate, each agent's measured milliseconds per decision.
+(and with ``--out`` writes) one JSON object: A's mean payoff per deal against B with the arena's 95% CI
+(``mean_a_vs_b``: A's score), A's score minus B's (``a_minus_b``, ``a_minus_b_ci95``: head to head, as
+``search_vs.py`` writes it), A's win rate, each agent's measured milliseconds per decision.
 
 ``--oracle PEAK`` replaces A's belief model by a cheat that reads the true deal (probability PEAK on each unseen
 card's true location, the rest spread evenly): not a player, an upper bound on what a belief model could bring
@@ -115,9 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     a, b = Timed(a), Timed(b)
     t0 = time.perf_counter()
     r = run_arena(args.variant, [a, b], decks=decks, seed=args.seed, progress=False)
-    row = r["table"][0]
+    row, h2h = r["table"][0], r["head_to_head"][0]
     result = {"variant": args.variant, "date": today_utc(), "a": a_label, "b": b_spec, "deals": r["deals"],
               "mean_a_vs_b": row["mean_payoff_per_deal"], "ci95": row["ci95"], "win_rate_a": row["win_rate"],
+              "a_minus_b": h2h["mean_difference_per_deal"], "a_minus_b_ci95": h2h["ci95"],
               "ms_per_decision_a": 1000 * a.seconds / max(a.decisions, 1),
               "ms_per_decision_b": 1000 * b.seconds / max(b.decisions, 1),
               "decisions_a": a.decisions, "decisions_b": b.decisions,

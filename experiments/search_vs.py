@@ -6,9 +6,12 @@
         [--deals-file benchmarks/deals/mineo.jsonl.gz] [--out results.json]
 
 Each pair plays the same duplicate deals (the arena rotates the seats); the table gives the first agent's mean
-payoff per deal against the second with the arena's 95% CI, and for each agent the wall time its ``act`` calls
-took divided by the decisions it made (searches of a batch of games run together, so this is the time per
-decision amortised over the batch: what "the same wall time per decision" compares).
+payoff per deal against the second with the arena's 95% CI (``mean_a_vs_b``, ``ci95``: the first agent's score),
+its score minus the second's (``a_minus_b``, ``a_minus_b_ci95``: head to head, as the leaderboard and
+``tarocchi-rl eval`` give it; the same sign, larger: a seat's loss is shared by the other agent's seats), and for
+each agent the wall time its ``act`` calls took divided by the decisions it made (searches of a batch of games run
+together, so this is the time per decision amortised over the batch: what "the same wall time per decision"
+compares).
 """
 
 import argparse
@@ -62,9 +65,10 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         r = run_arena(args.variant, [a, b], deals=None if decks is not None else args.deals, decks=decks,
                       seed=args.seed, progress=False)
-        row = r["table"][0]
+        row, h2h = r["table"][0], r["head_to_head"][0]
         rows.append({"a": a_spec, "b": b_spec, "deals": r["deals"],
                      "mean_a_vs_b": row["mean_payoff_per_deal"], "ci95": row["ci95"], "win_rate_a": row["win_rate"],
+                     "a_minus_b": h2h["mean_difference_per_deal"], "a_minus_b_ci95": h2h["ci95"],
                      "ms_per_decision_a": 1000 * a.seconds / max(a.decisions, 1),
                      "ms_per_decision_b": 1000 * b.seconds / max(b.decisions, 1),
                      "decisions_a": a.decisions, "decisions_b": b.decisions,

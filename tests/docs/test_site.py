@@ -82,7 +82,7 @@ def test_the_headline_falls_back_to_the_latest_search_match(tmp_path, monkeypatc
     monkeypatch.setattr(pages, "RESULTS", tmp_path)
     monkeypatch.setattr(pages, "MODELS", bot_exported(tmp_path, "2026-12-05"))
     assert pages.match_cell("piedmont3", "bot:piedmont3", pages.PLAIN_SEARCH) == (
-        "+1.500 [+0.500, +2.500] (500 deals, `search/b.json`)")
+        f"+1.500 [+0.500, +2.500] (500 deals, `search/b.json`, {pages.FIRST_SCORE_ONLY})")
     assert pages.match_cell("piedmont3", pages.PLAIN_SEARCH, "bot:piedmont3") is None  # the order counts
     assert pages.match_cell("french3", "bot:piedmont3", pages.PLAIN_SEARCH) is None
     # a search table played with the previous bot yields to a match played with today's
@@ -90,9 +90,15 @@ def test_the_headline_falls_back_to_the_latest_search_match(tmp_path, monkeypatc
               "head_to_head": [{"agents": ["bot:piedmont3", pages.PLAIN_SEARCH], "mean_difference_per_deal": 1.0,
                                 "ci95": [0.5, 1.5]}]}
     assert pages.search_cell("piedmont3", search, "bot:piedmont3", pages.PLAIN_SEARCH, previous_bot=True) == (
-        "+1.500 [+0.500, +2.500] (500 deals, `search/b.json`)")
+        f"+1.500 [+0.500, +2.500] (500 deals, `search/b.json`, {pages.FIRST_SCORE_ONLY})")
     assert pages.search_cell("piedmont3", search, "bot:piedmont3", pages.PLAIN_SEARCH) == (
         "+1.000 [+0.500, +1.500] (500 deals)")
+    # a match that records its head to head (the scripts since 2026-12-06) gives it, as the tables do
+    recorded = row | {"a_minus_b": 3.0, "a_minus_b_ci95": [2.0, 4.0]}
+    (tmp_path / "search" / "d.json").write_text(json.dumps(
+        {"variant": "piedmont3", "command": "x", "date": "2026-12-06", "rows": [recorded]}))
+    assert pages.match_cell("piedmont3", "bot:piedmont3", pages.PLAIN_SEARCH) == (
+        "+3.000 [+2.000, +4.000] (500 deals, `search/d.json`)")
 
 
 def test_a_match_played_before_the_shipped_bot_says_so(tmp_path, monkeypatch):
@@ -108,7 +114,7 @@ def test_a_match_played_before_the_shipped_bot_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(pages, "RESULTS", tmp_path)
     monkeypatch.setattr(pages, "MODELS", bot_exported(tmp_path, "2026-12-04"))
     assert pages.match_cell("piedmont3", "bot:piedmont3", pages.PLAIN_SEARCH) == (
-        "+1.500 [+0.500, +2.500] (500 deals, `search/m.json`, the previous bot)")
+        f"+1.500 [+0.500, +2.500] (500 deals, `search/m.json`, the previous bot, {pages.FIRST_SCORE_ONLY})")
     search = {"deals": 500, "agents": ["bot:piedmont3", pages.PLAIN_SEARCH], "table": [],
               "head_to_head": [{"agents": ["bot:piedmont3", pages.PLAIN_SEARCH], "mean_difference_per_deal": 1.0,
                                 "ci95": [0.5, 1.5]}]}

@@ -17,6 +17,8 @@ def test_an_oracle_belief_search_plays_the_uniform_one(tmp_path):
     assert r["decisions_a"] > 0 and r["decisions_b"] > 0 and r["ms_per_decision_a"] > 0
     lo, hi = r["ci95"]
     assert lo <= r["mean_a_vs_b"] <= hi
+    d_lo, d_hi = r["a_minus_b_ci95"]  # head to head: A's score minus B's, the same sign
+    assert d_lo <= r["a_minus_b"] <= d_hi and r["a_minus_b"] * r["mean_a_vs_b"] >= 0
 
 
 def test_an_oracle_outside_0_1_is_one_line():

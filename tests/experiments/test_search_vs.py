@@ -18,4 +18,6 @@ def test_a_match_is_written_with_each_agents_time_per_decision(tmp_path):
     assert row["ms_per_decision_a"] > 0 and row["ms_per_decision_b"] > 0
     lo, hi = row["ci95"]
     assert lo <= row["mean_a_vs_b"] <= hi and 0 <= row["win_rate_a"] <= 1
+    d_lo, d_hi = row["a_minus_b_ci95"]  # head to head: the first's score minus the second's, the same sign
+    assert d_lo <= row["a_minus_b"] <= d_hi and row["a_minus_b"] * row["mean_a_vs_b"] >= 0
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", r["date"])  # the results pages compare it with the bots' export days
