@@ -143,7 +143,8 @@ def plot(result: dict, path: Path) -> None:
     plt.close(fig)
 
 
-def _bounded_int(name: str, lo: int, hi: int) -> Any:
+def bounded_int(name: str, lo: int, hi: int) -> Any:
+    """An argparse ``type``: an integer in [lo, hi], else a one-line error naming the option ``name``."""
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -159,11 +160,11 @@ def _bounded_int(name: str, lo: int, hi: int) -> Any:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True, help="checkpoint (file or run dir) or bot directory with belief.onnx")
-    ap.add_argument("--deals", type=_bounded_int("--deals", 1, MAX_DEALS), default=200)
+    ap.add_argument("--deals", type=bounded_int("--deals", 1, MAX_DEALS), default=200)
     ap.add_argument("--players", choices=("heuristic", "self"), default="heuristic")
-    ap.add_argument("--seed", type=_bounded_int("--seed", 0, 2**62), default=0)
-    ap.add_argument("--bins", type=_bounded_int("--bins", 2, MAX_BINS), default=RELIABILITY_BINS)
-    ap.add_argument("--batch", type=_bounded_int("--batch", 1, MAX_BATCH), default=128, help="games played together")
+    ap.add_argument("--seed", type=bounded_int("--seed", 0, 2**62), default=0)
+    ap.add_argument("--bins", type=bounded_int("--bins", 2, MAX_BINS), default=RELIABILITY_BINS)
+    ap.add_argument("--batch", type=bounded_int("--batch", 1, MAX_BATCH), default=128, help="games played together")
     ap.add_argument("--json", required=True, type=Path, help="where to write the reliability table")
     ap.add_argument("--png", required=True, type=Path, help="where to write the reliability plot")
     args = ap.parse_args(argv)

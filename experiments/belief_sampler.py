@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from belief_calibration import bounded_int
 from numpy.typing import NDArray
 from search_vs import today_utc
 
@@ -79,6 +80,7 @@ def measure(variant: str, belief: str, players: str, deals: int, every: int, dra
     names = [UNIFORM, LEARNED, *(f"oracle:{p:g}" for p in peaks)]
     placed: dict[str, list[float]] = {n: [] for n in names}
     marg_top1, marg_nll, n_cards = 0.0, 0.0, 0
+    uniform = uniform_beliefs(1, spec.n_players, spec.deck.n_cards)[0]
     env = BatchEnv(variant, deals, seed=seed)
     actor = make_agent(players, seed=seed)
     rows = np.arange(deals)
@@ -100,7 +102,7 @@ def measure(variant: str, belief: str, players: str, deals: int, every: int, dra
                 marg_top1 += float((learned[j][unseen].argmax(axis=1) == t[unseen]).sum())
                 marg_nll += float(-np.log(np.maximum(p_true, 1e-12)).sum())
                 n_cards += len(unseen)
-                laws = {UNIFORM: uniform_beliefs(1, spec.n_players, spec.deck.n_cards)[0], LEARNED: learned[j],
+                laws = {UNIFORM: uniform, LEARNED: learned[j],
                         **{f"oracle:{p:g}": oracle_probs(t, n_loc, p) for p in peaks}}
                 draw_seed = seed * 1_000_003 + step * 4099 + int(g)  # the same stream for every sampler
                 for name, probs in laws.items():
@@ -131,29 +133,16 @@ def _peaks(text: str) -> list[float]:
     return peaks
 
 
-def _int_in(name: str, lo: int, hi: int) -> Any:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"{name} must be in [{lo}, {hi}], got {value}")
-        return value
-
-    return parse
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variant", required=True, choices=sorted(VARIANTS))
     ap.add_argument("--belief", required=True, help="the belief model: a bot dir, bot:VARIANT, a checkpoint")
     ap.add_argument("--players", default="heuristic", help="the agent spec playing every seat")
-    ap.add_argument("--deals", type=_int_in("--deals", 1, MAX_DEALS), default=100)
-    ap.add_argument("--every", type=_int_in("--every", 1, 1000), default=3, help="measure every k-th decision")
-    ap.add_argument("--draws", type=_int_in("--draws", 1, MAX_DRAWS), default=64, help="draws per sampler")
+    ap.add_argument("--deals", type=bounded_int("--deals", 1, MAX_DEALS), default=100)
+    ap.add_argument("--every", type=bounded_int("--every", 1, 1000), default=3, help="measure every k-th decision")
+    ap.add_argument("--draws", type=bounded_int("--draws", 1, MAX_DRAWS), default=64, help="draws per sampler")
     ap.add_argument("--oracle", type=_peaks, default=[0.35, 0.5, 0.7], help="oracle peaks, comma-separated")
-    ap.add_argument("--seed", type=_int_in("--seed", 0, 2**31), default=0)
+    ap.add_argument("--seed", type=bounded_int("--seed", 0, 2**31), default=0)
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     if args.json is not None and not args.json.parent.is_dir():
