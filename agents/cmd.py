@@ -45,6 +45,7 @@ import shlex
 import signal
 import subprocess
 import time
+import weakref
 from typing import Any
 
 import numpy as np
@@ -185,6 +186,15 @@ def _close_all() -> None:
         program.close()
 
 
+_AGENTS: weakref.WeakSet[CmdAgent] = weakref.WeakSet()  # the agents of this process (stop_all)
+
+
+def stop_all(reason: str) -> None:
+    """Every agent of this process stops (:meth:`CmdAgent.stop`): a server shutting down waits for no program."""
+    for agent in list(_AGENTS):
+        agent.stop(reason)
+
+
 class CmdAgent(Agent):
     """An external bot process driven over the protocol (module docstring)."""
 
@@ -205,6 +215,7 @@ class CmdAgent(Agent):
         self.gave_up: str | None = None  # the error every call raises once MAX_FAILURES is reached
         self.hello: dict[str, Any] = {}
         self._views: dict[int, Views] = {}  # per game slot: its views so far
+        _AGENTS.add(self)
 
     @property
     def proc(self) -> subprocess.Popen[bytes] | None:
@@ -253,6 +264,18 @@ class CmdAgent(Agent):
         program, self.program = self.program, None
         if program is not None:
             program.close()
+
+    def stop(self, reason: str) -> None:
+        """Give up now, from any thread: every later call fails at once with ``reason`` (no program is started
+        again) and the running program is killed, so that a request waiting for its answer fails at once (its
+        output ends; that request's thread reaps it)."""
+        self.gave_up = reason
+        program = self.program
+        if program is not None:
+            try:
+                os.killpg(program.proc.pid, signal.SIGKILL)
+            except OSError:  # the group is gone already
+                pass
 
     def _kill(self) -> None:
         """End a program out of step at once (no quit: it would not be read); the next request starts it again."""

@@ -68,6 +68,7 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..agents.cmd import stop_all as stop_programs
 from ..bot import BotServer, request_id
 from ..bounded import BoundedInputError, loads
 from ..play import bot_seeds, make_bot, new_seed
@@ -78,6 +79,7 @@ from . import limits, workers
 from . import openapi as oa
 from .bots import DEFAULT_BOT, DEFAULT_ISMCTS, Catalogue
 from .challenges import Challenges
+from .headers import SecurityHeaders
 from .inline import InlineAct
 from .openapi import Endpoint
 from .shared import BOT_FAILED, SEAT_GRACE, BotFailed, Conn, SharedTables
@@ -132,6 +134,9 @@ class ServerConfig:
     table_lifetime: float = limits.TABLE_LIFETIME
     body_timeout: float = limits.BODY_SECONDS
     keep_alive_timeout: float = limits.KEEP_ALIVE_SECONDS
+    head_timeout: float = limits.HEAD_SECONDS  # seconds a request head may take (uvicorn has no such bound)
+    max_waiting: int = limits.MAX_WAITING  # connections waiting for a request head, in all ...
+    max_waiting_per_client: int = limits.WAITING_PER_CLIENT  # ... and per address (limits.Waiting)
     queues: dict[str, limits.QueueLimit] = field(default_factory=lambda: dict(limits.QUEUES))
     db: str | None = None  # the games' database (an SQLAlchemy URL; --db): None, nothing is stored
     seat_grace: float = SEAT_GRACE  # seconds a shared table's seat waits for its person before a bot plays it
@@ -661,19 +666,22 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                                  server.queues["replay"].run("startup", workers.ping))  # the worker processes start
             server.challenges.prepare_all()  # every challenge's bot results, in the background
         yield
+        stop_programs("the server is stopping")  # no request waits for an external program (agents/cmd.py)
         server.challenges.close()
         server.shared.close_all()
         for queue in server.queues.values():
-            queue.close()
+            queue.close()  # the jobs not started are cancelled
         if writer is not None:
             server.recorder = None
-            await run_in_threadpool(writer.close)  # the writes still queued, then the thread stops
+            # the writes still queued (at most SHUTDOWN_SECONDS: serve's exit does not wait for more), then the thread
+            await run_in_threadpool(writer.close, limits.SHUTDOWN_SECONDS)
             writer.store.close()
 
     routes: list[BaseRoute] = [_route(e) for e in ENDPOINTS]
     routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     hosts = server.config.allowed_hosts
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(TrustedHostMiddleware,
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders),
+                                                                  Middleware(TrustedHostMiddleware,
                                                                              allowed_hosts=hosts),
                                                                   *limit_middleware(server.config)],
                     exception_handlers={HTTPException: http_error, limits.Busy: http_error, Exception: http_error})

@@ -77,7 +77,13 @@ MESSAGES_PER_SECOND = 20.0  # /ws messages a connection may send per second on a
 MESSAGE_BURST = 40  # ... and at once: a faster client is read more slowly (its messages wait in its socket)
 BODY_SECONDS = 10.0  # a request body not complete this long after its headers: 408 and the connection closed
 KEEP_ALIVE_SECONDS = 5.0  # an idle keep-alive HTTP connection is closed after this long (uvicorn)
+HEAD_SECONDS = 5.0  # a request head not complete this long after the connection opened (or its first byte): closed
+MAX_WAITING = 512  # connections waiting for a request head (or idle between requests), in all ...
+WAITING_PER_CLIENT = 8  # ... and per address: beyond either, the oldest waiting one of the biggest holder is closed
 RETRY_AFTER = 1  # seconds a refused client is told to wait (the Retry-After header)
+SHUTDOWN_GRACE_SECONDS = 3.0  # at SIGTERM, what uvicorn waits for the requests in progress before cancelling them ...
+SHUTDOWN_SECONDS = 4.0  # ... then the app's own shutdown at most (the store's queued writes), and then the process
+# exits whatever its threads do (serve.py): gone within about 7.5 s whatever the bots do
 BUSY_STATUS, CLIENT_BUSY_STATUS, BODY_TIMEOUT_STATUS = 503, 429, 408
 
 
@@ -119,7 +125,8 @@ log = logging.getLogger("tarocchi_rl.web")
 
 
 POSITIVE_LIMITS = ("idle_timeout", "max_tables", "max_connections", "max_connections_per_client",
-                   "max_tables_per_client", "table_lifetime", "body_timeout", "keep_alive_timeout", "seat_grace")
+                   "max_tables_per_client", "table_lifetime", "body_timeout", "keep_alive_timeout", "seat_grace",
+                   "head_timeout", "max_waiting", "max_waiting_per_client")
 
 
 def check_limits(config: Any) -> None:
@@ -319,6 +326,11 @@ class WorkQueue:
             self.used.pop(client, None)
 
     def close(self) -> None:
+        """At shutdown: the jobs not started are cancelled (their requests end now), those handed to the workers
+        but not started too; a job running is left to end (an external program's is killed: app.py)."""
+        for jobs in list(self.waiting.values()):
+            for job in jobs:
+                job.done.cancel()
         self.executor.shutdown(wait=False, cancel_futures=True)
 
 
@@ -565,45 +577,211 @@ class BodyDeadline:
                                   f"{self.seconds:g} s", close=True)
 
 
-# -- connections per address, before any HTTP is parsed (uvicorn) -------------------------------------------
-CONNECTIONS_ENV = "TAROCCHI_WEB_CONNECTIONS_PER_CLIENT"  # the cap of _ClientCap (set by serve)
+# -- connections, before any HTTP is parsed (uvicorn) ---------------------------------------------------------
+CONNECTIONS_ENV = "TAROCCHI_WEB_CONNECTIONS_PER_CLIENT"  # the per-address cap of _Guard (set by serve)
+WAITING_ENV = "TAROCCHI_WEB_WAITING"  # Waiting.env(): the bounds of _Guard on waiting connections (set by serve)
 _REFUSED = json.dumps({"error": f"too many connections from your address: try again in {RETRY_AFTER} s"}).encode()
 REFUSED_RESPONSE = (b"HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\nretry-after: %d\r\n"
                     b"connection: close\r\ncontent-length: %d\r\n\r\n%s" % (RETRY_AFTER, len(_REFUSED), _REFUSED))
 
 
-class _ClientCap:
-    """uvicorn's HTTP protocol (a base class after this one), refusing a connection from an address that already
-    has ``$CONNECTIONS_ENV`` connections open (HTTP or WebSocket, idle ones included) with a fixed 429 and a
-    close, before a byte of it is parsed: a client reconnecting in a loop costs an accept and a close, and one
-    address cannot hold the server's ``limit_concurrency``. Addresses uvicorn trusts as proxies
-    (``forwarded_allow_ips``) are exempt: behind a proxy, :class:`ClientLimit` counts the forwarded addresses."""
+@dataclass(frozen=True)
+class Waiting:
+    """The bounds on *waiting* connections, those with no request in progress (just opened, sending a request
+    head, or idle between two requests): the seconds a request head may take (from the connection's opening, or
+    from the first byte of a later request; uvicorn's keep-alive timeout bounds the idle time before it), and how
+    many may wait in all and per address."""
+
+    head_seconds: float = HEAD_SECONDS
+    total: int = MAX_WAITING
+    per_client: int = WAITING_PER_CLIENT
+
+    def env(self) -> str:
+        return f"{self.head_seconds!r},{self.total},{self.per_client}"
+
+    @classmethod
+    def from_env(cls) -> "Waiting":
+        text = os.environ.get(WAITING_ENV)
+        if not text:
+            return cls()
+        seconds, total, per_client = text.split(",")
+        return cls(float(seconds), int(total), int(per_client))
+
+
+class _Registry:
+    """One server's connections by address (kept on uvicorn's ``server_state``): how many each has open (HTTP
+    and WebSocket), and its waiting ones, oldest first. Used from the event loop only."""
+
+    def __init__(self) -> None:
+        self.open: collections.Counter[str] = collections.Counter()
+        self.waiting: dict[str, dict[Any, None]] = {}
+        self.total = 0  # waiting connections, all addresses
+
+    def wait(self, conn: "_Guard", host: str, bounds: Waiting) -> None:
+        """``conn`` waits: beyond its address's share, that address's oldest waiting connection is closed;
+        beyond the total, the oldest of the address that has the most (never an address with fewer)."""
+        own = self.waiting.get(host, {})
+        if len(own) >= bounds.per_client:
+            next(iter(own)).drop("evicted: the address's waiting connections are at their cap")
+        elif self.total >= bounds.total:
+            most = max(self.waiting.values(), key=len)
+            next(iter(most)).drop("evicted: the server's waiting connections are at their cap")
+        self.waiting.setdefault(host, {})[conn] = None
+        self.total += 1
+
+    def done_waiting(self, conn: "_Guard", host: str) -> None:
+        own = self.waiting.get(host)
+        if own is not None and conn in own:
+            del own[conn]
+            self.total -= 1
+            if not own:
+                del self.waiting[host]
+
+    def release(self, host: str) -> None:
+        _decrement(self.open, host)
+
+
+def _registry_of(server_state: Any) -> _Registry:
+    registry = getattr(server_state, "tarocchi_registry", None)
+    if registry is None:
+        registry = server_state.tarocchi_registry = _Registry()
+    return registry
+
+
+class _Guard:
+    """uvicorn's HTTP protocol (a base class after this one) with the bounds uvicorn lacks, applied before a
+    byte is parsed:
+
+    - an address with ``$CONNECTIONS_ENV`` connections open (HTTP or WebSocket, idle ones included) is refused
+      a new one with a fixed 429 and a close: a client reconnecting in a loop costs an accept and a close, and
+      one address cannot hold the server's connections;
+    - a connection must send a complete request head within :attr:`Waiting.head_seconds` of its opening (or of
+      the first byte of a later request) or it is closed: uvicorn itself waits forever for a head (slowloris);
+    - waiting connections (:class:`Waiting`) are bounded per address and in all: a new one beyond a bound
+      closes the oldest waiting connection of its own address, or of the address holding the most, so a crowd
+      of half-open connections, from one address or many, cannot keep a new client out;
+    - uvicorn's ``limit_concurrency`` (its 503) counts the connections with a request in progress, idle ones and
+      WebSockets, not the waiting ones (they are bounded above): half-open connections cannot take it.
+
+    Addresses uvicorn trusts as proxies (``forwarded_allow_ips``) are exempt from the per-address bounds (behind
+    a proxy, :class:`ClientLimit` counts the forwarded addresses); their request heads are timed all the same."""
 
     connections: set[Any]
     config: Any
+    server_state: Any
+    transport: Any
+    cycle: Any
+    loop: asyncio.AbstractEventLoop
 
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.per_client = int(os.environ.get(CONNECTIONS_ENV, CONNECTIONS_PER_CLIENT))
+        self.bounds = Waiting.from_env()
         self.trusted = _trusted_networks(self.config)
+        self.registry = _registry_of(self.server_state)
+        self.host: str | None = None  # the address, when the per-address bounds apply to it
+        self.waiting = self.upgraded = False
+        self.head_timer: asyncio.TimerHandle | None = None
+
+    @property
+    def limit_concurrency(self) -> int | None:
+        """uvicorn's ``limit_concurrency`` as its check reads it (``len(connections) >= limit``, this connection
+        counted): raised by the waiting connections other than this one, so that they do not count."""
+        if self._limit is None:
+            return None
+        return self._limit + self.registry.total - int(self.waiting and self.host is not None)
+
+    @limit_concurrency.setter
+    def limit_concurrency(self, value: int | None) -> None:
+        self._limit = value
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)  # type: ignore[misc]
         host = _host_of(self)
-        if host is None or self.trusted is None or _in_networks(host, self.trusted):
+        if host is not None and self.trusted is not None and not _in_networks(host, self.trusted):
+            self.host = host
+            self.registry.open[host] += 1
+            if self.registry.open[host] > self.per_client:  # this one counted too
+                transport.write(REFUSED_RESPONSE)
+                transport.close()
+                return
+        self._note_state(timed=True)
+
+    def data_received(self, data: bytes) -> None:
+        if self.waiting and self.head_timer is None:  # the first byte of a request after an idle wait
+            self.head_timer = self.loop.call_later(self.bounds.head_seconds, self._head_late)
+        super().data_received(data)  # type: ignore[misc]
+        self._note_state()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()  # type: ignore[misc]
+        self._note_state()  # idle now (uvicorn's keep-alive timeout), or the next pipelined request runs
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)  # type: ignore[misc]
+        self._stop_waiting()
+        if self.host is not None and not self.upgraded:
+            self.registry.release(self.host)
+
+    def _note_state(self, timed: bool = False) -> None:
+        """After each event: a WebSocket now, a request in progress, or waiting (``timed``: its head's clock
+        starts now, else at the first byte that comes)."""
+        if self.upgraded or self.transport is None or self.transport.is_closing():
             return
-        if sum(_host_of(c) == host for c in self.connections) > self.per_client:  # this one counted too
-            transport.write(REFUSED_RESPONSE)
-            transport.close()
+        if self.transport.get_protocol() is not self:
+            self._stop_waiting()
+            self._upgraded()
+        elif self.cycle is not None and not self.cycle.response_complete:
+            self._stop_waiting()
+        elif not self.waiting:
+            self.waiting = True
+            if self.host is not None:
+                self.registry.wait(self, self.host, self.bounds)
+            if timed:
+                self.head_timer = self.loop.call_later(self.bounds.head_seconds, self._head_late)
+
+    def _stop_waiting(self) -> None:
+        if self.head_timer is not None:
+            self.head_timer.cancel()
+            self.head_timer = None
+        if self.waiting:
+            self.waiting = False
+            if self.host is not None:
+                self.registry.done_waiting(self, self.host)
+
+    def _head_late(self) -> None:
+        self.head_timer = None
+        if self.waiting:
+            self.drop(f"no complete request head within {self.bounds.head_seconds:g} s")
+
+    def drop(self, why: str) -> None:
+        """Close a waiting connection (it has no request in progress: nothing is answered)."""
+        log.debug("connection from %s closed: %s", self.host, why)
+        self._stop_waiting()
+        self.transport.close()
+
+    def _upgraded(self) -> None:
+        """The connection is a WebSocket now (another protocol object): it stays counted until it closes."""
+        self.upgraded = True
+        if self.host is None:
+            return
+        ws, registry, host = self.transport.get_protocol(), self.registry, self.host
+        lost = ws.connection_lost
+
+        def connection_lost(exc: Exception | None) -> None:
+            registry.release(host)
+            lost(exc)
+
+        ws.connection_lost = connection_lost
 
 
-class ClientCappedH11Protocol(_ClientCap, H11Protocol):
-    """:class:`_ClientCap` on uvicorn's pure-Python HTTP/1.1 protocol (h11)."""
+class ClientCappedH11Protocol(_Guard, H11Protocol):
+    """:class:`_Guard` on uvicorn's pure-Python HTTP/1.1 protocol (h11)."""
 
 
 if HttpToolsProtocol is not None:
-    class ClientCappedHttpToolsProtocol(_ClientCap, HttpToolsProtocol):
-        """:class:`_ClientCap` on uvicorn's httptools protocol (a C parser)."""
+    class ClientCappedHttpToolsProtocol(_Guard, HttpToolsProtocol):
+        """:class:`_Guard` on uvicorn's httptools protocol (a C parser)."""
 
 #: the protocol ``serve`` runs: httptools (a dependency; parsing in C: measured, it and uvloop halved the event
 #: loop's time per refused connection under the abuse run) or, where its wheel is missing, h11
@@ -667,7 +845,8 @@ def describe(config: Any, routes: list[str], bots: list[str], queues: dict[str, 
              f"({config.max_tables_per_client} per client), {config.max_connections_per_client} requests and "
              f"tables at once per client, {config.max_body:,} bytes a body within {config.body_timeout:g} s, "
              f"idle tables closed after {seconds_text(config.idle_timeout)}, any after "
-             f"{seconds_text(config.table_lifetime)}"]
+             f"{seconds_text(config.table_lifetime)}, a request head within {config.head_timeout:g} s, "
+             f"{config.max_waiting} connections waiting for one ({config.max_waiting_per_client} per client)"]
     lines.append("queues (threads, jobs, per client): " + ", ".join(
         f"{kind} {q.workers}/{q.max_jobs}/{q.per_client}" for kind, q in queues.items()))
     return lines

@@ -43,8 +43,9 @@ from .table import Table, check_options, client_seed
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Server
 
-__all__ = ["BOT_FAILED", "BotFailed", "CODE_ALPHABET", "CODE_LENGTH", "Conn", "LOBBY_SIZE", "Link", "PersonSeat",
-           "SEAT_GRACE", "SINGLE_PROCESS", "SharedTable", "SharedTables", "new_code", "normalize_code"]
+__all__ = ["BOT_FAILED", "BotFailed", "CODE_ALPHABET", "CODE_LENGTH", "Conn", "LOBBY_PER_CLIENT", "LOBBY_SIZE",
+           "Link", "PersonSeat", "SEAT_GRACE", "SINGLE_PROCESS", "SharedTable", "SharedTables", "new_code",
+           "normalize_code"]
 
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # 31 characters that cannot be mistaken for one another
 CODE_LENGTH = 8  # 31**8: about 8.5e11 codes
@@ -52,7 +53,8 @@ TOKEN_BYTES = 18  # a seat token: 24 URL-safe characters
 MAX_CODE_TEXT = 32  # characters of a code as a client sends it (spaces and dashes dropped)
 MAX_TOKEN_TEXT = 64
 SEAT_GRACE = 60.0  # seconds a person's seat waits for them before its bot plays it (serve --seat-grace)
-LOBBY_SIZE = 50  # tables GET /v1/tables lists at most (the newest)
+LOBBY_SIZE = 50  # tables GET /v1/tables lists at most (SharedTables.lobby: each address's oldest first)
+LOBBY_PER_CLIENT = 2  # lobby tables waiting for people that one address may have at once (open refused beyond)
 OUTBOX = 64  # messages waiting for a connection; one more and it is closed
 GUESSES_BURST = 10  # wrong codes or tokens an address may send at once ...
 GUESSES_PER_SECOND = 0.1  # ... and on average (6 a minute)
@@ -239,11 +241,28 @@ class SharedTables:
         return float(self.host.config.seat_grace)
 
     def lobby(self) -> list[dict[str, Any]]:
-        """The tables opened for the lobby that still have a free seat, newest first (:data:`LOBBY_SIZE` at most)."""
+        """The tables opened for the lobby that still have a free seat and a person sitting at it (a table whose
+        people left is not listed, from that moment), :data:`LOBBY_SIZE` at most: every address's oldest table,
+        oldest first, then every address's second (:data:`LOBBY_PER_CLIENT`). A burst of new tables, from a few
+        addresses or many, never pushes an older table off the list, and the longest wait is joined first."""
         now = time.monotonic()
-        open_ = [st for st in self.tables.values() if st.lobby and not st.started and not st.closed and st.free()]
-        open_.sort(key=lambda st: st.opened, reverse=True)
-        return [st.listing(now) for st in open_[:LOBBY_SIZE]]
+        rank: collections.Counter[str] = collections.Counter()
+        listed = []
+        for st in sorted(self.tables.values(), key=lambda st: st.opened):
+            if st.lobby and not st.started and not st.closed and st.free() and st.present():
+                listed.append((rank[st.owner], st.opened, st))
+                rank[st.owner] += 1
+        listed.sort(key=lambda x: x[:2])
+        return [st.listing(now) for _, _, st in listed[:LOBBY_SIZE]]
+
+    def _check_lobby(self, client: str) -> None:
+        """A ValueError when ``client`` has :data:`LOBBY_PER_CLIENT` lobby tables waiting for people already."""
+        waiting = sum(st.owner == client and st.lobby and not st.started and not st.closed
+                      for st in self.tables.values())
+        if waiting >= LOBBY_PER_CLIENT:
+            raise ValueError(f"lobby: your address has {waiting} tables waiting for people in the lobby (the most "
+                             "per address): start one, or open this one without the lobby and give its code")
+
 
     # -- guesses ----------------------------------------------------------------------------------------------
     def _bucket(self, client: str) -> limits.TokenBucket:
@@ -303,6 +322,8 @@ class SharedTables:
         refusal = host.table_count.refusal(conn.client)
         if refusal is not None:
             raise ValueError(refusal)
+        if lobby:
+            self._check_lobby(conn.client)
         seeds = bot_seeds(seed, n)
         bots = [None if name is None else host.catalogue.seat_bot(name, seeds[k]) for k, name in enumerate(names)]
         table = Table.deal(str(variant), options, bots, seed, practice=practice)

@@ -1,0 +1,238 @@
+"""Connections that never send a whole request (issue 52: a head that never ends held a connection forever, and 1,200
+of them from 80 addresses made every request a 503), on a real uvicorn with the protocol ``serve`` runs (httptools)
+and with the h11 fallback:
+
+- a connection that sends no head, or drips a head a line at a time, or starts a second head on a kept-alive
+  connection and stops, is closed once its head is late; a request whose head arrived is not timed by it;
+- waiting connections are bounded per address and in all: a new one closes the oldest waiting connection of its
+  own address, or of the address holding the most, never a connection with a request in progress;
+- waiting connections do not count in uvicorn's ``limit_concurrency``; requests and WebSockets still do;
+- a polite client is served (the page and the API) while 1,200 half-open connections from 80 addresses (15 each,
+  under the per-address cap) are held.
+
+Every check is of behaviour (a connection closed, a status answered); the waits are generous bounds."""
+
+import contextlib
+import json
+import socket
+import threading
+import time
+
+import pytest
+
+from tarocchi_rl.web import limits
+from tarocchi_rl.web.app import ServerConfig, create_app
+
+WAIT = 20.0  # seconds: a generous bound on anything the server should do soon (a busy machine)
+PARTIAL = b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n"  # a head without its end
+
+
+@pytest.fixture(params=["httptools", "h11"])
+def protocol(request):
+    return limits.CAPPED_PROTOCOL if request.param == "httptools" else limits.ClientCappedH11Protocol
+
+
+@contextlib.contextmanager
+def live(protocol, monkeypatch, head=30.0, total=limits.MAX_WAITING, per_client=limits.WAITING_PER_CLIENT,
+         connections=limits.CONNECTIONS_PER_CLIENT, limit_concurrency=None, body_timeout=limits.BODY_SECONDS):
+    """A real server on 127.0.0.1 (its port, and uvicorn's Server), with these bounds; kept-alive connections
+    are kept a long time (only the head timeout closes one)."""
+    import uvicorn
+
+    monkeypatch.setenv(limits.WAITING_ENV, limits.Waiting(head, total, per_client).env())
+    monkeypatch.setenv(limits.CONNECTIONS_ENV, str(connections))
+    app = create_app(ServerConfig(warmup=False, body_timeout=body_timeout))
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                            lifespan="on", http=protocol, proxy_headers=False, timeout_keep_alive=600,
+                            limit_concurrency=limit_concurrency)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started
+    try:
+        yield server.servers[0].sockets[0].getsockname()[1], server
+    finally:
+        server.should_exit = True
+        thread.join(WAIT)
+
+
+def connect(port: int, source: str = "127.0.0.1") -> socket.socket:
+    return socket.create_connection(("127.0.0.1", port), timeout=WAIT, source_address=(source, 0))
+
+
+def closed(s: socket.socket) -> bool:
+    """Whether the server closed ``s`` (waiting at most WAIT seconds; what it sent before is discarded)."""
+    try:
+        while chunk := s.recv(65536):
+            del chunk
+        return True
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def get(s: socket.socket, path: str = "/v1/health") -> int:
+    """The status of ``GET path`` on ``s`` (kept alive), 0 when the connection was closed."""
+    try:
+        s.sendall(b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % path.encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = s.recv(65536)
+            if not chunk:
+                return 0
+            head += chunk
+        status = int(head.split()[1])
+        length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(
+            b"content-length")))
+        body = head.partition(b"\r\n\r\n")[2]
+        while len(body) < length:
+            body += s.recv(65536)
+        return status
+    except (ConnectionResetError, BrokenPipeError):
+        return 0
+
+
+def test_a_connection_without_a_head_is_closed(protocol, monkeypatch):
+    with live(protocol, monkeypatch, head=0.5) as (port, _):
+        with connect(port) as silent, connect(port) as partial:
+            partial.sendall(PARTIAL)
+            assert closed(silent) and closed(partial)
+
+
+def test_a_head_dripped_a_line_at_a_time_is_closed(protocol, monkeypatch):
+    with live(protocol, monkeypatch, head=1.0) as (port, _), connect(port) as s:
+        s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        s.settimeout(0.2)
+        deadline = time.monotonic() + WAIT
+        answered = b""
+        gone = False
+        k = 0
+        while not gone and time.monotonic() < deadline:
+            try:
+                s.sendall(b"X-Drip-%d: x\r\n" % k)  # a line every 0.2 s: each byte in time, the head never ends
+                k += 1
+                answered += s.recv(65536) or b"<closed>"
+            except TimeoutError:
+                continue
+            except (ConnectionResetError, BrokenPipeError):
+                answered += b"<closed>"
+            gone = answered.endswith(b"<closed>")
+        assert gone and not answered.startswith(b"HTTP/1.1 200")
+        assert k >= 2  # it did drip before being closed
+
+
+def test_the_next_head_on_a_kept_alive_connection_is_timed(protocol, monkeypatch):
+    with live(protocol, monkeypatch, head=1.0) as (port, _), connect(port) as s:
+        assert get(s) == 200
+        time.sleep(1.5)  # idle longer than the head timeout: idle time is the keep-alive timeout's (600 s here)
+        assert get(s) == 200
+        s.sendall(PARTIAL)  # a second head begun, never ended
+        assert closed(s)
+
+
+def test_a_request_whose_head_arrived_is_not_timed_by_it(protocol, monkeypatch):
+    body = json.dumps({"type": "hello", "id": 1}).encode()
+    with live(protocol, monkeypatch, head=0.5) as (port, _), connect(port) as s:
+        s.sendall(b"POST /v1/act HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: %d\r\n\r\n%s" % (len(body), body[:3]))
+        time.sleep(1.5)  # the body's own deadline (10 s) applies, not the head's
+        s.sendall(body[3:])
+        assert s.recv(4096).startswith(b"HTTP/1.1 200")
+
+
+def test_a_body_dripped_a_byte_at_a_time_gets_408(protocol, monkeypatch):
+    """A body's deadline runs from its head, whatever arrives meanwhile: each byte in time is no extension."""
+    with live(protocol, monkeypatch, head=0.5, body_timeout=1.0) as (port, _), connect(port) as s:
+        s.sendall(b"POST /v1/replay HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 1000\r\n\r\n[")
+        s.settimeout(0.1)
+        data = b""
+        deadline = time.monotonic() + WAIT
+        while not data and time.monotonic() < deadline:
+            try:
+                s.sendall(b"0")
+                data = s.recv(65536)
+            except TimeoutError:
+                continue
+            except (ConnectionResetError, BrokenPipeError):  # closed between a byte and the next read: the 408
+                data = b"<reset>"  # may be lost with the reset (the existing test reads it whole)
+        assert data == b"<reset>" or (data.startswith(b"HTTP/1.1 408") and b"connection: close" in data.lower())
+        s.settimeout(WAIT)
+        assert data == b"<reset>" or closed(s)
+
+
+def test_an_address_waits_on_a_few_connections_the_oldest_closed_first(protocol, monkeypatch):
+    with live(protocol, monkeypatch, per_client=2) as (port, _):
+        with connect(port) as a, connect(port) as b:
+            assert get(a) == 200 and get(b) == 200  # both idle now: a waits longest
+            with connect(port) as c:
+                assert closed(a)  # c is the third waiting connection of the address: a goes
+                assert get(b) == 200 and get(c) == 200
+
+
+def test_past_the_total_the_biggest_holder_loses_its_oldest(protocol, monkeypatch):
+    with live(protocol, monkeypatch, total=3, per_client=3) as (port, _):
+        with connect(port, "127.0.0.2") as a1, connect(port, "127.0.0.2") as a2, connect(port, "127.0.0.3") as b1:
+            assert get(a1) == 200 and get(a2) == 200 and get(b1) == 200  # three waiting: the total
+            with connect(port, "127.0.0.4") as newcomer:
+                assert get(newcomer) == 200  # let in: 127.0.0.2, holding the most, lost its oldest
+                assert closed(a1)
+                assert get(a2) == 200 and get(b1) == 200
+
+
+def ws_open(port: int, source: str) -> socket.socket:
+    s = connect(port, source)
+    s.sendall(b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+              b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += s.recv(4096)
+    assert head.startswith(b"HTTP/1.1 101")
+    return s
+
+
+def test_waiting_connections_do_not_take_the_servers_concurrency(protocol, monkeypatch):
+    with live(protocol, monkeypatch, total=64, per_client=32, connections=64, limit_concurrency=3) as (port, _):
+        held = [connect(port, "127.0.0.5") for _ in range(10)]
+        try:
+            for s in held:
+                s.sendall(PARTIAL)
+            with connect(port, "127.0.0.6") as polite:
+                assert get(polite) == 200  # ten half-open connections, a limit of 3: served all the same
+            sockets = [ws_open(port, "127.0.0.7") for _ in range(3)]  # three WebSockets: the limit
+            try:
+                with connect(port, "127.0.0.6") as late:
+                    assert get(late) == 503  # those count
+            finally:
+                for s in sockets:
+                    s.close()
+        finally:
+            for s in held:
+                s.close()
+
+
+def test_a_polite_client_is_served_beside_1200_half_open_connections(protocol, monkeypatch):
+    """80 addresses x 15 half-open connections (under the per-address cap of 16), with the default bounds but a head
+    timeout long enough that none of them is closed by it: what lets the polite client in is the waiting bounds."""
+    with live(protocol, monkeypatch, head=600.0, limit_concurrency=limits.MAX_CONNECTIONS) as (port, server):
+        held = []
+        try:
+            for k in range(80):
+                for _ in range(15):
+                    s = socket.create_connection(("127.0.0.1", port), timeout=WAIT,
+                                                 source_address=(f"127.0.{10 + k // 250}.{1 + k % 250}", 0))
+                    s.sendall(PARTIAL)
+                    held.append(s)
+            for path in ("/v1/health", "/", "/v1/variants"):
+                with connect(port, "127.0.9.1") as polite:
+                    assert get(polite, path) == 200, path
+            registry = server.server_state.tarocchi_registry
+            assert registry.total <= limits.MAX_WAITING  # the crowd holds no more than the bound
+            assert max(registry.open.values()) <= limits.CONNECTIONS_PER_CLIENT
+        finally:
+            for s in held:
+                s.close()
