@@ -1,7 +1,8 @@
 """The games of ``tarocchi-rl serve`` in a database (``serve --db URL``: SQLite by default, any SQLAlchemy URL).
 
-Three tables (the schema is made and upgraded by the Alembic migrations of ``web/migrations``, run to their head
-whenever a store is opened; a database of a revision this version does not know is refused):
+Five tables (the schema is made and upgraded by the Alembic migrations of ``web/migrations``, run to their head
+whenever a store is opened, by one process at a time; a database of a revision this version does not know is
+refused):
 
 - ``games``, a deal dealt at a table: id (32 hex digits), variant, options (JSON), practice, status
   (``in_progress``, ``finished``, ``abandoned``), created_at and finished_at (UTC), record (the
@@ -16,7 +17,16 @@ whenever a store is opened; a database of a revision this version does not know 
 - ``challenge_results``, the challenged bot's result on one deal of a duplicate challenge
   (:mod:`~tarocchi_rl.web.challenges`), computed once offline: challenge (its key), deal, name, variant, bot (its
   display name), seat, payoff (the bot's at that seat), record, created_at. A game played on a challenge's deal has
-  ``games.challenge`` (the key) and ``games.challenge_deal`` (revision 0003).
+  ``games.challenge`` (the key) and ``games.challenge_deal`` (revision 0003);
+- ``server_secrets``, a server's secret by name, made once (revision 0004): ``player-tokens``, the key that signs the
+  challenges' player tokens (:mod:`~tarocchi_rl.web.challenges`), shared by every process serving the database.
+
+**Consistency.** Every write is one transaction (a batch of the writer's, all or none); every read that spans
+tables or statements is one transaction on one snapshot (:meth:`Store.reading`, :data:`SNAPSHOT_ISOLATION`): a game
+that finishes while ``games export`` reads is read before or after, never half (finished without its seats'
+payoffs, or its seats missing). SQLite's driver begins no transaction before a SELECT of its own accord; the store
+begins each one itself (``BEGIN``; a write ``BEGIN IMMEDIATE``, so that it waits its turn behind another process's
+write instead of failing when it must upgrade its read lock).
 
 A game is written as it is played (:mod:`~tarocchi_rl.web.writer`): its row and seats when dealt, its moves as
 they come, its record when it ends; a deal that ends otherwise (the connection closes, a new deal replaces it, a
@@ -26,7 +36,9 @@ database driver that is not installed, a missing or corrupt file, an unknown rev
 one line naming the database (its password hidden).
 """
 
+import contextlib
 import datetime as dt
+import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,12 +49,14 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy.dialects import postgresql as pg_dialect
+from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
-__all__ = ["Abandoned", "ChallengeResult", "Finished", "MIGRATIONS", "MOVE_BY", "Moves", "NewGame", "STATUSES",
-           "SeatReplaced", "Store", "StoreError", "Write", "check_url", "new_sqlite_file", "open_store",
-           "prepare_database", "utc_now"]
+__all__ = ["Abandoned", "ChallengeResult", "Finished", "MIGRATIONS", "MOVE_BY", "Moves", "NewGame", "Reader",
+           "STATUSES", "SNAPSHOT_ISOLATION", "SeatReplaced", "Store", "StoreError", "Write", "check_url",
+           "new_sqlite_file", "open_store", "prepare_database", "utc_now"]
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 STATUSES = ("in_progress", "finished", "abandoned")
@@ -52,6 +66,15 @@ SQLITE_BUSY_SECONDS = 30.0  # how long a SQLite write waits for another process'
 MAX_NAME = 64  # characters of a seat's name (bot display names and person ids are far shorter)
 MAX_ACTION = 64  # characters of an action string (tarocchi_rl.web.table.MAX_ACTION_TEXT)
 MAX_MS = 2**31 - 1  # a move's ms (about 24.8 days) at most: an INTEGER is 32 bits in PostgreSQL (64 in SQLite)
+# The isolation level of a read (Store.reading): one snapshot for the whole transaction, whatever commits meanwhile.
+# SQLite: nothing to set (a transaction opened with BEGIN, which _sqlite_begin emits, reads one snapshot in WAL mode
+# from its first read to its end); PostgreSQL's default, READ COMMITTED, takes a snapshot per statement, REPEATABLE
+# READ keeps the transaction's first (and a read-only one never fails to serialize); any other: SERIALIZABLE.
+SNAPSHOT_ISOLATION: dict[str, str | None] = {"sqlite": None, "postgresql": "REPEATABLE READ",
+                                             "mysql": "REPEATABLE READ", "mariadb": "REPEATABLE READ"}
+WRITE_OPTION = "tarocchi_write"  # the execution option of a write transaction: SQLite begins it BEGIN IMMEDIATE
+UPGRADE_LOCK = 0x74617230  # the PostgreSQL advisory lock held while one process upgrades the schema
+PLAYER_SECRET = "player-tokens"  # server_secrets' key of the challenges' player tokens (web/challenges.py)
 
 metadata = sa.MetaData()
 games = sa.Table(
@@ -89,6 +112,12 @@ seats = sa.Table(
     sa.Column("name", sa.String(MAX_NAME), nullable=False),
     sa.Column("payoff", sa.Integer, nullable=True),
     sa.Column("replaced_by", sa.String(MAX_NAME), nullable=True),
+)
+server_secrets = sa.Table(
+    "server_secrets", metadata,
+    sa.Column("name", sa.String(32), primary_key=True),
+    sa.Column("value", sa.String(128), nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
 )
 moves = sa.Table(
     "moves", metadata,
@@ -199,6 +228,10 @@ def check_url(url: str) -> URL:
     except ArgumentError:
         raise StoreError(f"--db {url!r}: not a database URL (e.g. sqlite:///games.db, "
                          "postgresql://user@host/games)") from None
+    if in_memory(parsed):
+        raise StoreError(f"--db {_shown(parsed)}: an in-memory database lives in one process and ends with it "
+                         "(games export and stats, other processes, could never read it): give a file, e.g. "
+                         "sqlite:///tarocchi-games.db (serve --db none stores nothing)")
     path = sqlite_path(parsed)
     if path is not None and path.is_dir():
         raise StoreError(f"--db {_shown(parsed)}: {path} is a directory")
@@ -207,9 +240,18 @@ def check_url(url: str) -> URL:
     return parsed
 
 
+def in_memory(url: URL) -> bool:
+    """Whether a URL names an in-memory SQLite database (``sqlite://``, ``sqlite:///:memory:``, a ``file:`` URI with
+    ``mode=memory``): refused by :func:`check_url`."""
+    if url.get_backend_name() != "sqlite":
+        return False
+    db = str(url.database or "")
+    return db in ("", ":memory:") or ":memory:" in db or str(url.query.get("mode", "")).lower() == "memory"
+
+
 def sqlite_path(url: URL) -> Path | None:
     """The file of a SQLite URL (None: not SQLite, or an in-memory database)."""
-    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+    if url.get_backend_name() != "sqlite" or in_memory(url):
         return None
     return Path(str(url.database))
 
@@ -221,12 +263,22 @@ def new_sqlite_file(url: str) -> bool:
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    """WAL: readers (export, stats) beside the writer, and a commit survives the process being killed."""
+    """WAL: readers (export, stats) beside the writer, and a commit survives the process being killed. The driver's
+    own transactions off (it would begin none before a SELECT, so each read statement would see its own snapshot):
+    :func:`_sqlite_begin` begins every transaction."""
+    dbapi_connection.isolation_level = None
     cur = dbapi_connection.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    """Begin a SQLite transaction: ``BEGIN`` (a read: one snapshot to its end), ``BEGIN IMMEDIATE`` for a write
+    (:data:`WRITE_OPTION`: the write lock taken at once, waiting up to :data:`SQLITE_BUSY_SECONDS` for another
+    process's)."""
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE_OPTION) else "BEGIN")
 
 
 def open_store(url: str, create: bool = True) -> "Store":
@@ -247,6 +299,7 @@ def open_store(url: str, create: bool = True) -> "Store":
         raise StoreError(f"--db {_shown(parsed)}: {' '.join(str(e).split())}") from None
     if parsed.get_backend_name() == "sqlite":
         sa.event.listen(engine, "connect", _sqlite_pragmas)
+        sa.event.listen(engine, "begin", _sqlite_begin)
     store = Store(engine, _shown(parsed))
     try:
         store.upgrade()
@@ -274,8 +327,9 @@ def _alembic_config() -> Config:
 
 class Store:
     """A database of web games: the writes of :class:`NewGame`, :class:`Moves`, :class:`Finished`,
-    :class:`Abandoned` (:meth:`write`, one transaction a batch) and the reads of ``games export`` / ``stats``.
-    Every database error is a :class:`StoreError` naming the database."""
+    :class:`Abandoned` (:meth:`write`, one transaction a batch) and the reads of ``games export`` / ``stats``
+    (:meth:`reading`: several reads on one snapshot; each read method below is one snapshot of its own). Every
+    database error is a :class:`StoreError` naming the database."""
 
     def __init__(self, engine: Engine, shown: str) -> None:
         self.engine = engine
@@ -288,183 +342,245 @@ class Store:
         why = getattr(e, "orig", None) or e
         return StoreError(f"database {self.shown}: {' '.join(str(why).split())[:300]}")
 
-    # -- the schema ----------------------------------------------------------------------------------------------
-    def revision(self) -> str | None:
-        """The database's schema revision (None: no schema yet)."""
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[Connection]:
+        """One write transaction (SQLite: ``BEGIN IMMEDIATE``), committed at the end; a database error is a
+        :class:`StoreError`."""
         try:
             with self.engine.connect() as conn:
-                return MigrationContext.configure(conn).get_current_revision()
+                conn.execution_options(**{WRITE_OPTION: True})
+                with conn.begin():
+                    yield conn
         except SQLAlchemyError as e:
             raise self._error(e) from None
 
+    @contextlib.contextmanager
+    def reading(self) -> Iterator["Reader"]:
+        """A :class:`Reader` whose reads all see one snapshot of the database (:data:`SNAPSHOT_ISOLATION`), until the
+        block ends; a database error is a :class:`StoreError`."""
+        try:
+            with self.engine.connect() as conn:
+                level = SNAPSHOT_ISOLATION.get(conn.dialect.name, "SERIALIZABLE")
+                if level is not None:
+                    conn.execution_options(isolation_level=level)
+                with conn.begin():
+                    yield Reader(conn)
+        except SQLAlchemyError as e:
+            raise self._error(e) from None
+
+    # -- the schema ----------------------------------------------------------------------------------------------
+    def revision(self) -> str | None:
+        """The database's schema revision (None: no schema yet)."""
+        with self.reading() as r:
+            return MigrationContext.configure(r.conn).get_current_revision()
+
     def upgrade(self) -> None:
-        """Upgrade the schema to the migrations' head; a revision they do not know (a newer tarocchi-rl made the
-        database) is refused."""
+        """Upgrade the schema to the migrations' head, one process at a time (the revision read again under the
+        write lock: SQLite's, or a PostgreSQL advisory lock); a revision they do not know (a newer tarocchi-rl made
+        the database) is refused."""
         cfg = _alembic_config()
         script = ScriptDirectory.from_config(cfg)
+        head = script.get_current_head()
         current = self.revision()
         known = {r.revision for r in script.walk_revisions()}
         if current is not None and current not in known:
             raise StoreError(f"database {self.shown}: schema revision {current!r} is unknown to this tarocchi-rl "
-                             f"(its newest is {script.get_current_head()!r}): a newer version made it; upgrade "
-                             "tarocchi-rl")
-        if current == script.get_current_head():
+                             f"(its newest is {head!r}): a newer version made it; upgrade tarocchi-rl")
+        if current == head:
             return
-        try:
-            with self.engine.begin() as conn:
-                cfg.attributes["connection"] = conn
-                command.upgrade(cfg, "head")
-        except SQLAlchemyError as e:
-            raise self._error(e) from None
+        with self._writing() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(UPGRADE_LOCK)))
+            if MigrationContext.configure(conn).get_current_revision() == head:  # another process did it meanwhile
+                return
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
 
     # -- writes --------------------------------------------------------------------------------------------------
     def write(self, batch: Sequence[Write]) -> None:
         """Apply the writes in one transaction (all or none); the moves of every :class:`Moves` of the batch are
         inserted together at its end (one statement: the games they belong to are in by then)."""
-        try:
-            with self.engine.begin() as conn:
-                move_rows: list[dict[str, Any]] = []
-                for w in batch:
-                    if isinstance(w, Moves):
-                        move_rows += _move_rows(w)
-                    else:
-                        _apply(conn, w)
-                if move_rows:
-                    conn.execute(moves.insert(), move_rows)
-        except SQLAlchemyError as e:
-            raise self._error(e) from None
+        with self._writing() as conn:
+            move_rows: list[dict[str, Any]] = []
+            for w in batch:
+                if isinstance(w, Moves):
+                    move_rows += _move_rows(w)
+                else:
+                    _apply(conn, w)
+            if move_rows:
+                conn.execute(moves.insert(), move_rows)
 
     def abandon_unfinished(self) -> int:
         """Mark every ``in_progress`` game ``abandoned``; how many there were."""
-        try:
-            with self.engine.begin() as conn:
-                done = conn.execute(games.update().where(games.c.status == "in_progress")
-                                    .values(status="abandoned", finished_at=utc_now()))
-                return int(done.rowcount)
-        except SQLAlchemyError as e:
-            raise self._error(e) from None
+        with self._writing() as conn:
+            done = conn.execute(games.update().where(games.c.status == "in_progress")
+                                .values(status="abandoned", finished_at=utc_now()))
+            return int(done.rowcount)
 
-    # -- reads ---------------------------------------------------------------------------------------------------
+    def secret(self, name: str = PLAYER_SECRET) -> bytes:
+        """The server's secret ``name`` (32 random bytes), made by the first process that asks and the same for
+        every later one (the insert of a second process that raced it is ignored, and it reads the first's)."""
+        with self._writing() as conn:
+            _insert_new(conn, server_secrets, {"name": name, "value": secrets.token_hex(32), "created_at": utc_now()})
+            value = conn.execute(sa.select(server_secrets.c.value).where(server_secrets.c.name == name)).scalar_one()
+        return bytes.fromhex(str(value))
+
+    # -- reads (each on a snapshot of its own: Store.reading for several on one) ---------------------------------
+    def counts(self) -> dict[str, int]:
+        """:meth:`Reader.counts`."""
+        with self.reading() as r:
+            return r.counts()
+
+    def finished_games(self, variant: str | None = None, since: dt.datetime | None = None,
+                       practice: bool = False) -> Iterator[dict[str, Any]]:
+        """:meth:`Reader.finished_games`, on one snapshot held while the games are read."""
+        with self.reading() as r:
+            yield from r.finished_games(variant, since, practice)
+
+    def challenge_results(self, challenge: str) -> dict[int, tuple[int, dict[str, Any]]]:
+        """:meth:`Reader.challenge_results`."""
+        with self.reading() as r:
+            return r.challenge_results(challenge)
+
+    def challenge_games(self) -> list[dict[str, Any]]:
+        """:meth:`Reader.challenge_games`."""
+        with self.reading() as r:
+            return r.challenge_games()
+
+    def challenge_names(self) -> dict[str, str]:
+        """:meth:`Reader.challenge_names`."""
+        with self.reading() as r:
+            return r.challenge_names()
+
+    def moves_by(self, game: str) -> list[tuple[int, int, str | None]]:
+        """:meth:`Reader.moves_by`."""
+        with self.reading() as r:
+            return r.moves_by(game)
+
+    def stored_moves(self, game: str) -> list[tuple[int, int, str, int]]:
+        """:meth:`Reader.stored_moves`."""
+        with self.reading() as r:
+            return r.stored_moves(game)
+
+    def game_row(self, game: str) -> dict[str, Any] | None:
+        """:meth:`Reader.game_row`."""
+        with self.reading() as r:
+            return r.game_row(game)
+
+
+def _finished_where(variant: str | None, since: dt.datetime | None, practice: bool) -> Any:
+    """The WHERE clause of the finished games asked for."""
+    where = [games.c.status == "finished"]
+    if variant is not None:
+        where.append(games.c.variant == variant)
+    if since is not None:
+        where.append(games.c.created_at >= since)
+    if not practice:
+        where.append(games.c.practice == sa.false())
+    return sa.and_(*where)
+
+
+class Reader:
+    """The reads of a store on one connection in one transaction (:meth:`Store.reading`): every read sees the same
+    snapshot."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
     def counts(self) -> dict[str, int]:
         """Games per status, and ``practice``: the practice tables among them."""
-        try:
-            with self.engine.connect() as conn:
-                rows = conn.execute(sa.select(games.c.status, games.c.practice, sa.func.count())
-                                    .group_by(games.c.status, games.c.practice)).all()
-        except SQLAlchemyError as e:
-            raise self._error(e) from None
+        rows = self.conn.execute(sa.select(games.c.status, games.c.practice, sa.func.count())
+                                 .group_by(games.c.status, games.c.practice)).all()
         out = dict.fromkeys(STATUSES, 0) | {"practice": 0}
         for status, practice, n in rows:
             out[str(status)] = out.get(str(status), 0) + int(n)
             out["practice"] += int(n) if practice else 0
         return out
 
-    def _finished(self, variant: str | None, since: dt.datetime | None, practice: bool) -> Any:
-        """The WHERE clause of the finished games asked for."""
-        where = [games.c.status == "finished"]
-        if variant is not None:
-            where.append(games.c.variant == variant)
-        if since is not None:
-            where.append(games.c.created_at >= since)
-        if not practice:
-            where.append(games.c.practice == sa.false())
-        return sa.and_(*where)
-
     def finished_games(self, variant: str | None = None, since: dt.datetime | None = None,
                        practice: bool = False) -> Iterator[dict[str, Any]]:
         """The finished games (oldest first): id, variant, practice, created, finished, record, seats
         ``[{"seat", "kind", "name", "payoff"}]``, challenge and challenge_deal (None: not a challenge's deal).
-        ``practice`` False: practice tables left out."""
-        where = self._finished(variant, since, practice)
-        try:
-            with self.engine.connect() as conn:
-                seated: dict[str, list[dict[str, Any]]] = {}
-                q = (sa.select(seats).join(games, games.c.id == seats.c.game_id).where(where)
-                     .order_by(seats.c.game_id, seats.c.seat))
-                for s in conn.execute(q):
-                    seated.setdefault(s.game_id, []).append({"seat": s.seat, "kind": s.kind, "name": s.name,
-                                                             "payoff": s.payoff})
-                q = sa.select(games).where(where).order_by(games.c.created_at, games.c.id)
-                for g in conn.execution_options(yield_per=500).execute(q):
-                    yield {"id": g.id, "variant": g.variant, "practice": bool(g.practice), "created": g.created_at,
-                           "finished": g.finished_at, "record": g.record, "seats": seated.get(g.id, []),
-                           "challenge": g.challenge, "challenge_deal": g.challenge_deal}
-        except SQLAlchemyError as e:
-            raise self._error(e) from None
+        ``practice`` False: practice tables left out. The games and their seats are read side by side, in the same
+        order (both streamed: one game's seats in memory at a time)."""
+        where = _finished_where(variant, since, practice)
+        order = (games.c.created_at, games.c.id)
+        seat_rows = iter(self.conn.execute(sa.select(seats).join(games, games.c.id == seats.c.game_id).where(where)
+                                           .order_by(*order, seats.c.seat), execution_options={"yield_per": 2000}))
+        game_rows = self.conn.execute(sa.select(games).where(where).order_by(*order),
+                                      execution_options={"yield_per": 500})
+        s = next(seat_rows, None)
+        for g in game_rows:
+            seated = []
+            while s is not None and s.game_id == g.id:
+                seated.append({"seat": s.seat, "kind": s.kind, "name": s.name, "payoff": s.payoff})
+                s = next(seat_rows, None)
+            yield {"id": g.id, "variant": g.variant, "practice": bool(g.practice), "created": g.created_at,
+                   "finished": g.finished_at, "record": g.record, "seats": seated, "challenge": g.challenge,
+                   "challenge_deal": g.challenge_deal}
 
     def challenge_results(self, challenge: str) -> dict[int, tuple[int, dict[str, Any]]]:
         """The challenged bot's stored results on a challenge's deals: deal -> (payoff, record)."""
-        try:
-            with self.engine.connect() as conn:
-                rows = conn.execute(sa.select(challenge_results.c.deal, challenge_results.c.payoff,
-                                              challenge_results.c.record)
-                                    .where(challenge_results.c.challenge == challenge)).all()
-        except SQLAlchemyError as e:
-            raise self._error(e) from None
+        rows = self.conn.execute(sa.select(challenge_results.c.deal, challenge_results.c.payoff,
+                                           challenge_results.c.record)
+                                 .where(challenge_results.c.challenge == challenge)).all()
         return {int(d): (int(p), dict(r)) for d, p, r in rows}
 
     def challenge_games(self) -> list[dict[str, Any]]:
-        """The finished, non-practice games played on a challenge's deal whose bot result is stored, oldest first:
-        game, created, person (the person seat's name), payoff (the person's), challenge (key), name, deal,
-        variant, bot (display name), bot_payoff."""
+        """Every game played on a challenge's deal whose bot result is stored, whatever its status (in progress,
+        abandoned, practice too: :func:`tarocchi_rl.web.games.challenge_rows` counts a person's first start of a
+        deal only), oldest first: game, created, status, practice, person (the person seat's name), payoff (the
+        person's; None unless finished), challenge (key), name, deal, variant, bot (display name), bot_payoff."""
         r = challenge_results.c
-        q = (sa.select(games.c.id, games.c.created_at, seats.c.name, seats.c.payoff, r.challenge, r.name, r.deal,
-                       r.variant, r.bot, r.payoff.label("bot_payoff"))
+        q = (sa.select(games.c.id, games.c.created_at, games.c.status, games.c.practice, seats.c.name, seats.c.payoff,
+                       r.challenge, r.name, r.deal, r.variant, r.bot, r.payoff.label("bot_payoff"))
              .join(seats, sa.and_(seats.c.game_id == games.c.id, seats.c.kind == "person"))
              .join(challenge_results, sa.and_(r.challenge == games.c.challenge, r.deal == games.c.challenge_deal,
                                               r.seat == seats.c.seat))
-             .where(games.c.status == "finished", games.c.practice == sa.false(), seats.c.payoff.is_not(None))
              .order_by(games.c.created_at, games.c.id))
-        try:
-            with self.engine.connect() as conn:
-                rows = conn.execute(q).all()
-        except SQLAlchemyError as e:
-            raise self._error(e) from None
-        return [{"game": g, "created": c, "person": str(person), "payoff": int(p), "challenge": key, "name": name,
-                 "deal": int(d), "variant": v, "bot": bot, "bot_payoff": int(bp)}
-                for g, c, person, p, key, name, d, v, bot, bp in rows]
+        return [{"game": g, "created": c, "status": str(status), "practice": bool(practice), "person": str(person),
+                 "payoff": None if p is None else int(p), "challenge": key, "name": name, "deal": int(d),
+                 "variant": v, "bot": bot, "bot_payoff": int(bp)}
+                for g, c, status, practice, person, p, key, name, d, v, bot, bp in self.conn.execute(q)]
 
     def challenge_names(self) -> dict[str, str]:
         """Challenge key -> name, of the challenges whose bot results are stored."""
-        try:
-            with self.engine.connect() as conn:
-                rows = conn.execute(sa.select(challenge_results.c.challenge, challenge_results.c.name).distinct()).all()
-        except SQLAlchemyError as e:
-            raise self._error(e) from None
+        rows = self.conn.execute(sa.select(challenge_results.c.challenge, challenge_results.c.name).distinct()).all()
         return {str(k): str(n) for k, n in rows}
 
     def moves_by(self, game: str) -> list[tuple[int, int, str | None]]:
         """Who played each move of a game: (step, seat, by), in order (by: a value of :data:`MOVE_BY`, None when
         not stored)."""
-        try:
-            with self.engine.connect() as conn:
-                rows = conn.execute(sa.select(moves.c.step, moves.c.seat, moves.c.by)
-                                    .where(moves.c.game_id == game).order_by(moves.c.step)).all()
-        except SQLAlchemyError as e:
-            raise self._error(e) from None
+        rows = self.conn.execute(sa.select(moves.c.step, moves.c.seat, moves.c.by)
+                                 .where(moves.c.game_id == game).order_by(moves.c.step)).all()
         return [(int(a), int(b), None if c is None else str(c)) for a, b, c in rows]
 
     def stored_moves(self, game: str) -> list[tuple[int, int, str, int]]:
         """A game's moves: (step, seat, action, ms), in order."""
-        try:
-            with self.engine.connect() as conn:
-                rows = conn.execute(sa.select(moves.c.step, moves.c.seat, moves.c.action, moves.c.ms)
-                                    .where(moves.c.game_id == game).order_by(moves.c.step)).all()
-        except SQLAlchemyError as e:
-            raise self._error(e) from None
+        rows = self.conn.execute(sa.select(moves.c.step, moves.c.seat, moves.c.action, moves.c.ms)
+                                 .where(moves.c.game_id == game).order_by(moves.c.step)).all()
         return [(int(a), int(b), str(c), int(d)) for a, b, c, d in rows]
 
     def game_row(self, game: str) -> dict[str, Any] | None:
         """One game's row and seats (None: no such game)."""
-        try:
-            with self.engine.connect() as conn:
-                g = conn.execute(sa.select(games).where(games.c.id == game)).first()
-                if g is None:
-                    return None
-                seated = conn.execute(sa.select(seats).where(seats.c.game_id == game).order_by(seats.c.seat)).all()
-        except SQLAlchemyError as e:
-            raise self._error(e) from None
+        g = self.conn.execute(sa.select(games).where(games.c.id == game)).first()
+        if g is None:
+            return None
+        seated = self.conn.execute(sa.select(seats).where(seats.c.game_id == game).order_by(seats.c.seat)).all()
         return {**g._asdict(), "seats": [s._asdict() for s in seated]}
+
+
+def _insert_new(conn: Connection, table: sa.Table, values: dict[str, Any]) -> None:
+    """Insert a row unless one with its primary key is there (kept): one statement on SQLite and PostgreSQL (``ON
+    CONFLICT DO NOTHING``: two processes racing, the second's insert is ignored, not an error failing its batch);
+    elsewhere a read then an insert."""
+    if conn.dialect.name in ("sqlite", "postgresql"):
+        dialect = sqlite_dialect if conn.dialect.name == "sqlite" else pg_dialect
+        conn.execute(dialect.insert(table).values(**values).on_conflict_do_nothing())
+        return
+    keys = list(table.primary_key.columns)
+    if conn.execute(sa.select(*keys).where(*[k == values[k.name] for k in keys])).first() is None:
+        conn.execute(table.insert().values(**values))
 
 
 def _move_rows(w: Moves) -> list[dict[str, Any]]:
@@ -488,13 +604,10 @@ def _apply(conn: Connection, w: Write) -> None:
         payoffs = (w.record.get("result") or {}).get("payoffs") or []
         for k, p in enumerate(payoffs):
             conn.execute(seats.update().where(seats.c.game_id == w.game, seats.c.seat == k).values(payoff=int(p)))
-    elif isinstance(w, ChallengeResult):
-        have = conn.execute(sa.select(challenge_results.c.deal).where(challenge_results.c.challenge == w.challenge,
-                                                                       challenge_results.c.deal == w.deal)).first()
-        if have is None:
-            conn.execute(challenge_results.insert().values(challenge=w.challenge, deal=w.deal, name=w.name[:MAX_NAME],
-                                                           variant=w.variant, bot=w.bot[:MAX_NAME], seat=w.seat,
-                                                           payoff=w.payoff, record=w.record, created_at=w.at))
+    elif isinstance(w, ChallengeResult):  # written once: a row already there (another process's) is kept
+        _insert_new(conn, challenge_results, {"challenge": w.challenge, "deal": w.deal, "name": w.name[:MAX_NAME],
+                                              "variant": w.variant, "bot": w.bot[:MAX_NAME], "seat": w.seat,
+                                              "payoff": w.payoff, "record": w.record, "created_at": w.at})
     elif isinstance(w, SeatReplaced):
         conn.execute(seats.update().where(seats.c.game_id == w.game, seats.c.seat == w.seat)
                      .values(replaced_by=w.bot[:MAX_NAME]))

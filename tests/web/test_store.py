@@ -35,7 +35,8 @@ def url_of(path) -> str:
 def test_the_migrations_make_the_schema_and_a_newer_revision_is_refused(db_url):
     url = db_url
     store = open_store(url)
-    assert store.revision() == "0003"  # 0002: moves.by, seats.replaced_by (shared tables); 0003: challenges
+    assert store.revision() == "0004"  # 0002: moves.by, seats.replaced_by (shared tables); 0003: challenges;
+    # 0004: server_secrets
     inspector = sa.inspect(store.engine)
     for table in metadata.sorted_tables:
         assert {c["name"] for c in inspector.get_columns(table.name)} == {c.name for c in table.columns}
@@ -68,7 +69,7 @@ def test_a_database_of_revision_0001_is_upgraded_and_keeps_its_games(db_url):
         conn.execute(sa.text("INSERT INTO moves VALUES ('g', 0, 0, 'bid:pass', 5)"))
     engine.dispose()
     store = open_store(url)
-    assert store.revision() == "0003"
+    assert store.revision() == "0004"
     assert store.stored_moves("g") == [(0, 0, "bid:pass", 5)] and store.moves_by("g") == [(0, 0, None)]
     assert store.game_row("g")["seats"][0]["replaced_by"] is None
     store.close()
