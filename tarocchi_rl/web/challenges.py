@@ -17,12 +17,15 @@ at the table and checks this). The person's forced moves (one legal move) are pl
 
 **The messages.** ``GET /v1/challenges`` lists them; over ``/ws``, ``{"type": "challenge", "name", "deal",
 "player"?}`` starts deal ``deal`` (0-based) of a challenge (replacing the connection's deal, as ``start`` does);
-``player`` is the browser's own anonymous id (8-40 letters, digits, ``-``, ``_``, kept by the page), under which the
-game is stored (``b-`` + it), so that ``games stats`` counts people, not connections. Every ``state`` of the table
-carries ``challenge: {name, deal, deals, seat, bot}``; ``over`` adds ``you`` (the person's payoff), ``bot_payoff``,
-``difference`` (you - bot) and ``bot_record`` (the deal as the bot played it). A challenge's deal is no practice
-table: the client does not know the deal before it is dealt (the built-ins' deals are public in the repository's
-frozen sets, though: a challenge proves nothing against a person who looks them up).
+``player`` is the player token the server gave the page (:mod:`~tarocchi_rl.web.players`: 8-40 letters, digits,
+``-``, ``_`` are accepted; anything but a token of this server's counts as none, and a new one is given within the
+address's budget), under which the game is stored, so that ``games stats`` counts people, not connections. Every
+``state`` of the table carries ``challenge: {name, deal, deals, seat, bot, counted, player?, why?}`` (``counted``
+false: practice, ``why`` says why; ``player``: the token, for the page to keep); ``over`` adds ``you`` (the person's
+payoff), ``bot_payoff``, ``difference`` (you - bot) and ``bot_record`` (the deal as the bot played it). A
+challenge's first deal for a person is no practice table: the client does not know the deal before it is dealt (the
+built-ins' deals are public in the repository's frozen sets, though: a challenge proves nothing against a person who
+looks them up); a deal started again, on the same connection or under the same token, is practice.
 """
 
 import asyncio
@@ -40,14 +43,14 @@ from ..arena import play_games
 from ..play import bot_seeds, make_bot
 from ..views import core_game
 from .challenge_defs import Challenge, builtin_challenges, load_challenges
+from .players import Admission, PlayerTokens
 from .store import ChallengeResult, StoreError, utc_now
 from .table import SeatBot, Table
 from .writer import StoreWriter
 
 __all__ = ["BotDeal", "ChallengeTable", "Challenges", "PLAYER", "play_offline"]
 
-PLAYER = re.compile(r"[A-Za-z0-9_-]{8,40}")  # a browser's anonymous id (the page makes it, keeps it)
-PLAYER_PREFIX = "b-"  # a stored person of a challenge: b- + the browser's id (a connection's id is p-...)
+PLAYER = re.compile(r"[A-Za-z0-9_-]{8,40}")  # a message's player (a token of players.py, or an older page's id)
 log = logging.getLogger("tarocchi_rl.web")
 
 
@@ -60,12 +63,16 @@ class BotDeal:
 
 
 class ChallengeTable(Table):
-    """A table dealt a challenge's deal: the challenge, the deal's index, the person's stored id."""
+    """A table dealt a challenge's deal: the challenge, the deal's index, the person's stored id, how the deal counts
+    (:class:`~tarocchi_rl.web.players.Admission`), the connection it was started on and whether it was shown yet."""
 
     challenge: Challenge
     challenge_key: str
     challenge_deal: int
     person_id: str
+    admission: Admission
+    conn: Any = None
+    shown: bool = False
 
 
 def _agents(ch: Challenge, seeds: list[int], bot_seed: int) -> tuple[list[Any], np.ndarray]:
@@ -117,13 +124,20 @@ class Challenges:
         self._opponents: dict[tuple[str, str], tuple[Any, threading.Lock]] = {}
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
+        self.players = PlayerTokens()  # who plays (players.py): its key from the database when there is one
 
     def info(self) -> list[dict[str, Any]]:
         return [c.info() for c in self.by_name.values()]
 
     def attach(self, writer: StoreWriter | None) -> None:
-        """The games' database (the app's startup): results are read from it and written to it."""
+        """The games' database (the app's startup): results are read from it and written to it, and the player
+        tokens are signed with its key (the same for every process serving it, and after a restart)."""
         self.writer = writer
+        if writer is not None:
+            try:
+                self.players.key = writer.store.secret()
+            except StoreError as e:
+                log.error("the player tokens' key could not be read (%s): this process signs its own", e)
 
     def prepare_all(self) -> None:
         """Compute (or read) every challenge's bot results in the background."""
@@ -176,8 +190,9 @@ class Challenges:
                 shared = self._opponents[(b.spec, ch.variant)] = (make_bot(b.spec, seed, b.name), threading.Lock())
         return SeatBot(b.name, shared[0], shared[1])
 
-    def table(self, msg: dict[str, Any]) -> ChallengeTable:
-        """The table of a ``challenge`` message (ValueError naming what is wrong); its bot results are started."""
+    def table(self, msg: dict[str, Any], client: str = "", conn: Any = None) -> ChallengeTable:
+        """The table of a ``challenge`` message (ValueError naming what is wrong) from ``client`` (its address) on
+        connection ``conn`` (a key for what it started: :meth:`PlayerTokens.admit`); its bot results are started."""
         name = msg.get("name")
         ch = self.by_name.get(name) if isinstance(name, str) else None
         if ch is None:
@@ -195,7 +210,8 @@ class Challenges:
         game = core_game(ch.variant, ch.options)
         table = ChallengeTable(game, ch.decks[deal].tolist(), seats, seed)
         table.challenge, table.challenge_key, table.challenge_deal = ch, ch.key, deal
-        table.person_id = PLAYER_PREFIX + player if player else ""
+        table.admission = self.players.admit(player, client, conn, (ch.key, deal))
+        table.person_id, table.practice, table.conn = table.admission.person, not table.admission.counted, conn
         self.results(ch)
         return table
 
@@ -204,8 +220,16 @@ class Challenges:
         the bot's result on the deal."""
         if not isinstance(table, ChallengeTable) or out.get("type") not in ("state", "over"):
             return out
-        ch, k = table.challenge, table.challenge_deal
-        info: dict[str, Any] = {"name": ch.name, "deal": k, "deals": ch.deals, "seat": ch.seat, "bot": ch.bot.name}
+        ch, k, admission = table.challenge, table.challenge_deal, table.admission
+        if not table.shown:  # the deal is shown: started, for the connection and the token
+            table.shown = True
+            self.players.started(admission, table.conn, (table.challenge_key, k))
+        info: dict[str, Any] = {"name": ch.name, "deal": k, "deals": ch.deals, "seat": ch.seat, "bot": ch.bot.name,
+                                "counted": admission.counted}
+        if admission.token is not None:
+            info["player"] = admission.token
+        if admission.why is not None:
+            info["why"] = admission.why
         if out["type"] == "over":
             try:
                 bot = (await asyncio.wrap_future(self.results(ch)))[k]

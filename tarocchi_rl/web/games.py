@@ -10,9 +10,12 @@ chose the seed, so it could know every hand) are left out unless asked for (``ex
 count them.
 
 ``stats`` also gives the duplicate challenges (:mod:`~tarocchi_rl.web.challenges`), per variant and challenged bot:
-the deals people played (a person's first finished game on each deal of a challenge: playing it again, knowing the
-cards, does not count), the people, the mean of (person - bot) per deal on the same cards from the same seat with
-its 95% bootstrap CI, and the shares of deals the person scored more than the bot, and as much. The bot's
+the deals people played (a person is a player token, :mod:`~tarocchi_rl.web.players`; a person's first start of
+each deal of a challenge counts when it finished and is no practice: a deal started again, knowing the cards, does
+not count, nor does a first start left unfinished), the people, the mean of (person - bot) per deal on the same cards
+from the same seat with its 95% bootstrap CI, and the shares of deals the person scored more than the bot, and as
+much. Every figure of one ``stats`` (and every game of one ``export``) is read from one snapshot of the database
+(:meth:`~tarocchi_rl.web.store.Store.reading`): a game finishing meanwhile is in all of them or in none. The bot's
 **rating against people** is the arena's (:func:`tarocchi_rl.arena.bradley_terry`, Elo scale) with people as one
 opponent at 0: 400 log10 of the odds of the bot's deal wins (ties half, the arena's half pseudo-win each way), with
 a 95% bootstrap CI over the deals.
@@ -30,7 +33,8 @@ from ..arena import bootstrap_ci, bradley_terry
 from ..variants import VARIANTS
 from .store import Store, open_store
 
-__all__ = ["BOOTSTRAP_SEED", "challenge_rows", "export_games", "format_stats", "games_stats", "parse_since"]
+__all__ = ["BOOTSTRAP_SEED", "challenge_rows", "counted_challenge_games", "export_games", "format_stats", "games_stats",
+           "parse_since"]
 
 BOOTSTRAP_SEED = 0  # the CIs of stats are reproducible
 RATING_BOOTSTRAP = 1000  # resamples of the deals behind a bot rating's CI
@@ -73,9 +77,9 @@ def export_games(url: str, out: str, variant: str | None = None, since: str | No
             f = open(part, "w", encoding="utf-8")
         except OSError as e:
             raise ValueError(f"--out {out}: cannot write: {e.strerror or e}") from None
-        with f:
-            names = store.challenge_names()
-            for g in store.finished_games(variant, start, practice):
+        with f, store.reading() as r:  # one snapshot: every game whole, as it was when the export began
+            names = r.challenge_names()
+            for g in r.finished_games(variant, start, practice):
                 record = dict(g["record"])
                 record["stored"] = {"id": g["id"], "created": _iso(g["created"]), "finished": _iso(g["finished"]),
                                     "seats": [{"kind": s["kind"], "name": s["name"]} for s in g["seats"]]}
@@ -153,16 +157,23 @@ def bot_rating(diff: np.ndarray) -> float:
     return float(400 * np.log10(strength[0] / strength[1]))
 
 
-def challenge_rows(games: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per (variant, challenged bot): deals, people, challenges, mean (person - bot) per deal with its 95% CI, the
-    shares of deals won and tied by the person, the bot's rating against people (:func:`bot_rating`) with its 95%
-    bootstrap CI; ``games``: :meth:`Store.challenge_games` (oldest first), of which
-    a person's first game on each deal counts."""
+def counted_challenge_games(games: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The challenge games that count (oldest first in, oldest first out): of each person's starts of a deal, the
+    first (whatever its status: a deal started, then abandoned, was shown), when it finished and is no practice."""
     first: dict[tuple[str, str, int], dict[str, Any]] = {}
     for g in games:
         first.setdefault((g["person"], g["challenge"], g["deal"]), g)
+    return [g for g in first.values() if g.get("status", "finished") == "finished" and not g.get("practice")
+            and g["payoff"] is not None]
+
+
+def challenge_rows(games: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (variant, challenged bot): deals, people, challenges, mean (person - bot) per deal with its 95% CI, the
+    shares of deals won and tied by the person, the bot's rating against people (:func:`bot_rating`) with its 95%
+    bootstrap CI; ``games``: :meth:`Store.challenge_games` (oldest first, every status), of which a person's first
+    start of each deal counts, if it finished and is no practice (:func:`counted_challenge_games`)."""
     by_bot: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for g in first.values():
+    for g in counted_challenge_games(games):
         by_bot.setdefault((g["variant"], g["bot"]), []).append(g)
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     rows = []
@@ -185,9 +196,10 @@ def games_stats(url: str) -> dict[str, Any]:
     (one row per variant and name), ``challenges`` (one row per variant and challenged bot)."""
     store: Store = open_store(url, create=False)
     try:
-        counts = store.counts()
-        bots, people = _tally(store.finished_games(practice=False))
-        challenges = challenge_rows(store.challenge_games())
+        with store.reading() as r:  # one snapshot: the counts, the tallies and the challenges agree
+            counts = r.counts()
+            bots, people = _tally(r.finished_games(practice=False))
+            challenges = challenge_rows(r.challenge_games())
     finally:
         store.close()
     return {"games": counts, "bots": _rows(bots, "bot"), "people": _rows(people, "person"),

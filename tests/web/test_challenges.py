@@ -70,29 +70,33 @@ def test_a_person_plays_a_challenge_against_the_bots_offline_results(tmp_path, c
         assert info == {"name": "small", "variant": "french3", "options": info["options"], "deals": 2, "seat": 1,
                         "players": ["heuristic", "human", "heuristic"], "bot": "bot:french3", "key": info["key"]}
         with client.websocket_connect("/ws") as ws:
-            start = {"type": "challenge", "name": "small", "player": PLAYER}
+            start = {"type": "challenge", "name": "small", "player": PLAYER}  # an older page's id: no token
             # deal 0: the person plays the bot's own moves; the opponents answer as they did offline
             over0, states = play(ws, {**start, "deal": 0}, expected[0][1]["actions"])
+            token = over0["challenge"]["player"]  # the token the server gave, which the page keeps and sends
             # deal 1: the person plays the first legal moves
-            over1, _ = play(ws, {**start, "deal": 1})
-            again, _ = play(ws, {**start, "deal": 1})  # played again: stored, but not counted by stats
-    assert all(s["challenge"] == {"name": "small", "deal": 0, "deals": 2, "seat": 1, "bot": "bot:french3"}
-               for s in states)
+            over1, _ = play(ws, {**start, "deal": 1, "player": token})
+            again, _ = play(ws, {**start, "deal": 1, "player": token})  # again: stored as practice, not counted
+    first = {"name": "small", "deal": 0, "deals": 2, "seat": 1, "bot": "bot:french3", "counted": True, "player": token}
+    assert all(s["challenge"] == first for s in states)
     assert over0["record"]["actions"] == expected[0][1]["actions"]
     for over, (payoffs, record) in zip((over0, over1), expected, strict=True):
         ch = over["challenge"]
         assert ch["bot_payoff"] == payoffs[1] and ch["bot_record"]["actions"] == record["actions"]
         assert ch["you"] == over["record"]["result"]["payoffs"][1] and ch["difference"] == ch["you"] - payoffs[1]
         assert "practice" not in over["record"] and over["practice"] is False
+        assert ch["counted"] is True and ch["player"] == token
     assert over0["challenge"]["you"] == expected[0][0][1] and over0["challenge"]["difference"] == 0
+    assert again["practice"] is True and again["record"]["practice"] is True
+    assert again["challenge"]["counted"] is False and "before on this connection" in again["challenge"]["why"]
 
     store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
-    games = list(store.finished_games())
+    games = list(store.finished_games(practice=True))
     store.close()
-    assert [(g["challenge"], g["challenge_deal"]) for g in games] == [(info["key"], 0), (info["key"], 1),
-                                                                      (info["key"], 1)]
-    assert all([s["kind"] for s in g["seats"]] == ["bot", "person", "bot"] and g["seats"][1]["name"] == f"b-{PLAYER}"
-               for g in games)
+    assert [(g["challenge"], g["challenge_deal"], g["practice"]) for g in games] == [
+        (info["key"], 0, False), (info["key"], 1, False), (info["key"], 1, True)]
+    assert all([s["kind"] for s in g["seats"]] == ["bot", "person", "bot"] and g["seats"][1]["name"] == f"t-{token[:16]}"
+               for g in games)  # the token's id: its signature is never stored
 
     assert cli.main(["games", "stats", "--db", f"sqlite:///{tmp_path / 'g.db'}", "--json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)["challenges"]
@@ -109,7 +113,8 @@ def test_a_person_plays_a_challenge_against_the_bots_offline_results(tmp_path, c
     out = tmp_path / "games.jsonl"
     assert cli.main(["games", "export", "--db", f"sqlite:///{tmp_path / 'g.db'}", "--out", str(out)]) == 0
     exported = [json.loads(line)["stored"]["challenge"] for line in out.read_text().splitlines()]
-    assert exported == [{"name": "small", "key": info["key"], "deal": k} for k in (0, 1, 1)]
+    assert exported == [{"name": "small", "key": info["key"], "deal": k} for k in (0, 1)]  # practice: --practice
+    assert token not in out.read_text()
 
 
 def test_the_bots_results_are_stored_once_and_read_back_after_a_restart(tmp_path, monkeypatch):

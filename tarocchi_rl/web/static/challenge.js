@@ -1,27 +1,27 @@
 // Duplicate challenges on the page of `tarocchi-rl serve` (loaded after app.js, whose table it uses): the server's
 // challenges (GET /v1/challenges), each a fixed list of deals played at one seat against fixed bots; the challenged
 // bot played the same deals from the same seat offline. A deal is started with {type: "challenge", name, deal,
-// player} over /ws; after it the page shows "you X, bot Y" for that deal and the totals so far. The browser's
-// anonymous id and the results of its first play of each deal are kept in localStorage (no accounts).
+// player} over /ws; after it the page shows "you X, bot Y" for that deal and the totals so far. The player token the
+// server gives (challenge.player in its answers: who one person is for games stats) and the results of the first
+// play of each deal are kept in localStorage (no accounts).
 "use strict";
 
-const PLAYER_KEY = "tarocchi-player";          // the browser's anonymous id (sent as player)
+const PLAYER_KEY = "tarocchi-player";          // the player token the server gave (sent as player)
 const RESULTS_KEY = "tarocchi-challenge:";     // + the challenge's key -> {deal: {you, bot}}
 
 const challenges = { list: [], byName: {}, current: null };
 
 function playerId() {
   try {
-    let id = localStorage.getItem(PLAYER_KEY);
-    if (!id || !/^[A-Za-z0-9_-]{8,40}$/.test(id)) {
-      const bytes = crypto.getRandomValues(new Uint8Array(8));
-      id = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-      localStorage.setItem(PLAYER_KEY, id);
-    }
-    return id;
+    const id = localStorage.getItem(PLAYER_KEY);
+    return id && /^[A-Za-z0-9_-]{8,40}$/.test(id) ? id : undefined;  // none yet: the server gives one
   } catch (e) {
-    return undefined;  // storage off: the server stores the deal under the connection's id
+    return undefined;  // storage off: the connection keeps the token the server gives it
   }
+}
+
+function keepPlayer(token) {
+  try { if (localStorage.getItem(PLAYER_KEY) !== token) localStorage.setItem(PLAYER_KEY, token); } catch (e) { /* off */ }
 }
 
 function savedResults(ch) {
@@ -127,6 +127,7 @@ function startChallenge(ch, deal) {
 // app.js calls this with every state and over message: at the end of a challenge's deal, the two scores
 function challengeMessage(msg) {
   const info = msg.challenge;
+  if (info && info.player) keepPlayer(info.player);
   if (!info || msg.type !== "over") return;
   const ch = challenges.byName[info.name];
   const box = $("result");
@@ -138,7 +139,8 @@ function challengeMessage(msg) {
   const line = el("p", { class: "challenge-result", "data-testid": "challenge-result", "data-you": info.you,
     "data-bot": info.bot_payoff, "data-deal": info.deal },
     `${info.name}, deal ${info.deal + 1} of ${info.deals}: you ${info.you}, bot ${info.bot_payoff} ` +
-    `(${signed(info.difference)}) on the same cards from seat ${info.seat}`);
+    `(${signed(info.difference)}) on the same cards from seat ${info.seat}` +
+    (info.counted === false ? ` (not counted: ${info.why})` : ""));
   const parts = [line];
   if (ch) {
     const t = totals(ch, results);
