@@ -68,82 +68,93 @@ def bot_exported(tmp_path, day: str) -> pathlib.Path:
     return tmp_path / "models"
 
 
-def test_the_headline_falls_back_to_the_latest_search_match(tmp_path, monkeypatch):
+def match_file(folder: pathlib.Path, name: str, date: str, rows: list[dict], variant: str = "piedmont3") -> None:
     import json
 
+    (folder / name).write_text(json.dumps({"variant": variant, "command": "x", "date": date, "rows": rows}))
+
+
+def search_table(other: str, mean: float, lo: float, hi: float) -> dict:
+    """A search table's result holding bot:piedmont3 against ``other``, head to head."""
+    pair = ["bot:piedmont3", other]
+    return {"deals": 500, "agents": pair, "table": [],
+            "head_to_head": [{"agents": pair, "mean_difference_per_deal": mean, "ci95": [lo, hi]}]}
+
+
+def test_a_headline_figure_comes_from_the_latest_head_to_head_match(tmp_path, monkeypatch):
+    """The latest match of the pair (by date, then the file's name) that records A's score minus B's; a file with
+    A's score alone (written before the scripts recorded the difference) is another quantity and is left out."""
     pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
     (tmp_path / "search").mkdir()
     row = {"a": "bot:piedmont3", "b": pages.PLAIN_SEARCH, "deals": 500, "mean_a_vs_b": 1.5, "ci95": [0.5, 2.5]}
-    # the latest by date, whatever the names' order; the name breaks a tie
-    for name, date, mean in (("a.json", "2026-12-05", 9.0), ("b.json", "2026-12-05", 1.5),
+    h2h = row | {"a_minus_b": 3.0, "a_minus_b_ci95": [2.0, 4.0]}
+    for name, date, mean in (("a.json", "2026-12-05", 9.0), ("b.json", "2026-12-05", 3.0),
                              ("c.json", "2026-12-04", 7.0)):
-        (tmp_path / "search" / name).write_text(json.dumps(
-            {"variant": "piedmont3", "command": "x", "date": date, "rows": [row | {"mean_a_vs_b": mean}]}))
+        match_file(tmp_path / "search", name, date, [h2h | {"a_minus_b": mean}])
+    match_file(tmp_path / "search", "d.json", "2026-12-06", [row])  # the latest, but the first agent's score only
     monkeypatch.setattr(pages, "RESULTS", tmp_path)
     monkeypatch.setattr(pages, "MODELS", bot_exported(tmp_path, "2026-12-05"))
-    assert pages.match_cell("piedmont3", "bot:piedmont3", pages.PLAIN_SEARCH) == (
-        f"+1.500 [+0.500, +2.500] (500 deals, `search/b.json`, {pages.FIRST_SCORE_ONLY})")
-    assert pages.match_cell("piedmont3", pages.PLAIN_SEARCH, "bot:piedmont3") is None  # the order counts
-    assert pages.match_cell("french3", "bot:piedmont3", pages.PLAIN_SEARCH) is None
-    # a search table played with the previous bot yields to a match played with today's
-    search = {"deals": 500, "agents": ["bot:piedmont3", pages.PLAIN_SEARCH], "table": [],
-              "head_to_head": [{"agents": ["bot:piedmont3", pages.PLAIN_SEARCH], "mean_difference_per_deal": 1.0,
-                                "ci95": [0.5, 1.5]}]}
-    assert pages.search_cell("piedmont3", search, "bot:piedmont3", pages.PLAIN_SEARCH, previous_bot=True) == (
-        f"+1.500 [+0.500, +2.500] (500 deals, `search/b.json`, {pages.FIRST_SCORE_ONLY})")
-    assert pages.search_cell("piedmont3", search, "bot:piedmont3", pages.PLAIN_SEARCH) == (
-        "+1.000 [+0.500, +1.500] (500 deals)")
-    # a match that records its head to head (the scripts since 2026-12-06) gives it, as the tables do
-    recorded = row | {"a_minus_b": 3.0, "a_minus_b_ci95": [2.0, 4.0]}
-    (tmp_path / "search" / "d.json").write_text(json.dumps(
-        {"variant": "piedmont3", "command": "x", "date": "2026-12-06", "rows": [recorded]}))
-    assert pages.match_cell("piedmont3", "bot:piedmont3", pages.PLAIN_SEARCH) == (
-        "+3.000 [+2.000, +4.000] (500 deals, `search/d.json`)")
+    got = pages.match_figure("piedmont3", "bot:piedmont3", pages.PLAIN_SEARCH)
+    assert got == pages.HeadToHead(3.0, 2.0, 4.0, 500, "search/b.json", previous_bot=False)
+    assert pages.headline_cell(got) == "**+3.00 [+2.00, +4.00]** (500 deals, `search/b.json`)"
+    assert pages.match_figure("piedmont3", pages.PLAIN_SEARCH, "bot:piedmont3") is None  # the order counts
+    assert pages.match_figure("french3", "bot:piedmont3", pages.PLAIN_SEARCH) is None
+    assert pages.headline_cell(None) == pages.NOT_RECORDED
 
 
-def test_a_match_played_before_the_shipped_bot_says_so(tmp_path, monkeypatch):
-    """A match file dated before models/V was exported is the replaced bot's: its headline cell says so, and a
-    search table of the previous bot keeps its cell rather than yield to it."""
-    import json
-
+def test_a_figure_of_todays_bot_wins_over_the_previous_bots(tmp_path, monkeypatch):
+    """A search table played before today's bot yields to a match played with it; with nothing newer the table's
+    figure stays, and its cell says "the previous bot"."""
     pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
     (tmp_path / "search").mkdir()
-    row = {"a": "bot:piedmont3", "b": pages.PLAIN_SEARCH, "deals": 500, "mean_a_vs_b": 1.5, "ci95": [0.5, 2.5]}
-    (tmp_path / "search" / "m.json").write_text(json.dumps(
-        {"variant": "piedmont3", "command": "x", "date": "2026-12-03", "rows": [row]}))
     monkeypatch.setattr(pages, "RESULTS", tmp_path)
     monkeypatch.setattr(pages, "MODELS", bot_exported(tmp_path, "2026-12-04"))
-    assert pages.match_cell("piedmont3", "bot:piedmont3", pages.PLAIN_SEARCH) == (
-        f"+1.500 [+0.500, +2.500] (500 deals, `search/m.json`, the previous bot, {pages.FIRST_SCORE_ONLY})")
-    search = {"deals": 500, "agents": ["bot:piedmont3", pages.PLAIN_SEARCH], "table": [],
-              "head_to_head": [{"agents": ["bot:piedmont3", pages.PLAIN_SEARCH], "mean_difference_per_deal": 1.0,
-                                "ci95": [0.5, 1.5]}]}
-    assert pages.search_cell("piedmont3", search, "bot:piedmont3", pages.PLAIN_SEARCH, previous_bot=True) == (
-        "+1.000 [+0.500, +1.500] (500 deals, the previous bot)")
+    old_board = {"variant": "piedmont3", "date": "2026-12-03",
+                 "tables": {"search": search_table(pages.PLAIN_SEARCH, 1.0, 0.5, 1.5)}}
+    table = pages.table_figure(old_board, "search", "bot:piedmont3", pages.PLAIN_SEARCH)
+    assert table == pages.HeadToHead(1.0, 0.5, 1.5, 500, None, previous_bot=True)
+    assert pages.headline_cell(table) == "**+1.00 [+0.50, +1.50]** (500 deals, the previous bot)"
+    # the reverse pair reads the same figure, negated
+    assert pages.table_figure(old_board, "search", pages.PLAIN_SEARCH, "bot:piedmont3").mean == -1.0
+    assert pages.first_of_todays(table, None) is table
+    row = {"a": "bot:piedmont3", "b": pages.PLAIN_SEARCH, "deals": 500, "mean_a_vs_b": -0.1, "ci95": [-0.3, 0.1],
+           "a_minus_b": -0.2, "a_minus_b_ci95": [-0.5, 0.1]}
+    match_file(tmp_path / "search", "m.json", "2026-12-04", [row])
+    match = pages.match_figure("piedmont3", "bot:piedmont3", pages.PLAIN_SEARCH)
+    assert pages.first_of_todays(table, match) is match
+    assert pages.headline_cell(match) == "-0.20 [-0.50, +0.10] (500 deals, `search/m.json`)"  # CI not above 0
+    new_board = old_board | {"date": "2026-12-04"}  # a table of today's bot comes first
+    assert pages.first_of_todays(pages.table_figure(new_board, "search", "bot:piedmont3", pages.PLAIN_SEARCH),
+                                 match).where is None
 
 
 def test_a_table_played_before_the_shipped_bot_says_so(tmp_path, monkeypatch):
-    """A leaderboard file dated before models/V was exported holds the replaced bot's rows: its section and the
-    headline's cells say "the previous bot"; a table of the export's day or later does not."""
-    import json
-
+    """A leaderboard file dated before models/V was exported holds the replaced bot's rows: its section says "the
+    previous bot"; a table of the export's day or later does not."""
     pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
-    (tmp_path / "piedmont3").mkdir()
-    (tmp_path / "piedmont3" / "manifest.json").write_text(json.dumps(
-        {"provenance": {"exported_at": "2026-12-04T09:38:28+00:00"}}))
-    monkeypatch.setattr(pages, "MODELS", tmp_path)
-    (tmp_path / "search").mkdir()  # no match between the two
-    monkeypatch.setattr(pages, "RESULTS", tmp_path)
+    monkeypatch.setattr(pages, "MODELS", bot_exported(tmp_path, "2026-12-04"))
     assert pages.played_before_the_bot({"variant": "piedmont3", "date": "2026-12-03"})
     assert not pages.played_before_the_bot({"variant": "piedmont3", "date": "2026-12-04"})
     assert "dated 2026-12-03, before today's `bot:piedmont3` was exported (2026-12-04)" in " ".join(
         pages.stale_lines({"variant": "piedmont3", "date": "2026-12-03"}))
     assert pages.stale_lines({"variant": "piedmont3", "date": "2026-12-05"}) == []
-    search = {"deals": 500, "agents": ["bot:piedmont3", pages.PLAIN_SEARCH], "table": [],
-              "head_to_head": [{"agents": ["bot:piedmont3", pages.PLAIN_SEARCH], "mean_difference_per_deal": 1.0,
-                                "ci95": [0.5, 1.5]}]}
-    cell = pages.search_cell("piedmont3", search, "bot:piedmont3", pages.PLAIN_SEARCH, previous_bot=True)
-    assert cell == "+1.000 [+0.500, +1.500] (500 deals, the previous bot)"
+
+
+def headline_figures() -> list[tuple[str, str]]:
+    """Every cell of the committed headline: (variant, the cell's text)."""
+    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    rows = pages.headline_rows()[2:]
+    return [(r.split("|")[1].strip(" `"), c.strip()) for r in rows for c in r.split("|")[2:-1]]
+
+
+def test_no_results_page_puts_an_image_in_a_table():
+    """Markdown: a line after a table's last row joins the table, so an image line never follows a table line."""
+    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    built, _ = pages.build()
+    for name, text in built.items():
+        lines = text.splitlines()
+        glued = [b for a, b in zip(lines, lines[1:], strict=False) if a.startswith("|") and b.startswith("![")]
+        assert not glued, (name, glued)
 
 
 def test_results_check_names_a_stale_page(tmp_path, monkeypatch):
