@@ -827,6 +827,8 @@ class _Progress:
 
 
 def format_results(r: dict[str, Any]) -> str:
+    """An arena result as text (``tarocchi-rl eval``): each agent's mean per deal, win rate and rating, its bids and
+    contracts, then every pair head to head (:func:`head_to_head_lines`)."""
     lines = [
         f"{r['variant']}: {r['deals']} duplicate deals x {r['games_per_deal_per_pair']} seatings per pair "
         f"({r['games']} games in {r['seconds']:.2f} s: {r['deals_per_s']:,.0f} duplicate deals/s, "
@@ -845,8 +847,15 @@ def format_results(r: dict[str, Any]) -> str:
             parts = [f"{c}: {v['declared']} ({100 * v['made'] / v['declared']:.0f}% won)"
                      for c, v in sorted(t["declarer"].items())]
             lines.append(f"  {t['agent']} as declarer: " + ", ".join(parts))
-    if len(r.get("head_to_head", [])) > 1:  # with two agents it is the table's difference
-        for p in r["head_to_head"]:
-            (a, b), (lo, hi) = p["agents"], p["ci95"]
-            lines.append(f"  head to head {a} - {b}: {p['mean_difference_per_deal']:+.3f} [{lo:+.3f}, {hi:+.3f}]")
-    return "\n".join(lines)
+    return "\n".join(lines + head_to_head_lines(r))
+
+
+def head_to_head_lines(r: dict[str, Any]) -> list[str]:
+    """Every pair of an arena result head to head (the first agent's score minus the second's, mean per deal, with
+    its 95% CI: the figure the README and the leaderboard quote), as lines of text; none for a result without it."""
+    pairs = r.get("head_to_head") or []
+    lines = ["head to head: the first agent's score minus the second's, mean per deal [95% CI]"] if pairs else []
+    for p in pairs:
+        (a, b), (lo, hi) = p["agents"], p["ci95"]
+        lines.append(f"  {a} - {b}: {p['mean_difference_per_deal']:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+    return lines
