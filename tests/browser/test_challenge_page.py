@@ -21,22 +21,31 @@ WAIT = """(prev) => {
 }"""
 
 
+STORED_SECONDS = 120.0  # the longest wait for the server's writer to commit the finished game (a busy machine)
+
+
 def stored(db: Path) -> tuple[int, int]:
-    """(the person's payoff, the bot's on the same deal) as stored, once the game's record is written."""
+    """(the person's payoff, the bot's on the same deal) as stored, once the game's record and payoffs are written
+    (the server's writer thread commits them a moment after the page shows ``over``: waited for, polling). Each
+    poll reads one snapshot (Store.reading): the game is read whole or not at all (before issue 52 the seats and the
+    game were read apart, and a game finishing between came back with no seats: a StopIteration here)."""
     from tarocchi_rl.web.store import open_store
 
     store = open_store(f"sqlite:///{db}", create=False)
+    deadline = time.monotonic() + STORED_SECONDS
     try:
-        for _ in range(100):
-            games = [g for g in store.finished_games() if g["challenge"] is not None]
-            if games:
-                (g,) = games
-                bot = store.challenge_results(g["challenge"])[g["challenge_deal"]][0]
-                return next(s["payoff"] for s in g["seats"] if s["kind"] == "person"), bot
+        while time.monotonic() < deadline:
+            with store.reading() as r:
+                games = [g for g in r.finished_games() if g["challenge"] is not None]
+                if games:
+                    (g,) = games
+                    person = [s["payoff"] for s in g["seats"] if s["kind"] == "person"]
+                    assert person and None not in person, g["seats"]  # a finished game has its payoffs
+                    return person[0], r.challenge_results(g["challenge"])[g["challenge_deal"]][0]
             time.sleep(0.05)
     finally:
         store.close()
-    pytest.fail("the challenge's game was not stored")
+    pytest.fail(f"the challenge's game was not stored within {STORED_SECONDS:g} s")
 
 
 def test_one_deal_of_a_challenge_shows_you_and_the_bot_as_stored(web, games_db: Path) -> None:
