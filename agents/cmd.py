@@ -303,15 +303,23 @@ class CmdAgent(Agent):
         idx = np.arange(env.batch_size) if idx is None else np.asarray(idx, np.int64)
         out = np.empty(len(idx), np.int64)
         for k, i in enumerate(idx.tolist()):
-            if self.gave_up is not None:
-                raise ValueError(self.gave_up)
-            try:
-                out[k] = self._move(self._views_of(env, i))
-            except ValueError as e:
-                self._count_failure(str(e))
-                raise
-            self.failures = 0
+            out[k] = self.act_views(self._views_of(env, i))
         return out
+
+    def act_views(self, views: Views) -> int:
+        """The program's move for the seat to act in ``views`` (a one-line ValueError otherwise). What the bot
+        protocol's server (``tarocchi-rl bot``, ``POST /v1/act``) calls with the position it rebuilt from a request:
+        that position's deck may not replay its history (the rebuild repairs the hidden cards as the view grows),
+        but its views are the seat's own."""
+        if self.gave_up is not None:
+            raise ValueError(self.gave_up)
+        try:
+            a = self._move(views)
+        except ValueError as e:
+            self._count_failure(str(e))
+            raise
+        self.failures = 0
+        return a
 
     def _count_failure(self, message: str) -> None:
         self.failures += 1

@@ -205,6 +205,8 @@ class BotServer:
         if "search" in want:
             actions, visits = agent.search(obs, env, idx, mask)
             a = int(actions[0])
+        elif callable(getattr(agent, "act_views", None)):  # an external bot (cmd:): sent the seat's view as rebuilt
+            a = int(agent.act_views(views))
         else:
             a = int(agent.act(obs, mask, env, idx)[0])
         if not mask[0, a]:
