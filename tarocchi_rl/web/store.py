@@ -228,8 +228,8 @@ def check_url(url: str) -> URL:
     except ArgumentError:
         raise StoreError(f"--db {url!r}: not a database URL (e.g. sqlite:///games.db, "
                          "postgresql://user@host/games)") from None
-    if in_memory(parsed):
-        raise StoreError(f"--db {_shown(parsed)}: an in-memory database lives in one process and ends with it "
+    if in_memory(parsed):  # (SQLite: no password to hide in the URL as given)
+        raise StoreError(f"--db {url.strip()}: an in-memory database lives in one process and ends with it "
                          "(games export and stats, other processes, could never read it): give a file, e.g. "
                          "sqlite:///tarocchi-games.db (serve --db none stores nothing)")
     path = sqlite_path(parsed)

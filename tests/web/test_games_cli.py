@@ -129,6 +129,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
         (["export", "--db", db, "--out", out, "--since", "last week"], "--since: expected a date YYYY-MM-DD"),
         (["export", "--db", db, "--out", str(tmp_path)], "is a directory"),
         (["export", "--db", db, "--out", str(tmp_path / "no" / "dir.jsonl")], "cannot write"),
+        (["stats", "--db", "sqlite:///:memory:"], "an in-memory database lives in one process"),
+        (["export", "--db", "sqlite://", "--out", out], "an in-memory database lives in one process"),
     ]
     for args, message in cases:
         code, text, err = run(["games", *args], capsys)
@@ -147,3 +149,20 @@ def test_replay_of_an_endless_jsonl_stops_at_its_first_long_line(tmp_path, capsy
     code, _, err = run(["replay", str(zeros)], capsys)
     assert code == 2 and err.strip() == f"error: {zeros}: line 1: longer than 1,048,576 bytes"
     assert time.monotonic() - start < 5
+
+
+@pytest.mark.parametrize("url", ["sqlite:///:memory:", "sqlite://"])
+def test_serve_refuses_an_in_memory_database_before_it_listens(url):
+    """Its games would live in one process and end with it, and games export / stats could never read them (before
+    issue 52 the server started, then lost every game: "no such table"). The command line's own exit, one line."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    cli_path = Path(sys.executable).with_name("tarocchi-rl")
+    out = subprocess.run([str(cli_path), "serve", "--port", "0", "--db", url], capture_output=True, text=True,
+                         timeout=300, stdin=subprocess.DEVNULL)
+    assert out.returncode == 2 and out.stdout == ""
+    err = out.stderr
+    assert err.count("\n") == 1 and err.startswith(f"error: --db {url}: an in-memory database"), err
+    assert "sqlite:///tarocchi-games.db" in err and "--db none" in err

@@ -6,6 +6,7 @@ writes never run on the event loop's thread."""
 import asyncio
 import json
 import threading
+import time
 
 import pytest
 import sqlalchemy as sa
@@ -26,6 +27,7 @@ from tarocchi_rl.web.writer import StoreWriter
 from tests.support.web_client import LocalClient
 
 SEATS3 = ["human", "heuristic", "heuristic"]
+WAIT = 120.0  # seconds a test waits for a thread at most (never reached unless something hangs)
 
 
 def url_of(path) -> str:
@@ -172,7 +174,7 @@ class SlowStore:
         self.batches: list[int] = []
 
     def write(self, batch) -> None:
-        self.go.wait(10)
+        self.go.wait(WAIT)
         self.batches.append(len(batch))
 
 
@@ -181,16 +183,15 @@ def test_a_full_write_queue_drops_writes_without_waiting_and_refuses_new_deals_f
     writer = StoreWriter(slow, capacity=4).start()  # type: ignore[arg-type]
     move = Moves("a" * 32, 0, ((0, "bid:pass", 1),))
     assert writer.put(move)  # taken by the thread, which waits in write
-    for _ in range(100):
-        if writer.queue.qsize() == 0:
-            break
-        threading.Event().wait(0.01)
-    assert writer.has_room()
+    deadline = time.monotonic() + WAIT  # (a condition waited for: a busy machine may take long to run the thread)
+    while writer.queue.qsize() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert writer.queue.qsize() == 0 and writer.has_room()
     assert all(writer.put(move) for _ in range(2)) and not writer.has_room()
     assert all(writer.put(move) for _ in range(2))
     assert not writer.put(move) and writer.dropped == 1  # full: dropped at once
     slow.go.set()
-    assert writer.flush(5)
+    assert writer.flush(WAIT)
     writer.close()
     assert sum(slow.batches) == 5 and not writer.thread.is_alive()
 
