@@ -615,6 +615,26 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def extras_providing(module: str) -> list[str]:
+    """The extras of this package (its metadata: pyproject's optional-dependencies, ``dev`` left out) that install
+    the top-level ``module`` (by its distribution's name: ``torch``, ``starlette``, ``onnxruntime``)."""
+    import importlib.metadata
+    import re
+
+    try:
+        requires = importlib.metadata.requires("tarocchi-rl") or []
+    except importlib.metadata.PackageNotFoundError:  # a checkout run without pip install
+        return []
+    wanted = module.lower().replace("_", "-")
+    out = []
+    for r in requires:
+        name, extra = re.match(r"[A-Za-z0-9._-]+", r), re.search(r"extra\s*==\s*[\"']([^\"']+)", r)
+        dist = name.group(0).lower().replace("_", "-") if name else ""
+        if extra and extra.group(1) != "dev" and wanted in (dist, dist.removeprefix("py")):
+            out.append(extra.group(1))
+    return list(dict.fromkeys(out))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -625,6 +645,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except ValueError as e:  # bad input (unknown variant, option, ...): a message, not a traceback
         print("error: " + " ".join(str(e).split()), file=sys.stderr)  # one line
+        return 2
+    except ModuleNotFoundError as e:  # an optional dependency (torch for train, ...): which extra installs it
+        extras = extras_providing((e.name or "").partition(".")[0])
+        if not extras:
+            raise
+        print(f"error: tarocchi-rl {args.command} needs {e.name}, which is not installed: pip install "
+              f"'tarocchi-rl[{extras[0]}]'" + (f" (or one of: {', '.join(extras[1:])})" if extras[1:] else ""),
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # Ctrl-C where a command has nothing to save (e.g. while Ray starts): one line
         print("interrupted", file=sys.stderr)
