@@ -51,6 +51,7 @@ import json
 import logging
 import os
 import sys
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -82,6 +83,8 @@ from .challenges import Challenges
 from .headers import SecurityHeaders
 from .inline import InlineAct
 from .openapi import Endpoint
+from .resume import TAKEN_TEXT
+from .score_sheet import score_sheet
 from .shared import BOT_FAILED, SEAT_GRACE, BotFailed, Conn, SharedTables
 from .store import open_store
 from .table import SeatBot, Table, check_options, client_seed, replay_steps, variants_info
@@ -99,6 +102,7 @@ WS_MESSAGES = {  # client -> server: fields (all others are an error)
     "join": ("type", "id", "code", "token"),
     "challenge": ("type", "id", "name", "deal", "player"),
     "act": ("type", "id", "action"),
+    "resume": ("type", "id", "code", "token"),  # a deal of one's own taken back after a reload (resume.py)
     "ping": ("type", "id"),
 }
 IDLE_CLOSE = 4000  # WebSocket close code of an idle table
@@ -107,6 +111,8 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")  # the Host names of a serv
 JSON_MEDIA_TYPE = "application/json"  # the only body a POST takes (a cross-site form cannot send it unasked)
 WARM_SEARCH = "ismcts:iterations=8"  # the search run at startup in the search queue's thread
 log = logging.getLogger("tarocchi_rl.web")
+WARM_LOG = "tarocchi_rl.web.warmup"  # a line per warm-up step (serve prints them: serve.print_warmup_progress)
+warm_log = logging.getLogger(WARM_LOG)
 T = TypeVar("T")
 
 
@@ -230,6 +236,7 @@ class Server:
     def warmup(self) -> None:
         """Load every kernel a table and the API use (Numba's cache) before the first client waits for it."""
         for v in VARIANTS:
+            started = time.perf_counter()
             n = get_variant(v).n_players
             t = Table.deal(v, {}, [None] + [self.catalogue.seat_bot("heuristic", k) for k in range(1, n)], 1)
             if not t.is_over():
@@ -245,6 +252,8 @@ class Server:
             t.result()
             if mid is not None:
                 BotServer(DEFAULT_BOT, lambda s: make_bot(s, 0, "bot")).handle(dumps(mid))
+            warm_log.info("%s: a deal against the heuristic, its score and a /v1/act position loaded (%.1f s)", v,
+                          time.perf_counter() - started)
         gc.collect()
         gc.freeze()  # what startup made is permanent: the collector's passes stay short under load
 
@@ -322,18 +331,25 @@ class Server:
                     table = None
             elif shared:
                 raise ValueError("you sit at a shared table: close the connection to leave it before a start")
+            elif kind == "resume":
+                table, out = await self._resume(table, msg, client, conn)
             elif kind in ("start", "challenge"):  # a new deal replaces the old one, even if the bots fail below
                 if self.recorder is not None and not self.recorder.has_room():
                     raise limits.Busy("game store", False)  # the database is behind: deals in progress go first
                 place = self.table_count.opening(client) if table is None else contextlib.nullcontext()
                 with place:  # a place among the tables (ValueError: none), held while the bots play
-                    new = self.new_table(msg) if kind == "start" else self.challenges.table(msg, client, conn)
+                    new = self.new_table(msg) if kind == "start" else self.challenges.table(msg)
                     self._check_queue(new, client)  # busy: the old deal stays
                     out = await self._advance(new, client)
                 self.abandon(table)
                 table = new
                 self._store(table, person, out)
+                if conn is not None and out["type"] != "over":  # taken back with these after a reload
+                    out["resume"] = self.shared.own.add(table, conn, client)
             else:
+                if table is not None and not self.shared.own.holds(table, conn):
+                    table = None  # another connection took the deal back (resume.py)
+                    raise ValueError(TAKEN_TEXT)
                 if table is None:
                     raise ValueError("no deal in progress: send start first")
                 if "action" not in msg:
@@ -342,6 +358,8 @@ class Server:
                 table.act(msg["action"])  # an unknown or illegal move: ValueError, the game unchanged
                 out = await self._advance(table, client)
                 self._store(table, person, out)
+                if out["type"] == "over":
+                    self.shared.own.end(table)
         except limits.Busy as e:
             out = {"type": "error", "error": str(e), "busy": True, "retry_after": e.retry_after}
         except ValueError as e:
@@ -354,14 +372,30 @@ class Server:
             out["id"] = rid
         return table, out
 
+    async def _resume(self, table: Table | None, msg: dict[str, Any], client: str,
+                      conn: Conn | None) -> tuple[Table, dict[str, Any]]:
+        """``resume``: a deal of one's own taken back with its code and token (resume.py), replacing the
+        connection's deal; the answer is a ``state`` with every move of the deal so far, as its seat saw them."""
+        if conn is None:
+            raise ValueError("resume: a deal is taken back over /ws")
+        new = await self.shared.own.take(msg, conn, client)
+        if table is not None and table is not new:
+            self.abandon(table)
+        new.sent = len(new.steps)
+        out = {"type": "state", "table": new.snapshot(new.human), "moves": new.moves_from(0, new.human),
+               "practice": new.practice, "resumed": True}
+        return new, await self.challenges.annotate(new, out)
+
     def _store(self, table: Table, person: str, out: dict[str, Any]) -> None:
         """The deal's moves since the last answer (and its record when over) to the games' database."""
         if self.recorder is not None:
-            person = getattr(table, "person_id", "") or person  # a challenge's deal: its player token (players.py)
+            person = getattr(table, "person_id", "") or person  # a challenge's deal: the page's own id (challenges.py)
             self.recorder.sync(table, person, out.get("record") if out["type"] == "over" else None)
 
     def abandon(self, table: Table | None) -> None:
-        """A connection's deal ends unfinished (closed, replaced, a bot failed): stored as abandoned."""
+        """A connection's deal ends unfinished (closed, replaced, a bot failed): stored as abandoned (and no longer
+        taken back, resume.py)."""
+        self.shared.own.end(table)
         if self.recorder is not None and table is not None:
             self.recorder.abandon(table)
 
@@ -503,7 +537,8 @@ def replay_result(record: Any, steps: bool) -> dict[str, Any]:
     out = state.outcome()
     result: dict[str, Any] = {"valid": True, "variant": state.game.variant, "options": dict(state.game.options),
                               "actions": len(state.history), "outcome": out,
-                              "summary": describe_outcome(out, state.game.variant), "record": state.to_record()}
+                              "summary": describe_outcome(out, state.game.variant), "sheet": score_sheet(state),
+                              "record": state.to_record()}
     if steps:
         result["steps"] = replay_steps(record)
     return result
@@ -570,6 +605,7 @@ async def ws_table(websocket: WebSocket) -> None:
             except asyncio.TimeoutError:
                 if why == "idle" and conn.table is not None:
                     continue
+                srv.shared.own.end(table)  # closed for its idle time or lifetime: abandoned, not kept for a reload
                 await _close_table(websocket, srv.config, why, conn)
                 return
             if msg["type"] == "websocket.disconnect":
@@ -597,8 +633,7 @@ async def ws_table(websocket: WebSocket) -> None:
         with contextlib.suppress(Exception):
             await websocket.close(code=1011)
     finally:
-        srv.table_count.change(client, table is not None, False)
-        srv.abandon(table)
+        srv.shared.own.leave(table, conn, client)  # a deal of one's own waits for a reload (resume.py)
         srv.shared.leave(conn)
 
 
@@ -661,10 +696,20 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             server.recorder = TableRecorder(writer)
         server.challenges.attach(writer)  # the bots' results read from the database, written to it
         if server.config.warmup:
+            started = time.perf_counter()
+            warm_log.info("loading the compiled kernels (Numba's cache: minutes the first time, then seconds)")
             await server.queues["search"].run("startup", server.warm_search)  # first: Numba's threads start here
-            await asyncio.gather(run_in_threadpool(server.warmup), server.queues["act"].run("startup", workers.ping),
-                                 server.queues["replay"].run("startup", workers.ping))  # the worker processes start
+            warm_log.info("the search (ismcts) loaded (%.1f s)", time.perf_counter() - started)
+            warm_log.info("each variant's tables, and the worker processes of /v1/act and /v1/replay (each loads "
+                          "the fast bots and answers a request of every variant)")
+            await asyncio.gather(run_in_threadpool(server.warmup), _timed("the /v1/act worker processes ready",
+                                                                          server.queues["act"].run("startup",
+                                                                                                   workers.ping)),
+                                 _timed("the /v1/replay worker processes ready",
+                                        server.queues["replay"].run("startup", workers.ping)))
             server.challenges.prepare_all()  # every challenge's bot results, in the background
+            warm_log.info("done in %.1f s; the challenges' bot results are played in the background",
+                          time.perf_counter() - started)
         yield
         stop_programs("the server is stopping")  # no request waits for an external program (agents/cmd.py)
         server.challenges.close()
@@ -710,8 +755,19 @@ def hosts_for(bound: str, allowed: list[str]) -> list[str]:
     return list(dict.fromkeys(h.lower() for h in hosts))
 
 
+async def _timed(what: str, job: Any) -> Any:
+    """``job`` awaited, then ``what`` and the seconds it took in the warm-up's lines."""
+    started = time.perf_counter()
+    out = await job
+    warm_log.info("%s (%.1f s)", what, time.perf_counter() - started)
+    return out
+
+
 def app_from_env() -> Starlette:
     """The app of a ``serve --workers N`` process: its configuration from the environment (:data:`CONFIG_ENV`)."""
+    from .serve import print_warmup_progress  # (serve imports this module)
+
+    print_warmup_progress()
     sys.setswitchinterval(limits.GIL_SWITCH_SECONDS)  # as serve sets it in a single process
     return create_app(ServerConfig(**json.loads(os.environ.get(CONFIG_ENV, "{}"))))
 

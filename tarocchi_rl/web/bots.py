@@ -1,10 +1,12 @@
 """The bots a server offers, by display name: a client chooses among them and never sees or passes an agent spec,
 a path or a command line.
 
-Built in: ``random``, ``heuristic`` and ``ismcts`` (a search with a time budget, ``ismcts:time=0.2`` unless the
-server says otherwise); ``--agents NAME=SPEC`` adds the operator's bots under the names the operator gives
-(``--agents strong=onnx:bots/mineo``); a bare ``SPEC`` gets a neutral name, ``bot1``, ``bot2``, ... (never the
-spec). ``/v1/bots``, the ``hello`` of ``POST /v1/act``, the seat names and the errors a bot's answer carries show
+Built in: ``random``, ``heuristic``, ``ismcts`` (a search with a time budget, ``ismcts:time=0.2`` unless the
+server says otherwise) and the shipped trained bots, ``bot:VARIANT`` for every variant with one
+(:func:`tarocchi_rl.shipped.shipped_bots`; each plays its own variant, loaded once per process);
+``--agents NAME=SPEC`` adds the operator's bots under the names the operator gives (``--agents
+strong=onnx:bots/mineo``); a bare ``SPEC`` gets a neutral name, ``bot1``, ``bot2``, ... (never the spec).
+``/v1/bots``, the ``hello`` of ``POST /v1/act``, the seat names and the errors a bot's answer carries show
 the name only (:meth:`BotPool.handle` writes the name over the spec in an error's text).
 
 At the tables, a bot of the cheap kinds (random, heuristic, the built-in search) is made per table from the
@@ -18,6 +20,7 @@ request's history): a request goes to the instance its deal and seat hash to, wh
 rebuilt position for its next request.
 """
 
+import functools
 import hashlib
 import json
 import re
@@ -30,6 +33,7 @@ from ..bot import BotServer
 from ..play import make_bot
 from ..policies import BASELINES
 from ..search.seat_view import Budget
+from ..shipped import shipped_bots
 from .table import DecisionClock, SeatBot
 
 DEFAULT_ISMCTS = "ismcts:time=0.2"
@@ -108,6 +112,17 @@ class BotPool:
         return out
 
 
+def shipped_specs() -> list[str]:
+    """The specs of the shipped trained bots, ``bot:VARIANT``: built into every server's catalogue."""
+    return [f"bot:{name}" for name in shipped_bots()]
+
+
+@functools.cache
+def shipped_agent(spec: str) -> tuple[Any, threading.Lock]:
+    """A shipped bot and its lock, loaded once per process (every catalogue of the process shares them)."""
+    return make_bot(spec, 0, spec), threading.Lock()
+
+
 class Catalogue:
     """The server's bots by display name (module docstring)."""
 
@@ -115,6 +130,9 @@ class Catalogue:
         self.specs: dict[str, str] = {"random": "random", "heuristic": "heuristic", "ismcts": ismcts}
         self.shared: dict[str, tuple[Any, threading.Lock]] = {}
         self.by_spec: dict[str, str] = {}  # an operator's bare spec -> its name (for --seats)
+        for shipped in shipped_specs():  # the trained bots, named by their spec (it names no path)
+            self.specs[shipped] = self.by_spec[shipped] = shipped
+            self.shared[shipped] = shipped_agent(shipped)
         for name, spec in self._names(extra):
             self.specs[name] = spec
             self.shared[name] = (make_bot(spec, 0, f"--agents {name}"), threading.Lock())  # bad spec: ValueError

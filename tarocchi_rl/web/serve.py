@@ -19,6 +19,23 @@ from .store import new_sqlite_file, prepare_database
 OPEN_FILES_MARGIN = 256  # files a server holds besides its connections (the database, pipes, the static files)
 
 
+def print_warmup_progress() -> None:
+    """The app's warm-up steps (:data:`~tarocchi_rl.web.app.WARM_LOG`) printed to stderr as they end, one line
+    each, so that a first start (Numba's cache cold: minutes) says what it is doing."""
+    import logging
+
+    from .app import WARM_LOG
+
+    logger = logging.getLogger(WARM_LOG)
+    if not any(getattr(h, "warmup_progress", False) for h in logger.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("warm-up: %(message)s"))
+        handler.warmup_progress = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
 def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
                log_level: str = "info", access_log: bool = False, public: bool = False) -> None:
     """Serve until interrupted; a bad configuration is a ValueError before anything listens. A host other than
@@ -45,6 +62,8 @@ def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, 
     raise_open_files(config.max_connections + config.max_waiting)
     sys.setswitchinterval(limits.GIL_SWITCH_SECONDS)  # the event loop gets the GIL back soon from a queue's thread
     if workers == 1:
+        if config.warmup:
+            print_warmup_progress()
         app = create_app(config)
         if public:
             print_exposure(app, host, port, workers)

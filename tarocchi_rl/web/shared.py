@@ -14,6 +14,13 @@ seconds (``serve --seat-grace``); then the table's replacement bot plays it (the
 free again. When nobody is left (every person away past the grace) the table closes, its deal abandoned. A
 connection that comes with the token of a seat held by another connection takes it over (the other is told).
 
+Forced moves: a person's move when it is their only legal one is not played at once (that would tell the others
+that the seat had one legal card, or too few trumps for a poignée): the table holds it
+(:attr:`~tarocchi_rl.web.table.Table.hold_forced`) and plays it after that person's typical decision time (the
+median of their chosen moves' times at this table, :data:`FIRST_PERSON_PACE` before the first), in a message of its
+own, as a chosen move would come; the other seats see it as a chosen move (``by`` ``human``), the seat itself is
+told (its snapshot's ``forced``), and the store notes ``forced``. A person away is paced the same way.
+
 Guessing: a wrong code or token costs the address one of :data:`GUESSES_BURST` tries, refilled at
 :data:`GUESSES_PER_SECOND`; with none left, ``join`` is refused before any table is looked up. A table counts
 among its opener's tables (:class:`~tarocchi_rl.web.limits.TableCount`) until it closes, lives at most the
@@ -38,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 from ..play import bot_seeds, new_seed
 from ..variants import get_variant
 from . import limits
-from .table import Table, check_options, client_seed
+from .table import DecisionClock, Table, check_options, client_seed
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Server
@@ -61,6 +68,7 @@ GUESSES_PER_SECOND = 0.1  # ... and on average (6 a minute)
 TRACKED_GUESSERS = 4096  # addresses whose wrong guesses are remembered (the least recent forgotten)
 LINK_DRAIN_SECONDS = 2.0  # what a closing connection waits for its outbox
 OVERFLOW_CLOSE = 1008  # close code of a connection that does not read its messages
+FIRST_PERSON_PACE = 1.0  # seconds a person's forced move waits before they chose a move (then: their median)
 PERSON = "human"  # a person's seat in ``open``'s seats (as in ``start``)
 BOT_FAILED = "a bot failed; the deal is abandoned: send start for a new one"  # all a client learns of it
 SINGLE_PROCESS = ("shared tables need `serve --workers 1`: this server runs {workers} processes, and a table's code "
@@ -166,7 +174,8 @@ class Conn:
 @dataclass(eq=False)
 class PersonSeat:
     """A person's seat: its index, its token (None: free), the anonymous id it is stored under, the connection
-    at it (None: away), since when it is away, whether its grace ran out, and the moves already sent to it."""
+    at it (None: away), since when it is away, whether its grace ran out, the moves already sent to it, and how
+    long its person takes to choose a move (which paces their forced moves)."""
 
     index: int
     token: str | None = None
@@ -176,6 +185,7 @@ class PersonSeat:
     expired: bool = False
     timer: asyncio.TimerHandle | None = None
     sent: int = 0
+    clock: DecisionClock = field(default_factory=lambda: DecisionClock(FIRST_PERSON_PACE))  # its chosen moves' times
 
 
 @dataclass(eq=False)
@@ -196,6 +206,7 @@ class SharedTable:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     watchdog: "asyncio.Task[None] | None" = None
     result: dict[str, Any] | None = None
+    forced: asyncio.TimerHandle | None = None  # a person's held forced move, played when it fires
 
     def free(self) -> list[int]:
         return [k for k, s in self.seats.items() if s.token is None]
@@ -203,10 +214,15 @@ class SharedTable:
     def present(self) -> list[PersonSeat]:
         return [s for s in self.seats.values() if s.conn is not None]
 
-    def people(self) -> list[dict[str, Any]]:
-        """Each person seat: taken, present, and the bot playing it while its person is away."""
+    def people(self, grace: float) -> list[dict[str, Any]]:
+        """Each person seat: taken, present, the bot playing it while its person is away, and for a seat whose
+        person is away and not yet replaced the seconds its grace has left (``away_left``)."""
+        now = time.monotonic()
         return [{"seat": k, "taken": s.token is not None, "present": s.conn is not None,
-                 "replaced_by": self.table.replaced_by(k)} for k, s in self.seats.items()]
+                 "replaced_by": self.table.replaced_by(k),
+                 **({"away_left": round(max(0.0, s.away_since + grace - now), 1)}
+                    if s.away_since is not None and not s.expired and s.conn is None else {})}
+                for k, s in self.seats.items()]
 
     def seat_of(self, token: Any) -> PersonSeat | None:
         """The seat whose token is ``token`` (compared in constant time); None: no seat's."""
@@ -235,6 +251,9 @@ class SharedTables:
         self.tables: dict[str, SharedTable] = {}
         self.guesses: collections.OrderedDict[str, limits.TokenBucket] = collections.OrderedDict()
         self._tasks: set[asyncio.Task[Any]] = set()
+        from .resume import OwnTables  # (it imports this module)
+
+        self.own = OwnTables(self)  # the deals of one person, taken back after a reload (resume.py)
 
     @property
     def grace(self) -> float:
@@ -256,8 +275,9 @@ class SharedTables:
         return [st.listing(now) for _, _, st in listed[:LOBBY_SIZE]]
 
     def _check_lobby(self, client: str) -> None:
-        """A ValueError when ``client`` has :data:`LOBBY_PER_CLIENT` lobby tables waiting for people already."""
-        waiting = sum(st.owner == client and st.lobby and not st.started and not st.closed
+        """A ValueError when ``client`` has :data:`LOBBY_PER_CLIENT` lobby tables waiting for people already (one
+        whose people left, unlisted, does not count: its total is bounded by the tables per client)."""
+        waiting = sum(st.owner == client and st.lobby and not st.started and not st.closed and bool(st.present())
                       for st in self.tables.values())
         if waiting >= LOBBY_PER_CLIENT:
             raise ValueError(f"lobby: your address has {waiting} tables waiting for people in the lobby (the most "
@@ -274,7 +294,8 @@ class SharedTables:
         self.guesses.move_to_end(client)
         return bucket
 
-    def _check_guesses(self, client: str) -> None:
+    def check_guesses(self, client: str) -> None:
+        """A ValueError when ``client`` has no try left for a code or a token (before anything is looked up)."""
         bucket = self._bucket(client)
         if bucket.level() < 1.0:
             wait = max(1, round((1.0 - bucket.tokens) / bucket.rate))
@@ -285,7 +306,8 @@ class SharedTables:
         if processes > 1:
             raise ValueError(SINGLE_PROCESS.format(workers=processes))
 
-    def _wrong(self, client: str, message: str) -> ValueError:
+    def wrong(self, client: str, message: str) -> ValueError:
+        """A wrong code or token from ``client``: one try spent; the error to raise."""
         self._bucket(client).spend(1.0)
         return ValueError(message)
 
@@ -327,6 +349,7 @@ class SharedTables:
         seeds = bot_seeds(seed, n)
         bots = [None if name is None else host.catalogue.seat_bot(name, seeds[k]) for k, name in enumerate(names)]
         table = Table.deal(str(variant), options, bots, seed, practice=practice)
+        table.hold_forced = True  # a person's forced move is paced (module docstring)
         code = new_code()
         while code in self.tables:
             code = new_code()
@@ -345,17 +368,17 @@ class SharedTables:
         if conn.table is not None:
             raise ValueError(f"you sit at table {conn.table.code} already: close the connection to leave it")
         self._check_processes()
-        self._check_guesses(conn.client)
+        self.check_guesses(conn.client)
         code = normalize_code(msg.get("code"))
         if code is None:
-            raise self._wrong(conn.client, f"code: expected {CODE_LENGTH} characters of {CODE_ALPHABET}")
+            raise self.wrong(conn.client, f"code: expected {CODE_LENGTH} characters of {CODE_ALPHABET}")
         st = self.tables.get(code)
         if st is None or st.closed:
-            raise self._wrong(conn.client, f"no open table has the code {code}")
+            raise self.wrong(conn.client, f"no open table has the code {code}")
         if "token" in msg:
             seat = st.seat_of(msg["token"])
             if seat is None:
-                raise self._wrong(conn.client, f"wrong seat token for table {code}")
+                raise self.wrong(conn.client, f"wrong seat token for table {code}")
             return await self._reclaim(st, seat, conn)
         free = st.free()
         if not free:
@@ -409,7 +432,10 @@ class SharedTables:
             if st.closed or conn.table is not st:
                 raise ValueError("the table is closed: open or join another")
             self.host.check_queue(st.table, conn.client)  # busy: the move is not played
+            forced = st.table.held_forced() == seat.index  # (a client may send it: then it is a chosen move)
             st.table.act(msg["action"], seat.index)  # an unknown or illegal move: ValueError, the game unchanged
+            if not forced:
+                seat.clock.note(st.table.step_ms[-1] / 1000.0)  # since the move before: the person's decision
             st.active = time.monotonic()
             try:
                 await self._play(st, conn.client, conn)
@@ -434,7 +460,9 @@ class SharedTables:
         self._tell_people(st, None)
 
     def close_all(self) -> None:
-        """At shutdown: every table's timers and tasks stop, the deals in progress abandoned."""
+        """At shutdown: every table's timers and tasks stop, the deals in progress abandoned (and the parked deals
+        of one person)."""
+        self.own.close_all()
         for st in list(self.tables.values()):
             if st.started and st.result is None:
                 self.host.abandon(st.table)
@@ -442,6 +470,8 @@ class SharedTables:
             for s in st.seats.values():
                 if s.timer is not None:
                     s.timer.cancel()
+            if st.forced is not None:
+                st.forced.cancel()
         for task in list(self._tasks):
             task.cancel()
         self.tables.clear()
@@ -471,11 +501,11 @@ class SharedTables:
         t = st.table
         return {"type": "joined", "code": st.code, "seat": seat.index, "token": seat.token, "variant": t.game.variant,
                 "options": dict(t.game.options), "players": [t.player(k) for k in range(t.game.num_players)],
-                "lobby": st.lobby, "started": st.started, "waiting_for": len(st.free()), "people": st.people(),
-                "grace": self.grace, "practice": t.practice}
+                "lobby": st.lobby, "started": st.started, "waiting_for": len(st.free()),
+                "people": st.people(self.grace), "grace": self.grace, "practice": t.practice}
 
     def _tell_people(self, st: SharedTable, but: Conn | None) -> None:
-        msg = {"type": "people", "code": st.code, "waiting_for": len(st.free()), "people": st.people()}
+        msg = {"type": "people", "code": st.code, "waiting_for": len(st.free()), "people": st.people(self.grace)}
         for s in st.present():
             if s.conn is not but and s.conn is not None:
                 s.conn.send(msg)
@@ -486,7 +516,7 @@ class SharedTables:
         moves = t.moves_from(seat.sent, seat.index)
         seat.sent = len(t.steps)
         msg: dict[str, Any] = {"type": "over" if t.is_over() else "state", "code": st.code,
-                               "table": t.snapshot(seat.index), "moves": moves, "people": st.people()}
+                               "table": t.snapshot(seat.index), "moves": moves, "people": st.people(self.grace)}
         if t.is_over():
             if st.result is None:
                 st.result = t.result()
@@ -510,6 +540,30 @@ class SharedTables:
         for s in st.present():
             if s.conn is not None and s.conn is not actor:
                 s.conn.send(self._message(st, s))
+        self._pace_forced(st)
+
+    def _pace_forced(self, st: SharedTable) -> None:
+        """A person's forced move held by the table: played after that person's typical decision time
+        (:meth:`_play_forced`). Holds ``st.lock``."""
+        k = st.table.held_forced()
+        if st.forced is not None:
+            st.forced.cancel()
+            st.forced = None
+        if k is not None and not st.closed:
+            st.forced = asyncio.get_running_loop().call_later(st.seats[k].clock.typical(), self._later,
+                                                              self._play_forced, st, len(st.table.steps))
+
+    async def _play_forced(self, st: SharedTable, steps: int) -> None:
+        """The held forced move, if the table is where it was held (``steps`` moves; else it moved on: the person
+        played it), then the bots, every present seat told."""
+        async with st.lock:
+            st.forced = None
+            if st.closed or len(st.table.steps) != steps or not st.table.play_forced():
+                return
+            with contextlib.suppress(BotFailed):  # the table is closed, its people told
+                await self._play(st, st.owner, None)
+            if st.result is not None:
+                self._finish(st)
 
     async def _resume(self, st: SharedTable) -> None:
         """The bots play on (after a takeover, or a busy queue), every present seat told."""
@@ -577,6 +631,9 @@ class SharedTables:
         st.closed = True
         self.tables.pop(st.code, None)
         self.host.table_count.change(st.owner, True, False)
+        if st.forced is not None:
+            st.forced.cancel()
+            st.forced = None
         for s in st.seats.values():
             if s.timer is not None:
                 s.timer.cancel()

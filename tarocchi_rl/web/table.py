@@ -19,6 +19,13 @@ follow; it comes with the result, :meth:`Table.result`), another seat's hidden c
 deal from a seed the client chose is a practice table (``practice``: the client may know every hand), marked in
 its result and its record (``"practice": true``) so that nothing counts it as an evaluation.
 
+Forced moves of people: at a table of one person, that person's forced moves (one legal action) play themselves
+at once (nobody else is there to learn anything from them). At a table of several people
+(:attr:`Table.hold_forced`, :mod:`~tarocchi_rl.web.shared`) :meth:`Table.advance` stops before a person's forced
+move: the server plays it later (:meth:`Table.play_forced`), paced as that person's chosen moves, so that the
+others can tell it from a chosen one neither by its fields (:meth:`Table.move` shows it to every other seat as
+``by`` ``human``; its own seat may know, and its snapshot says ``forced``) nor by when it comes.
+
 Timing: a slow bot (a search, an external program: ``SeatBot.clock`` set) answers a forced move (one legal
 action) at once, which would tell the table that it had a single legal card. So the table paces it: a forced
 move of such a bot is delivered no sooner than the median of that bot's recent searched decisions at this
@@ -65,6 +72,7 @@ from ..play import bot_action, taken_cards
 from ..records import describe_outcome
 from ..variants import FAMILIES, VARIANTS, get_variant
 from ..views import Views, core_game
+from .score_sheet import END_COUNT, family, score_sheet
 
 __all__ = ["DecisionClock", "INT_OPTION_RANGE", "STRING_CHOICES", "SeatBot", "Table", "check_options",
            "client_seed", "replay_steps", "variants_info"]
@@ -147,6 +155,7 @@ def variants_info() -> list[dict[str, Any]]:
             "stock_size": spec.stock_size,
             "declarer_role": spec.declarer_role,
             "bonus_unit": rules.BONUS_UNIT,
+            "end_count": END_COUNT[family(name)],  # what the running tally of tricks leaves to the end
             "card_point_units": rules.CARD_POINT_UNITS,
             "suits": spec.deck.suit_letters,
             "suit_system": spec.deck.suit_system,
@@ -235,6 +244,7 @@ class Table:
         self.seed = int(seed)
         self.practice = practice
         self.pace_owed = 0.0  # seconds of pacing owed to the client (take_pace)
+        self.hold_forced = False  # several people: a person's forced move waits for play_forced (module docstring)
         self.names = game.deck.names
         self.steps: list[dict[str, Any]] = []  # per action: seat, phase, action (its true string), by, ...
         self.step_ms: list[int] = []  # per action: milliseconds since the one before it (the first: since the deal)
@@ -278,18 +288,38 @@ class Table:
         return any(s is not None and not s.fast for s in self.seats)
 
     def advance(self) -> None:
-        """Play the bots' moves and the human's forced ones, up to the human's next real decision or the end."""
+        """Play the bots' moves and the human's forced ones, up to the human's next real decision or the end (with
+        :attr:`hold_forced`: up to any person's decision, forced or not)."""
         v = self.views
         while not v.is_terminal():
             p = v.current_player()
             bot = self.seats[p]
             if bot is None:
                 legal = v.legal_actions()
-                if len(legal) != 1 or self.human is None:
+                if len(legal) != 1 or self.human is None or self.hold_forced:
                     return
                 self.apply(legal[0], "forced")
                 continue
-            self.apply(self._bot_move(bot, p), "replacement" if p in self.persons else "bot")
+            if p in self.persons:
+                self.apply(self._bot_move(bot, p), "replacement", bot.name)
+            else:
+                self.apply(self._bot_move(bot, p), "bot")
+
+    def held_forced(self) -> int | None:
+        """The seat whose forced move waits for :meth:`play_forced` (:attr:`hold_forced`); None: no such move."""
+        v = self.views
+        if not self.hold_forced or v.is_terminal():
+            return None
+        p = v.current_player()
+        return p if self.seats[p] is None and p in self.persons and len(v.legal_actions()) == 1 else None
+
+    def play_forced(self) -> bool:
+        """Play the forced move that :meth:`advance` held (``by`` ``forced``); False when there is none (the
+        person played it, or the table moved on)."""
+        if self.held_forced() is None:
+            return False
+        self.apply(self.views.legal_actions()[0], "forced")
+        return True
 
     def replace(self, seat: int, bot: SeatBot) -> None:
         """A bot plays a person's seat from now on (the person left); :meth:`advance` then plays it."""
@@ -367,14 +397,17 @@ class Table:
             raise ValueError(v.illegal_message(a))
         self.apply(a, "human")
 
-    def apply(self, a: int, by: str) -> None:
-        """Apply a legal action id and note the step (and the trick it completes)."""
+    def apply(self, a: int, by: str, bot: str | None = None) -> None:
+        """Apply a legal action id and note the step (and the trick it completes); ``bot``: the name of the bot
+        that played a person's seat (``by`` ``replacement``)."""
         v = self.views
         m = self.meta
         phase, seat, trick = int(m[PHASE]), int(m[CUR]), int(m[TRICK_NUM])
         text = v.action_to_string(a)
         v.apply(a)
         step: dict[str, Any] = {"seat": seat, "phase": PHASE_NAMES[phase], "action": text, "by": by}
+        if bot is not None:
+            step["bot"] = bot
         if phase == PLAY:
             card = text.partition(":")[2]
             step["card"], step["trick"] = card, trick
@@ -403,9 +436,10 @@ class Table:
         return e[self.steps[k]["seat"] if viewer is None else viewer]
 
     def move(self, k: int, viewer: int | None) -> dict[str, Any]:
-        """Step k as ``viewer`` saw it: seat, phase, action (``discard:?`` when face down), by, for a card the
-        trick and its winner when it completed one, and what the step showed (stock, called, shown, received:
-        the cards that joined the viewer's hand)."""
+        """Step k as ``viewer`` saw it: seat, phase, action (``discard:?`` when face down), by (``bot`` with the
+        bot's name for a person's seat played by a bot), for a card the trick and its winner when it completed
+        one, and what the step showed (stock, called, shown, received: the cards that joined the viewer's hand).
+        Another seat's forced move is shown as a chosen one (``by`` ``human``): only its own seat may know."""
         step = self.steps[k]
         seen = self._seen(viewer)[k]
         out = {"index": k, **step, **seen}
@@ -413,6 +447,8 @@ class Table:
             out["action"] = step["action"]
         if self.human is None:
             out.pop("by", None)
+        elif out["by"] == "forced" and viewer != step["seat"]:
+            out["by"] = "human"
         return out
 
     def _seen(self, seat: int | None) -> list[dict[str, Any]]:
@@ -522,6 +558,9 @@ class Table:
             snap["discard"] = self._cards(st.cards[0, DISCARDED]) if done else snap["discard"]
         else:
             snap["hand"] = self._cards(st.cards[0, HAND + seat])
+        if seat is not None and seat == self.held_forced():  # its own seat knows: the page shows it, not to click
+            snap["your_turn"] = False
+            snap["forced"] = v.action_to_string(v.legal_actions()[0])
         snap["legal"] = [self._legal_entry(a) for a in v.legal_actions()] if snap["your_turn"] else []
         return snap
 
@@ -536,15 +575,16 @@ class Table:
 
     # -- the end --------------------------------------------------------------------------------------------
     def result(self) -> dict[str, Any]:
-        """The finished deal: outcome (payoffs, sides, card points, itemised bonuses), its lines, the record
-        (``"practice": true`` in it for a practice table), the seed (a string: it may exceed 2**53) and whether
-        it was a practice table."""
+        """The finished deal: outcome (payoffs, sides, card points, itemised bonuses), its lines, the score sheet
+        in words (:func:`~tarocchi_rl.web.score_sheet.score_sheet`), the record (``"practice": true`` in it for a
+        practice table), the seed (a string: it may exceed 2**53) and whether it was a practice table."""
         s = self.views.state
         out = s.outcome()
         record = s.to_record()
         if self.practice:
             record["practice"] = True
-        return {"outcome": out, "summary": describe_outcome(out, self.game.variant), "record": record,
+        return {"outcome": out, "summary": describe_outcome(out, self.game.variant), "sheet": score_sheet(s),
+                "record": record,
                 "annulled": not self.steps, "seed": str(self.seed), "practice": self.practice}
 
 

@@ -26,7 +26,7 @@ from tarocchi_rl.game import make
 from tarocchi_rl.play import bot_seeds
 from tarocchi_rl.variants import VARIANTS, get_variant
 from tarocchi_rl.web.app import BOT_FAILED, ServerConfig, create_app
-from tarocchi_rl.web.bots import Catalogue, agent_entries, named_entry
+from tarocchi_rl.web.bots import Catalogue, agent_entries, named_entry, shipped_specs
 from tarocchi_rl.web.table import FIRST_PACE, MAX_PACE, PACE_SAMPLES, DecisionClock, SeatBot, Table
 from tests.support.web_client import LocalClient
 
@@ -165,7 +165,8 @@ def test_a_failing_bot_is_a_generic_error_and_the_details_go_to_the_log(client, 
 
 def test_bots_are_shown_by_display_name_only(client):
     bots = client.get("/v1/bots")
-    assert [b["name"] for b in bots.json()["bots"]] == ["random", "heuristic", "ismcts", "strong", "bot1"]
+    shipped = shipped_specs()  # the trained bots, built in (bot:VARIANT: a spec that names no path)
+    assert [b["name"] for b in bots.json()["bots"]] == ["random", "heuristic", "ismcts", *shipped, "strong", "bot1"]
     assert all(set(b) == {"index", "name", "fast", "capabilities", "variants"} for b in bots.json()["bots"])
     for name in ("strong", "bot1", "ismcts"):
         hello = client.post(f"/v1/act?agent={name}", json={"type": "hello"})
@@ -175,7 +176,8 @@ def test_bots_are_shown_by_display_name_only(client):
     for spec in (STRONG, SECRET_CMD, "ismcts:time=0.2"):  # a spec is no name; the error lists the names only
         r = client.post("/v1/act", params={"agent": spec}, json={"type": "hello"})
         offered = r.json()["error"].partition("this server offers")[2]
-        assert r.status_code == 400 and offered.startswith(" random, heuristic, ismcts, strong, bot1 (")
+        assert r.status_code == 400 and offered.startswith(f" random, heuristic, ismcts, {', '.join(shipped)}, "
+                                                            "strong, bot1 (")
         assert not any(s in offered for s in SECRETS)
     # the external program cannot start: its error names the bot, not the command line
     act = {"type": "act", "variant": "french3", "seat": 0, "hand": make("french3").new_state(1).hand(0),
@@ -200,7 +202,7 @@ def test_agents_entries_names_and_their_mistakes():
     assert agent_entries(["a=ismcts:iterations=5,rollout=heuristic", "onnx:x,ismcts:iterations=3,c=1"]) == [
         "a=ismcts:iterations=5,rollout=heuristic", "onnx:x", "ismcts:iterations=3,c=1"]
     cat = Catalogue(["ismcts:iterations=5", "bot1=random", "heuristic", "ismcts:iterations=5", "x=ismcts:iterations=6"])
-    assert cat.names == ["random", "heuristic", "ismcts", "bot2", "bot1", "x"]  # bot1 taken: the next free name
+    assert cat.names == ["random", "heuristic", "ismcts", *shipped_specs(), "bot2", "bot1", "x"]  # bot1 taken
     assert cat.resolve_operator("ismcts:iterations=5", "--seats") == "bot2"
     assert set(cat.clocks) == {"ismcts", "bot2", "x"}  # the slow bots are paced, the fast ones not
     for bad, message in ((["heuristic=random"], "taken"), (["a=random", "A=heuristic"], "taken"),
@@ -217,7 +219,7 @@ def test_serve_takes_named_agents(monkeypatch, capsys):
     assert cli.main(["serve", "--agents", f"strong={STRONG}", "--agents", "random,ismcts:iterations=9,c=1",
                      "--seats", "human,strong,bot1"]) == 0
     server = calls[-1].state.server
-    assert server.catalogue.names == ["random", "heuristic", "ismcts", "strong", "bot1"]
+    assert server.catalogue.names == ["random", "heuristic", "ismcts", *shipped_specs(), "strong", "bot1"]
     assert server.catalogue.specs["bot1"] == "ismcts:iterations=9,c=1" and server.seats == ["human", "strong", "bot1"]
 
 

@@ -88,10 +88,24 @@ def move(mover: Person, other: Person) -> None:
     assert mover.latest["table"]["steps"] == other.latest["table"]["steps"]
 
 
+def turn(a: Person, b: Person) -> None:
+    """One turn at the table: the person to act plays (:func:`move`), or, when neither is to choose (a person's
+    forced move is held, shared.py), the table plays it after a while and both are sent the table after it."""
+    if a.latest["table"]["your_turn"]:
+        move(a, b)
+    elif b.latest["table"]["your_turn"]:
+        move(b, a)
+    else:
+        forced = [p for p in (a, b) if "forced" in p.latest["table"]]
+        assert len(forced) == 1, [p.latest["table"] for p in (a, b)]
+        a.receive("state", "over")
+        b.receive("state", "over")
+        assert a.latest["table"]["steps"] == b.latest["table"]["steps"]
+
+
 def play_out(a: Person, b: Person) -> dict:
     while a.latest["type"] != "over":
-        mover, other = (a, b) if a.latest["table"]["your_turn"] else (b, a)
-        move(mover, other)
+        turn(a, b)
     assert b.latest["type"] == "over"
     return a.latest
 
@@ -134,16 +148,18 @@ def test_a_person_who_leaves_is_replaced_after_the_grace_and_takes_the_seat_back
         with client.websocket_connect("/ws") as a_ws:
             with client.websocket_connect("/ws") as b_ws:
                 a, b, _, joined_b = start_two(a_ws, b_ws)
-            left = a.receive("people")  # B's connection closed: the seat waits
+            left = a.receive("people")  # B's connection closed: the seat waits, its grace counting down
+            away_left = left["people"][1].pop("away_left")
             assert left["people"][1] == {"seat": 2, "taken": True, "present": False, "replaced_by": None}
+            assert 0 <= away_left <= GRACE and "away_left" not in left["people"][0]
             t0 = time.monotonic()
             taken = a.receive("state")  # after the grace, the bot plays B's seat
             assert time.monotonic() - t0 >= GRACE * 0.5
             assert taken["people"][1]["replaced_by"] == "heuristic"
             assert taken["table"]["seats"][2] == {"seat": 2, "player": "human", "replaced_by": "heuristic"}
-            for _ in range(2):  # A plays; the replacement plays B's seat between
-                legal = a.latest["table"]["legal"]
-                a_ws.send_json({"type": "act", "action": legal[0]["action"]})
+            for _ in range(2):  # A plays (or A's forced move is played); the replacement plays B's seat between
+                if a.latest["table"]["your_turn"]:
+                    a_ws.send_json({"type": "act", "action": a.latest["table"]["legal"][0]["action"]})
                 a.receive("state")
             replaced = [m for msg in a.views for m in msg["moves"] if m.get("by") == "replacement"]
             assert replaced and {m["seat"] for m in replaced} == {2}
@@ -279,7 +295,8 @@ def test_a_failing_bot_closes_the_table_for_everyone(tmp_path, monkeypatch):
             while True:  # the people play until a bot is to move after them
                 mover, other = (a, b) if a.latest["table"]["your_turn"] else (b, a)
                 legal = mover.latest["table"]["legal"]
-                mover.ws.send_json({"type": "act", "action": legal[0]["action"]})
+                if legal:  # (none: a person's forced move is held; the table plays it, then the bots)
+                    mover.ws.send_json({"type": "act", "action": legal[0]["action"]})
                 answer = json.loads(mover.ws.receive_text())
                 told = json.loads(other.ws.receive_text())
                 if answer["type"] == "error":
@@ -342,8 +359,9 @@ def test_a_seat_taken_back_is_sent_the_whole_deal_so_far_as_that_seat_saw_it(tmp
         with client.websocket_connect("/ws") as a_ws, client.websocket_connect("/ws") as b_ws:
             a, b, _, joined_b = start_two(a_ws, b_ws)
             for _ in range(6):  # a few moves of the people (the bots' between)
-                mover, other = (a, b) if a.latest["table"]["your_turn"] else (b, a)
-                move(mover, other)
+                turn(a, b)
+            while not (a.latest["table"]["your_turn"] or b.latest["table"]["your_turn"]):
+                turn(a, b)  # (a person's forced move held: played first, so that nothing is on the way)
             with client.websocket_connect("/ws") as b2_ws:
                 b2_ws.send_json({"type": "join", "code": joined_b["code"], "token": joined_b["token"]})
                 b2 = Person(b2_ws, 2)
@@ -405,3 +423,84 @@ def test_a_server_of_several_processes_refuses_shared_tables_in_one_line():
             assert ws.receive_json()["error"] == refused
             ws.send_json({"type": "start", "variant": "mineo", "seats": ["human"] + ["random"] * 3})
             assert ws.receive_json()["type"] == "state"  # a deal of one's own is served as ever
+
+
+# -- forced moves tell the others nothing ---------------------------------------------------------------------------
+MOVE_FIELDS = {"index", "seat", "phase", "action", "by", "card", "trick", "won_by", "stock", "called", "shown",
+               "received"}  # what a move of another person's seat may carry (the same for a forced and a chosen one)
+BIDDING = ("early", "auction", "bid")
+
+
+def table_turn(people: list[Person]) -> None:
+    """One turn: the person to choose plays (a bid that is not a pass while there is one: the auction goes up, so
+    that the later bidders are left with a forced pass; else their first legal move); with nobody to choose (a
+    person's forced move is held) the table plays it. Every person is then sent exactly one message."""
+    chooser = [p for p in people if p.latest["table"]["your_turn"]]
+    if chooser:
+        (p,) = chooser
+        t = p.latest["table"]
+        legal = [m["action"] for m in t["legal"]]
+        bids = [a for a in legal if "pass" not in a] if t["phase"] in BIDDING else []
+        p.ws.send_json({"type": "act", "action": (bids or legal)[0]})
+    else:
+        assert [p.seat for p in people if "forced" in p.latest["table"]] == [people[0].latest["table"]["to_act"]]
+    for p in people:
+        p.receive("state", "over")
+
+
+def test_a_persons_forced_move_looks_to_the_others_like_a_chosen_one(tmp_path):
+    """Three people and a bot play French tarot deals to the end (the auction pushed up so that late bidders must
+    pass, poignées most seats cannot show, the last cards): every message each person is sent is scanned, and
+    nothing in it tells another person's forced move from a chosen one: the same fields and values (``by``
+    ``human``, no ``forced``), and each such move the first of a message of its own (never in the message of the
+    move before it), as a chosen move comes. The seat itself is told (``forced`` in its own view) and the store
+    notes who played what."""
+    seats = ["human", "human", "human", "heuristic"]
+    deals: list[list[Person]] = []
+    with LocalClient(server(tmp_path)) as client:
+        for _ in range(2):
+            sockets = [client.websocket_connect("/ws") for _ in range(3)]
+            wss = [s.__enter__() for s in sockets]
+            try:
+                wss[0].send_json({"type": "open", "variant": "french4", "seats": seats})
+                code = wss[0].receive_json()["code"]
+                for ws in wss[1:]:
+                    ws.send_json({"type": "join", "code": code})
+                    assert ws.receive_json()["type"] == "joined"
+                people = [Person(ws, k) for k, ws in enumerate(wss)]
+                for k, p in enumerate(people):  # the people who came before the last one are told who came
+                    for _ in range(2 - k):
+                        p.receive("people")
+                    p.receive("state")
+                for _ in range(400):
+                    if people[0].latest["type"] == "over":
+                        break
+                    table_turn(people)
+                else:
+                    pytest.fail("the deal did not end")
+            finally:
+                for s in sockets:
+                    s.__exit__(None, None, None)
+            deals.append(people)
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    forced_seen = {0: 0, 1: 0, 2: 0}
+    for people in deals:
+        record = people[0].latest["record"]
+        game = next(g for g in store.finished_games() if g["record"] == record)
+        truth = {step: who for step, _, who in store.moves_by(game["id"])}
+        for p in people:
+            for k, msg in enumerate(p.views):
+                check_message(msg, record, p.seat)
+                if msg["table"]["to_act"] != p.seat or msg["table"]["over"]:
+                    assert "forced" not in msg["table"]  # a held forced move is told to its own seat only
+                for j, m in enumerate(msg["moves"]):
+                    if m["seat"] == p.seat or m["seat"] == 3:
+                        continue
+                    assert set(m) <= MOVE_FIELDS and m["by"] == "human", m  # chosen or forced alike
+                    assert j == 0, (k, msg["moves"])  # the first of its message: never sent with the move before
+                    forced_seen[m["seat"]] += truth[m["index"]] == "forced"
+            own = [m for msg in p.views for m in msg["moves"] if m["seat"] == p.seat]
+            assert {m["by"] for m in own} <= {"human", "forced"}  # its own seat may know
+            assert [m["by"] == "forced" for m in own] == [truth[m["index"]] == "forced" for m in own]
+    store.close()
+    assert all(n >= 2 for n in forced_seen.values()), forced_seen  # forced moves of every person were scanned

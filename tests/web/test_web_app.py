@@ -14,11 +14,13 @@ from tarocchi_rl.agents.specs import make_agent
 from tarocchi_rl.bot import BotServer, Referee
 from tarocchi_rl.variants import VARIANTS, get_variant
 from tarocchi_rl.web.app import IDLE_CLOSE, WS_MESSAGES, ServerConfig, create_app
+from tarocchi_rl.web.bots import shipped_specs
 from tests.support.web_client import LocalClient
 from tests.support.web_views import check_message
 
 EXTRA = "ismcts:iterations=20,c=0.7"  # a spec with a comma: --agents and --seats split it whole
 EXTRA_NAME = "bot1"  # the neutral name of a bare --agents spec (clients never see the spec)
+BOT_NAMES = ["random", "heuristic", "ismcts", *shipped_specs(), EXTRA_NAME]  # built in, shipped, --agents
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +117,7 @@ def test_malformed_messages_get_errors_and_the_table_serves_on(client):
             ({"variant": "mineo", "seats": ["human", "heuristic", "ppo:runs/x", "random"]}, "unknown bot"),
             ({"variant": "mineo", "seats": ["human", "heuristic", "ismcts:iterations=9", "random"]}, "unknown bot"),
             ({"variant": "mineo", "seats": ["human", "heuristic", EXTRA, "random"]}, "unknown bot"),
-            ({"variant": "mineo", "seats": ["human", 1, 99, "random"]}, "index 0..3"),
+            ({"variant": "mineo", "seats": ["human", 1, 99, "random"]}, f"index 0..{len(BOT_NAMES) - 1}"),
             ({"variant": "mineo", "seats": ["human", "heuristic", {"spec": "x"}, "random"]}, "unknown bot"),
             ({"variant": "mineo", "seed": -1}, "seed"),
             ({"variant": "mineo", "seed": "7x"}, "seed"),
@@ -134,7 +136,7 @@ def test_malformed_messages_get_errors_and_the_table_serves_on(client):
 
 def test_bots_by_index_and_the_extra_agent_play(client):
     names = [b["name"] for b in client.get("/v1/bots").json()["bots"]]
-    assert names == ["random", "heuristic", "ismcts", EXTRA_NAME]
+    assert names == BOT_NAMES and len(shipped_specs()) == 7
     with client.websocket_connect("/ws") as ws:
         ws.send_json({"type": "start", "variant": "french3", "seats": [0, "human", EXTRA_NAME], "seed": "4"})
         msgs = play_deal(ws, ws.receive_json())
@@ -303,7 +305,7 @@ def test_the_serve_command(monkeypatch, capsys, tmp_path):
     app, kw = calls[-1]
     assert kw["port"] == 8123 and kw["host"] == "127.0.0.1"
     assert app.state.server.seats == ["human", "heuristic", EXTRA_NAME, "random"]
-    assert [b["name"] for b in app.state.server.catalogue.info()] == ["random", "heuristic", "ismcts", EXTRA_NAME]
+    assert [b["name"] for b in app.state.server.catalogue.info()] == BOT_NAMES
     assert cli.main(["serve", "--agents", f"strong={EXTRA}", "--agents", "heuristic,random",
                      "--seats", "human,strong,heuristic,random"]) == 0
     app, _ = calls[-1]
