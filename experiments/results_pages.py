@@ -240,7 +240,8 @@ def page_index(plots: dict[str, bytes]) -> str:
         "## Headline", "", "Every cell head to head, played with today's shipped bots (`models/`): the bot against "
         "the heuristic on the 2,000 frozen deals, the searches on the first 500.", "", *headline_rows(), "",
         "- [Leaderboards](leaderboards.md): every variant's fast agents on 2,000 deals.",
-        "- [Search](search.md): the tables with ISMCTS and the network-guided search, and equal-time matches.",
+        "- [Search](search.md): the tables with ISMCTS and the network-guided search, and single matches (equal "
+        "time; the headline's pairs where no table was played with today's bot).",
         "- [Exploitability](exploitability.md): how much a best response trained against each bot wins.",
         "- [Training](training.md): runs from scratch, fine-tuning, ablations, learning curves, belief calibration.",
         "- [Speed](speed.md): the core's throughput.", ""])
