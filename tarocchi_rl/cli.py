@@ -233,13 +233,36 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
 
 
 def _cmd_expert(args: argparse.Namespace) -> int:
-    from .expert import expert_iteration
+    from .rl.checkpoint_file import CheckpointError
+    from .rl.config import ConfigError, parse_overrides
 
-    r = expert_iteration(args.init, args.out, rounds=args.rounds, deals=args.deals, iterations=args.iterations,
-                         minutes=args.minutes, epochs=args.epochs, lr=args.lr, c_puct=args.c_puct, mix=args.mix,
-                         seed=args.seed, buffer=args.buffer, beliefs=args.beliefs, lazy=args.lazy,
-                         progress=not args.no_progress)
-    print(json.dumps(r))
+    try:
+        if args.resume:
+            if args.config:
+                raise ConfigError("--resume continues a run with its own config: drop --config")
+            overrides = parse_overrides(args.set or [])
+
+            def job() -> Any:
+                from .expert import resume
+
+                return resume(args.resume, args.out, args.carry, overrides, ray_address=args.ray_address,
+                              progress=not args.no_progress)
+        else:
+            if not args.config or not args.out:
+                raise ConfigError("a new run needs --config FILE and --out DIR (or --resume DIR to continue one)")
+            from .expert.config import load_expert_config
+
+            cfg = load_expert_config(args.config, args.set or [])
+
+            def job() -> Any:
+                from .expert import start
+
+                return start(cfg, args.out, args.carry, ray_address=args.ray_address, progress=not args.no_progress)
+        result = job()
+    except (ConfigError, CheckpointError, ValueError) as e:
+        print("error: " + " ".join(str(e).split()), file=sys.stderr)
+        return 2
+    print(json.dumps(result))
     return 0
 
 
@@ -472,28 +495,20 @@ def _add_exploit(sub: Subparsers) -> None:
 
 
 def _add_expert(sub: Subparsers) -> None:
-    ei = sub.add_parser("expert", help="expert iteration: the network learns the visit distributions and the "
-                        "outcomes of the search it guides (ismcts:net) in self-play; PPO can continue with "
-                        "--set init=OUT")
-    ei.add_argument("--init", required=True, metavar="CHECKPOINT", help="the starting network: a PPO run "
-                    "directory or checkpoint")
-    ei.add_argument("--out", required=True, metavar="DIR", help="a new (or empty) directory: checkpoints/"
-                    "round_R.pt, checkpoints/final.pt, expert.jsonl")
-    ei.add_argument("--rounds", type=int, default=10, help="rounds of self-play then training (default 10)")
-    ei.add_argument("--deals", type=int, default=256, help="self-play deals per round (default 256)")
-    ei.add_argument("--iterations", type=int, default=64, help="search iterations per decision (default 64)")
-    ei.add_argument("--minutes", type=float, default=0.0, help="also stop after this wall time (0: none)")
-    ei.add_argument("--epochs", type=int, default=2, help="passes over each round's samples (default 2)")
-    ei.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (default 3e-4)")
-    ei.add_argument("--c-puct", type=float, default=1.5, help="PUCT constant of the search (default 1.5)")
-    ei.add_argument("--mix", type=float, default=0.0, help="rollout weight in the leaves' values (default 0)")
-    ei.add_argument("--buffer", type=int, default=0, metavar="N", help="a replay buffer: train on this round's "
-                    "samples and earlier rounds' while they fit in N samples (default 0: this round's only)")
-    ei.add_argument("--beliefs", action="store_true", help="learned inference: the searches draw their deals "
-                    "weighted by the network's belief head (a run trained with belief_loss > 0)")
-    ei.add_argument("--lazy", action="store_true", help="with --mix 1: a node's prior evaluated on its second "
-                    "visit (ismcts:lazy=1, the leaderboard's guided search)")
-    ei.add_argument("--seed", type=int, default=0)
+    ei = sub.add_parser("expert", help="expert iteration: the network learns what the search decides (search targets "
+                        "from Ray workers, a replay buffer, a gate each round); resumable on another machine",
+                        epilog="Config keys: tarocchi_rl/expert/config.py; configs/expert_VARIANT.yaml")
+    ei.add_argument("--config", default=None, help="YAML config, e.g. configs/expert_french3.yaml")
+    ei.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key (dotted for "
+                    "sections: search.budget.play=800); repeatable; with --resume only the stopping rules, "
+                    "num_workers, device, torch_threads and carry_every_minutes")
+    ei.add_argument("--out", default=None, metavar="DIR", help="the run directory (new or empty; with --resume: "
+                    "where to continue, default the resumed run directory)")
+    ei.add_argument("--carry", default=None, metavar="DIR", help="also keep the resumable state, the log and the "
+                    "config here (e.g. runs-carry/NAME, committed), every carry_every_minutes and at the stop")
+    ei.add_argument("--resume", default=None, metavar="DIR", help="continue the run whose resume.pt is in DIR (a "
+                    "run directory or a carry directory)")
+    ei.add_argument("--ray-address", default=None, help="join a Ray cluster (e.g. auto or HOST:6379)")
     ei.add_argument("--no-progress", action="store_true")
     ei.set_defaults(func=_cmd_expert)
 

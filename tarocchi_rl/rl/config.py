@@ -27,7 +27,7 @@ import types
 import typing
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -506,6 +506,16 @@ def parse_overrides(overrides: Iterable[str]) -> dict[str, str]:
 def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[str] = (),
                 base: dict | None = None) -> TrainConfig:
     """The validated config from a YAML file (optional), then ``overrides`` (``["ppo.lr=1e-4", ...]``)."""
+    return load_typed_config(TrainConfig, path, overrides, base)
+
+
+Config = TypeVar("Config")
+
+
+def load_typed_config(schema: type[Config], path: str | os.PathLike[str] | None = None,
+                      overrides: Iterable[str] = (), base: dict | None = None) -> Config:
+    """:func:`load_config` for another schema: a dataclass of this module's field types (nested dataclasses,
+    lists, ``X | None``, scalars) whose ``validate()`` returns itself (e.g. expert iteration's config)."""
     data = dict(base or {})
     where = ""
     if path is not None:
@@ -533,9 +543,10 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[
             value = _yaml(value, k)  # (options.early_solo=false is the boolean, accuso_points=3 the integer)
         _set(data, k, value)
     try:
-        return _build(TrainConfig, data, "").validate()
+        config: Config = _build(schema, data, "").validate()
     except ConfigError as e:
         raise ConfigError(f"{where}{e}") from None
+    return config
 
 
 # the only keys a resumed run may change: the stopping rules and the learner's device (a run may move to a machine
@@ -555,7 +566,13 @@ def check_run_dir(path: str | os.PathLike[str]) -> str:
 
 def config_from_dict(d: dict) -> TrainConfig:
     """The validated config of a mapping (a checkpoint's ``config``, ``TrainConfig.to_dict()``)."""
-    return _build(TrainConfig, d, "").validate()
+    return typed_config_from_dict(TrainConfig, d)
+
+
+def typed_config_from_dict(schema: type[Config], d: dict) -> Config:
+    """:func:`config_from_dict` for another schema (:func:`load_typed_config`)."""
+    config: Config = _build(schema, d, "").validate()
+    return config
 
 
 def dump_config(cfg: TrainConfig) -> str:

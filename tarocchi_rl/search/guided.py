@@ -65,6 +65,7 @@ from .ismcts import (
     beliefs_or_none,
     new_stacked_trees,
     root_decisions,
+    stacked_root_statistics,
 )
 
 Evaluate = Callable[[NDArray[np.float32], NDArray[np.bool_]], tuple[NDArray[np.float32], NDArray[np.float32]]]
@@ -232,8 +233,10 @@ def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: 
                   c_puct: float, payoff_scale: float, seeds: NDArray[np.uint64], mix: float = 0.0,
                   rollout: str = "heuristic", fpu: float = 0.0, lazy: bool = False,
                   log_beliefs: NDArray[np.float64] | None = None, belief_method: str = "exact",
-                  belief_samples: int = DEFAULT_BELIEF_SAMPLES) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+                  belief_samples: int = DEFAULT_BELIEF_SAMPLES,
+                  root_means: NDArray[np.float64] | None = None) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """Search games ``idx`` of ``state`` (module docstring); returns (actions int64[k], root visits float64[k, A]).
+    ``root_means`` float64[k, A], when given, gets each root action's mean value (NaN: no child).
 
     root_obs float32[k, D], root_mask bool[k, A]: the true observation and legal actions of each game's player
     to act; ``evaluate`` the network; ``mix`` in [0, 1] the rollout's weight in a leaf's value; ``seeds``
@@ -301,4 +304,6 @@ def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: 
     visits = np.zeros((k, n_actions), np.float64)
     actions = np.zeros(k, np.int64)
     root_decisions(t.nodes, t.stats, visits, actions)
+    if root_means is not None:
+        root_means[:] = stacked_root_statistics(t.nodes, t.stats, n_actions)[1]
     return actions, visits

@@ -391,13 +391,20 @@ class SearchTrees:
     def root_statistics(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(visits float64[k, A], mean reward float64[k, A]) of each root action: N and W/N (payoff /
         payoff_scale, from the searching seat's side); NaN for the actions without a child."""
-        k, n_act = self._legal.shape
-        visits = np.zeros((k, n_act), np.float64)
-        means = np.full((k, n_act), np.nan)
-        for g in range(k):
-            kids = np.flatnonzero(self.nodes[g, PARENT] == 0)  # the root's children
-            acts = self.nodes[g, ACTION, kids]
-            n = self.stats[g, VISITS, kids]
-            visits[g, acts] = n
-            means[g, acts] = np.where(n > 0, self.stats[g, WSUM, kids] / np.maximum(n, 1), np.nan)
-        return visits, means
+        return stacked_root_statistics(self.nodes, self.stats, self._legal.shape[1])
+
+
+def stacked_root_statistics(nodes: NDArray[np.int32], stats: NDArray[np.float64],
+                            n_actions: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(visits float64[k, A], mean reward float64[k, A]) of each root action of stacked trees (``nodes``
+    int32[k, 5, M], ``stats`` float64[k, 3, M]; plain or guided): N and W/N, NaN for actions without a child."""
+    k = nodes.shape[0]
+    visits = np.zeros((k, n_actions), np.float64)
+    means = np.full((k, n_actions), np.nan)
+    for g in range(k):
+        kids = np.flatnonzero(nodes[g, PARENT] == 0)  # the root's children
+        acts = nodes[g, ACTION, kids]
+        n = stats[g, VISITS, kids]
+        visits[g, acts] = n
+        means[g, acts] = np.where(n > 0, stats[g, WSUM, kids] / np.maximum(n, 1), np.nan)
+    return visits, means

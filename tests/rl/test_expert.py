@@ -1,187 +1,240 @@
-"""Expert iteration (tarocchi_rl/expert.py): self-play samples from the guided search, the network trained on
-them, checkpoints that PPO (``init``) and the guided search (``ismcts:net``) take, and its errors."""
+"""Expert iteration (tarocchi_rl/expert/): search targets, shards, the loss, the gate, runs that resume elsewhere."""
 
-import contextlib
+import io
 import json
+import shutil
+import zipfile
 
 import numpy as np
 import pytest
 import torch
 
 from tarocchi_rl.cli import main
-from tarocchi_rl.expert import ReplayBuffer, expert_iteration, self_play, train_on
+from tarocchi_rl.core.phases import DECISION_KINDS
+from tarocchi_rl.expert.config import ExpertConfig, load_expert_config
+from tarocchi_rl.expert.labels import KIND_OF_PHASE, Labeller
+from tarocchi_rl.expert.learn import ReplayBuffer, expert_loss, to_tensors, train_round
+from tarocchi_rl.expert.run import RESUME_FILE, load_resumable, resume, start
+from tarocchi_rl.expert.shards import FIELDS, Shard, ShardError
+from tarocchi_rl.expert.workers import split_deals
 from tarocchi_rl.rl.checkpoint import CheckpointError, load_checkpoint
-from tarocchi_rl.rl.config import load_config
-from tarocchi_rl.rl.network import build_network
-from tarocchi_rl.rl.trainer import load_initial_weights
+from tarocchi_rl.rl.config import ConfigError
+from tarocchi_rl.rl.network import build_network, load_network
 from tarocchi_rl.variants import get_variant
 from tests.support.checkpoints import make_checkpoint
 
-
-def _checkpoint(path, variant="mineo", hidden=(32,)):
-    return make_checkpoint(path, variant, hidden)
-
-
-@pytest.mark.parametrize("variant", ["mineo", "french3"])
-def test_self_play_samples_are_searched_decisions_with_visit_targets(tmp_path, variant):
-    cfg, net = _checkpoint(tmp_path / "a.pt", variant)
-    s = self_play(net, variant, {}, deals=4, iterations=6, c_puct=1.5, mix=0.0,
-                  payoff_scale=get_variant(variant).payoff_scale, rng=np.random.default_rng(0))
-    n = len(s["ret"])
-    assert n > 4 * 10  # every searched decision of four deals
-    assert s["obs"].shape == (n, get_variant(variant).obs_dim)
-    assert (s["mask"].sum(axis=1) > 1).all()  # forced decisions are not samples
-    assert np.allclose(s["policy"].sum(axis=1), 1.0)
-    assert (s["policy"][~s["mask"]] == 0).all()  # visits only on legal actions
-    assert np.isclose((s["policy"] * 6).round(), s["policy"] * 6, atol=1e-4).all()  # visit counts / iterations
-    # the value targets are payoffs / payoff_scale of the deals, and the deals are zero-sum (mean over samples of
-    # a zero-sum game is not zero, but every target is a multiple of 1 / payoff_scale)
-    scaled = s["ret"] * get_variant(variant).payoff_scale
-    assert np.allclose(scaled, scaled.round(), atol=1e-3)
+TINY = ["num_workers=0", "deals_per_round=3", "search.games=3", "search.budget.bid=4", "search.budget.discard=4",
+        "search.budget.play=6", "gate.deals=4", "gate.search_deals=2",
+        "gate.search=ismcts:iterations=4,rollout=heuristic", "learn.buffer=100000", "torch_threads=1",
+        "network.hidden=[32]"]
 
 
-def test_lazy_self_play_searches_like_the_leaderboards_guided_agent(tmp_path, monkeypatch):
-    from tarocchi_rl import expert
-
-    seen = []
-    real = expert.guided_search
-
-    def spy(*args, **kwargs):
-        seen.append((kwargs["mix"], kwargs["lazy"]))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(expert, "guided_search", spy)
-    cfg, net = _checkpoint(tmp_path / "a.pt")
-    s = self_play(net, "mineo", {}, deals=3, iterations=6, c_puct=1.5, mix=1.0, payoff_scale=10.0,
-                  rng=np.random.default_rng(0), lazy=True)
-    assert seen and set(seen) == {(1.0, True)}
-    assert np.allclose(s["policy"].sum(axis=1), 1.0) and (s["policy"][~s["mask"]] == 0).all()
+def _config(tmp_path, variant="french3", *extra):
+    make_checkpoint(tmp_path / "init.pt", variant, (32,))
+    return load_expert_config(None, [f"variant={variant}", f"init={tmp_path / 'init.pt'}", *TINY, *extra])
 
 
-def test_training_moves_the_network_towards_the_search(tmp_path):
-    cfg, net = _checkpoint(tmp_path / "a.pt")
-    s = self_play(net, "mineo", {}, deals=6, iterations=8, c_puct=1.5, mix=0.0, payoff_scale=10.0,
-                  rng=np.random.default_rng(1))
-    opt = torch.optim.Adam(net.parameters(), lr=3e-3)
-    gen = torch.Generator().manual_seed(0)
-    first = train_on(net, opt, s, epochs=1, minibatch=256, value_coef=1.0, gen=gen)
-    last = train_on(net, opt, s, epochs=20, minibatch=256, value_coef=1.0, gen=gen)
-    assert last["cross_entropy"] < first["cross_entropy"] - 0.05
-    assert last["value_loss"] < first["value_loss"]
+@pytest.fixture(scope="module")
+def french3_labels(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("labels")
+    cfg = _config(tmp, "french3", "belief_loss=1.0")
+    lab = Labeller(cfg.to_dict(), 0, 1)
+    return cfg, lab.label(lab.net.state_dict(), 3, 1)
 
 
-def test_expert_iteration_writes_checkpoints_that_ppo_and_the_search_take(tmp_path, capsys):
-    _checkpoint(tmp_path / "a.pt")
-    out = tmp_path / "ex"
-    assert main(["expert", "--init", str(tmp_path / "a.pt"), "--out", str(out), "--rounds", "2", "--deals", "4",
-                 "--iterations", "4", "--no-progress"]) == 0
-    summary = json.loads(capsys.readouterr().out)
-    assert summary["rounds"] == 2 and summary["samples"] > 0
-    log = [json.loads(line) for line in (out / "expert.jsonl").read_text().splitlines()]
-    assert [e["round"] for e in log] == [1, 2]
-    assert sum(e["samples"] for e in log) == summary["samples"]
-    final = load_checkpoint(out)
-    assert final["config"]["imitation"]["decisions"] == 0 and final["config"]["init"] is None
-    round2 = load_checkpoint(out / "checkpoints/round_2.pt")
-    assert all(torch.equal(final["model"][k], round2["model"][k]) for k in final["model"])
-    # PPO starts from it
-    cfg = load_config(None, ["variant=mineo", "network.hidden=[32]", f"init={out}"])
-    spec = get_variant("mineo")
-    net = build_network(cfg, spec.obs_dim, spec.n_actions)
-    load_initial_weights(net, cfg)
-    assert all(torch.equal(net.state_dict()[k], final["model"][k]) for k in final["model"])
-    assert main(["train", "--set", "variant=mineo", "--set", "network.hidden=[32]", "--set", f"init={out}",
-                 "--set", "num_workers=0", "--set", "max_updates=1", "--set", "num_envs=8", "--set", "eval.every=0",
-                 "--set", "eval.final_deals=0", "--set", "imitation.decisions=1000", "--out", str(tmp_path / "run"),
-                 "--no-progress"]) == 0
-    assert "imitation" not in json.loads(capsys.readouterr().out.strip().splitlines()[-1])  # init replaces it
-    # and the guided search plays with it
-    assert main(["eval", "--variant", "mineo", "--agents", f"ismcts:net={out},iterations=4,heuristic",
-                 "--deals", "2"]) == 0
-
-
-def test_init_errors_name_the_checkpoint_and_the_mismatch(tmp_path):
-    _checkpoint(tmp_path / "a.pt")
+def test_search_targets_are_the_searched_decisions_with_their_visits_and_outcomes(french3_labels):
+    cfg, out = french3_labels
     spec = get_variant("french3")
-    for sets, message in ((["variant=french3", "network.hidden=[32]"], "trained on mineo"),
-                          (["variant=mineo", "network.hidden=[64]"], "does not fit the network of this config")):
-        cfg = load_config(None, [*sets, f"init={tmp_path / 'a.pt'}"])
-        spec = get_variant(cfg.variant)
-        with pytest.raises(CheckpointError, match=message):
-            load_initial_weights(build_network(cfg, spec.obs_dim, spec.n_actions), cfg)
-    cfg = load_config(None, [f"init={tmp_path / 'missing.pt'}"])
-    with pytest.raises(CheckpointError):
-        load_initial_weights(build_network(cfg, get_variant("mineo").obs_dim, get_variant("mineo").n_actions), cfg)
+    shard = Shard.from_arrays(out["shard"], "labels", spec.obs_dim, spec.n_actions)  # every field checked
+    a = shard.arrays
+    n = len(shard)
+    assert n == out["stats"]["samples"] > 3 * 10
+    assert (a["mask"].sum(axis=1) > 1).all()  # forced decisions are not samples
+    assert np.allclose(a["policy"].sum(axis=1), 1.0) and (a["policy"][~a["mask"]] == 0).all()
+    budget = np.array(cfg.search.budget.of_kind())[KIND_OF_PHASE[a["phase"].astype(int)]]
+    assert np.allclose((a["policy"] * budget[:, None]).round(), a["policy"] * budget[:, None], atol=1e-3)  # visits
+    scaled = a["outcome"] * cfg.payoff_scale  # outcomes are the deals' payoffs of the deciding seats
+    assert np.allclose(scaled, scaled.round(), atol=1e-3)
+    assert (np.abs(a["search_value"]) <= np.abs(a["outcome"]).max() * 50 + 50).all()
+    assert a["belief"].shape == (n, spec.deck.n_cards) and (a["belief"] >= -1).all()
+    by_kind = out["stats"]["by_kind"]
+    assert set(by_kind) == set(DECISION_KINDS)
+    assert sum(k["searched"] for k in by_kind.values()) == n
+    assert all(k["decisions"] >= k["forced"] + k["searched"] for k in by_kind.values())
+
+
+def test_a_kind_with_no_budget_is_played_by_the_network_and_not_a_sample(tmp_path):
+    cfg = _config(tmp_path, "french3", "search.budget.bid=0", "search.budget.discard=0")
+    lab = Labeller(cfg.to_dict(), 0, 1)
+    out = lab.label(lab.net.state_dict(), 2, 1)
+    kinds = {DECISION_KINDS[k] for k in KIND_OF_PHASE[out["shard"]["phase"].astype(int)]}
+    assert kinds == {"play"}
+    assert out["stats"]["by_kind"]["bid"]["searched"] == 0 < out["stats"]["by_kind"]["bid"]["decisions"]
+
+
+def test_labels_depend_on_seed_stream_and_round_only(tmp_path):
+    cfg = _config(tmp_path, "piedmont3")
+    a, b = Labeller(cfg.to_dict(), 0, 1), Labeller(cfg.to_dict(), 0, 1)
+    w = a.net.state_dict()
+    first, again = a.label(w, 2, 5), b.label(w, 2, 5)
+    assert np.array_equal(first["shard"]["obs"], again["shard"]["obs"])
+    assert np.array_equal(first["shard"]["action"], again["shard"]["action"])
+    other = a.label(w, 2, 6)
+    assert not np.array_equal(first["shard"]["obs"][:5], other["shard"]["obs"][:5])
+
+
+def test_shards_round_trip_and_refuse_what_is_not_a_shard(french3_labels, tmp_path):
+    _, out = french3_labels
+    shard = Shard.from_arrays(out["shard"])
+    path = tmp_path / "s.npz"
+    shard.write(path)
+    back = Shard.read(path)
+    assert all(np.array_equal(back.arrays[k], shard.arrays[k]) for k in FIELDS)
+    with pytest.raises(ShardError, match="expected 7|wide"):
+        Shard.read(path, obs_dim=7)
+
+    def refused(arrays, match):
+        buf = io.BytesIO()
+        np.savez(buf, **arrays)
+        with pytest.raises(ShardError, match=match):
+            Shard.from_bytes(buf.getvalue(), "bad.npz")
+
+    good = dict(shard.arrays)
+    refused({k: v for k, v in good.items() if k != "policy"}, "missing")
+    refused({**good, "obs": good["obs"].copy() * np.nan}, "NaN")
+    bad_action = good["action"].copy()
+    bad_action[0] = np.flatnonzero(~good["mask"][0])[0]
+    refused({**good, "action": bad_action}, "legal")
+    refused({**good, "policy": good["policy"] * 2}, "sum")
+    refused({**good, "obs": np.array([object()] * len(good["obs"]))}, "unreadable|pickle")
+    with pytest.raises(ShardError, match="not a NumPy archive"):
+        Shard.from_bytes(b"not a zip", "junk.npz")
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("obs.npy", b"\0" * (1 << 24))
+    from tarocchi_rl.expert import shards
+
+    old, shards.MAX_EXPANDED_BYTES = shards.MAX_EXPANDED_BYTES, 1 << 20
+    try:
+        with pytest.raises(ShardError, match="expand"):
+            Shard.from_bytes(bomb.getvalue(), "bomb.npz")
+    finally:
+        shards.MAX_EXPANDED_BYTES = old
+
+
+def test_the_loss_moves_the_network_to_the_search_and_its_parts_are_named(french3_labels):
+    cfg, out = french3_labels
+    spec = get_variant("french3")
+    torch.manual_seed(0)
+    net = build_network(cfg.train_config(), spec.obs_dim, spec.n_actions)
+    arrays = Shard.from_arrays(out["shard"]).arrays
+    batch = to_tensors(arrays, np.arange(len(arrays["outcome"])), torch.device("cpu"))
+    _, before = expert_loss(net, batch, cfg.learn, cfg.belief_loss)
+    assert set(before) == {"kl", "value_loss", "belief"} and float(before["kl"]) >= -1e-5
+    opt = torch.optim.Adam(net.parameters(), lr=3e-3)
+    cfg.learn.epochs, cfg.learn.minibatch_size = 30, 64
+    train_round(net, opt, arrays, cfg.learn, torch.Generator().manual_seed(0), torch.device("cpu"), cfg.belief_loss)
+    _, after = expert_loss(net, batch, cfg.learn, cfg.belief_loss)
+    assert float(after["kl"]) < 0.8 * float(before["kl"])
+    assert float(after["value_loss"]) < float(before["value_loss"])
+    cfg.learn.ppo_coef = 0.5
+    _, with_pg = expert_loss(net, batch, cfg.learn, cfg.belief_loss)
+    assert "pg_loss" in with_pg and torch.isfinite(with_pg["pg_loss"])
+
+
+def test_the_replay_buffer_keeps_the_newest_samples():
+    def shard(n, tag):
+        a = {k: np.zeros((n, *([2] if shape else [])), dt) for k, (dt, shape) in FIELDS.items()}
+        a["mask"][:, 0], a["policy"][:, 0], a["behaviour"][:] = True, 1.0, 1.0
+        a["outcome"][:] = tag
+        return Shard.from_arrays(a)
+
+    buf = ReplayBuffer(10)
+    for tag, n in enumerate((4, 4, 4)):
+        buf.add(shard(n, tag))
+    assert len(buf) == 10
+    assert list(buf.arrays()["outcome"]) == [0, 0, 1, 1, 1, 1, 2, 2, 2, 2]
+
+
+def test_a_run_stops_and_resumes_from_its_carry_directory_on_another_machine(tmp_path, capsys):
+    cfg = _config(tmp_path, "french3", "max_rounds=1", "carry_every_minutes=0")
+    result = start(cfg, tmp_path / "run", carry=tmp_path / "carry", progress=False)
+    assert result["rounds"] == 1
+    carry = tmp_path / "carry"
+    assert sorted(p.name for p in carry.iterdir()) == ["config.yaml", "log.jsonl", RESUME_FILE]
+    first = json.loads((carry / "log.jsonl").read_text().splitlines()[0])
+    for key in ("targets_per_s", "train_samples_per_s", "vs_previous", "vs_search", "kept", "minutes", "by_kind"):
+        assert key in first
+    # a new machine: only what is committed (the carry directory) survives
+    moved = tmp_path / "elsewhere" / "carry"
+    shutil.copytree(carry, moved)
+    shutil.rmtree(tmp_path / "run")
+    out = resume(moved, tmp_path / "run2", carry=moved, overrides={"max_rounds": 2}, progress=False)
+    assert out["rounds"] == 2
+    rounds = [json.loads(line)["round"] for line in (moved / "log.jsonl").read_text().splitlines()]
+    assert rounds == [1, 2]
+    data = load_resumable(moved)
+    assert data["expert"]["round"] == 2
+    # the carried state is a PPO checkpoint of the best network (ppo:, export, init= read it)
+    net = load_network(moved / RESUME_FILE).net
+    assert net.obs_dim == get_variant("french3").obs_dim
+    assert (tmp_path / "run2" / "checkpoints" / "best.pt").is_file()
+    assert len(list((tmp_path / "run2" / "shards").glob("*.npz"))) >= 1
+
+
+def test_resume_keeps_the_config_but_its_stopping_rules(tmp_path):
+    cfg = _config(tmp_path, "piedmont3", "max_rounds=1")
+    start(cfg, tmp_path / "run", progress=False)
+    with pytest.raises(ConfigError, match="keeps its config"):
+        resume(tmp_path / "run", overrides={"learn.lr": 0.1}, progress=False)
+    with pytest.raises(CheckpointError, match="no resume.pt"):
+        resume(tmp_path / "nothing", progress=False)
+    ppo = tmp_path / "ppo.pt"
+    make_checkpoint(ppo, "piedmont3")
+    with pytest.raises(CheckpointError, match="not a resumable"):
+        load_resumable(ppo)
+
+
+def test_a_carried_state_of_the_largest_network_fits_in_ten_megabytes(tmp_path):
+    from tarocchi_rl.expert.run import ExpertRun
+    from tarocchi_rl.rl.checkpoint import save_checkpoint
+
+    biggest = max(("mineo", "piedmont3", "piedmont4", "french3", "french4", "tarok3", "tarok4"),
+                  key=lambda v: get_variant(v).obs_dim * 256 + 256 * get_variant(v).deck.n_cards * 5)
+    cfg = load_expert_config(None, [f"variant={biggest}", f"init=bot:{biggest}", "belief_loss=1.0"])
+    run = ExpertRun(cfg, tmp_path / "run", None, None, False)
+    x = torch.zeros(8, get_variant(biggest).obs_dim)
+    run.net(x, torch.ones(8, get_variant(biggest).n_actions, dtype=torch.bool))[0].sum().backward()
+    run.opt.step()  # Adam's moments exist
+    save_checkpoint(tmp_path / "resume.pt", run.state())
+    assert (tmp_path / "resume.pt").stat().st_size < 10 * 2**20
+    back = load_checkpoint(tmp_path / "resume.pt")
+    run.restore(back)  # the compact moments load back
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--rounds", "0"], "rounds"),
-    (["--iterations", "1e9"], "invalid int"),
-    (["--lr", "nan"], "lr"),
-    (["--mix", "2"], "mix"),
-    (["--buffer", "-1"], "buffer"),
-    (["--lazy"], "expert: --lazy: lazy priors need mix = 1"),
+    (["expert", "--out", "X"], "needs --config"),
+    (["expert", "--config", "configs/expert_french3.yaml", "--out", "{tmp}/o", "--set", "search.leaf=magic"],
+     "search.leaf"),
+    (["expert", "--config", "configs/expert_french3.yaml", "--out", "{tmp}/o", "--set", "search.budget.play=-1"],
+     "search.budget.play"),
+    (["expert", "--resume", "{tmp}/none"], "no resume.pt"),
 ])
-def test_bad_expert_options_are_one_line_errors(tmp_path, capsys, args, message):
-    _checkpoint(tmp_path / "a.pt")
-    with pytest.raises(SystemExit) if message == "invalid int" else contextlib.nullcontext():
-        code = main(["expert", "--init", str(tmp_path / "a.pt"), "--out", str(tmp_path / "ex"), *args])
-        assert code == 2
+def test_bad_expert_runs_are_one_line_errors(tmp_path, capsys, args, message):
+    code = main([a.replace("{tmp}", str(tmp_path)) for a in args])
     err = capsys.readouterr().err
-    assert message in err and "Traceback" not in err
-    assert not (tmp_path / "ex").exists()
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
-def test_expert_refuses_a_non_empty_out_and_writes_nothing(tmp_path):
-    _checkpoint(tmp_path / "a.pt")
-    (tmp_path / "ex").mkdir()
-    (tmp_path / "ex" / "keep.txt").write_text("x")
-    with pytest.raises(ValueError, match="not an empty directory"):
-        expert_iteration(str(tmp_path / "a.pt"), tmp_path / "ex", rounds=1, deals=1, iterations=1, progress=False)
-    assert sorted(p.name for p in (tmp_path / "ex").iterdir()) == ["keep.txt"]
+def test_every_variant_has_an_expert_config_that_validates():
+    from pathlib import Path
+
+    from tarocchi_rl.variants import VARIANTS
+
+    for v in VARIANTS:
+        cfg = load_expert_config(Path("configs") / f"expert_{v}.yaml")
+        assert isinstance(cfg, ExpertConfig) and cfg.variant == v and cfg.init == f"bot:{v}"
 
 
-def _round(n: int, tag: float) -> dict:
-    return {"obs": np.full((n, 2), tag, np.float32), "ret": np.full(n, tag, np.float32)}
-
-
-def test_the_replay_buffer_keeps_the_newest_rounds_that_fit():
-    buf = ReplayBuffer(10)
-    buf.add(_round(4, 1.0))
-    buf.add(_round(4, 2.0))
-    assert len(buf) == 8 and buf.samples()["ret"].tolist() == [1.0] * 4 + [2.0] * 4  # the oldest first
-    buf.add(_round(4, 3.0))  # 12 > 10: round 1 goes
-    assert buf.samples()["ret"].tolist() == [2.0] * 4 + [3.0] * 4
-    buf.add(_round(20, 4.0))  # the newest round is kept whole even over the capacity
-    assert buf.samples()["ret"].tolist() == [4.0] * 20
-    none = ReplayBuffer(0)
-    none.add(_round(3, 1.0))
-    none.add(_round(2, 2.0))
-    assert none.samples()["ret"].tolist() == [2.0, 2.0]  # 0: this round's samples only (as before the buffer)
-
-
-def test_expert_iteration_trains_on_the_buffer(tmp_path, capsys):
-    _checkpoint(tmp_path / "a.pt")
-    out = tmp_path / "ex"
-    assert main(["expert", "--init", str(tmp_path / "a.pt"), "--out", str(out), "--rounds", "3", "--deals", "2",
-                 "--iterations", "4", "--buffer", "100000", "--no-progress"]) == 0
-    log = [json.loads(line) for line in (out / "expert.jsonl").read_text().splitlines()]
-    assert [e["trained_on"] for e in log] == list(np.cumsum([e["samples"] for e in log]))
-
-
-def test_learned_inference_in_self_play_uses_the_belief_head(tmp_path, monkeypatch):
-    cfg = load_config(None, ["variant=french3", "network.hidden=[32]", "belief_loss=1.0"])
-    spec = get_variant("french3")
-    net = build_network(cfg, spec.obs_dim, spec.n_actions).eval()
-    calls = []
-    real = net.beliefs
-    monkeypatch.setattr(net, "beliefs", lambda obs: calls.append(len(obs)) or real(obs))
-    s = self_play(net, "french3", {}, deals=2, iterations=6, c_puct=1.5, mix=0.0,
-                  payoff_scale=spec.payoff_scale, rng=np.random.default_rng(0), beliefs=True)
-    assert sum(calls) == len(s["ret"]) > 0  # one belief row per searched decision
-    assert np.allclose(s["policy"].sum(axis=1), 1.0) and (s["policy"][~s["mask"]] == 0).all()
-    plain = build_network(load_config(None, ["variant=french3", "network.hidden=[32]"]), spec.obs_dim,
-                          spec.n_actions)
-    with pytest.raises(ValueError, match="belief head"):
-        self_play(plain, "french3", {}, deals=1, iterations=2, c_puct=1.5, mix=0.0, payoff_scale=spec.payoff_scale,
-                  rng=np.random.default_rng(0), beliefs=True)
+def test_deals_are_split_evenly_over_workers():
+    assert split_deals(10, 3) == [4, 3, 3] and sum(split_deals(7, 7)) == 7 and split_deals(1, 2) == [1, 0]
