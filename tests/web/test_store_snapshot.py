@@ -148,12 +148,14 @@ def test_a_writer_finishing_games_while_a_reader_reads_in_a_loop(db_url, tmp_pat
     """The race of issue 52: one thread deals and finishes games (each in its own transactions, as the server's
     writer does), the other reads ``finished_games`` and exports after each; every game read has all its seats."""
     store = open_store(db_url)
-    read_once = threading.Event()
+    read_once, stop = threading.Event(), threading.Event()
     failures: list[BaseException] = []
 
     def writer() -> None:
         try:
             for _ in range(ROUNDS):
+                if stop.is_set():  # the reader failed: no more rounds
+                    return
                 gid = new_game(store)
                 finish(store, gid)
                 read_once.wait(WAIT)  # the reader has read since: reads and writes interleave (never asserted)
@@ -176,6 +178,7 @@ def test_a_writer_finishing_games_while_a_reader_reads_in_a_loop(db_url, tmp_pat
             reads += 1
             read_once.set()
     finally:
+        stop.set()
         read_once.set()
         t.join(WAIT)
     assert not failures, failures
