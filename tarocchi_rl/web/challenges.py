@@ -203,7 +203,7 @@ class Challenges:
             raise ValueError(f"deal: challenge {ch.name} has deals 0..{ch.deals - 1}, got {str(deal)[:40]!r}")
         player = msg.get("player")
         if player is not None and not (isinstance(player, str) and PLAYER.fullmatch(player)):
-            raise ValueError("player: 8-40 letters, digits, - and _ (the page's anonymous id), or left out")
+            raise ValueError("player: 8-40 letters, digits, - and _ (the player token the server gave), or left out")
         seed = ch.deal_seed(deal)
         seeds = bot_seeds(seed, len(ch.opponents))
         seats = [None if b is None else self._opponent(ch, k, seeds[k]) for k, b in enumerate(ch.opponents)]

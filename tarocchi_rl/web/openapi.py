@@ -99,8 +99,9 @@ WS_DESCRIPTION = (
     "above. Each seat is sent its own view: {type: state | over, code, table, moves, people} after every move at "
     "the table, {type: people, people} when someone comes or goes. A server of several processes (serve "
     "--workers N) refuses open and join. A duplicate challenge's deal (GET /v1/challenges): {type: challenge, name, "
-    "deal (0-based), player?: the page's anonymous id (8-40 letters, digits, - and _), id?}: a table as start's, "
-    "each state and over with challenge: {name, deal, deals, seat, bot}; at over also you, bot_payoff, difference "
+    "deal (0-based), player?: the player token the server gave (8-40 letters, digits, - and _), id?}: a table as "
+    "start's, each state and over with challenge: {name, deal, deals, seat, bot, counted, player?, why?} (player: "
+    "the token to keep and send; counted false: practice, why says why); at over also you, bot_payoff, difference "
     "(you - bot) and bot_record (the same deal as the challenged bot played it, from the same seat).")
 BODY_REPLIES = {  # a POST's body refused
     413: Reply("the body is larger than the limit (1 MB by default)", Error),
