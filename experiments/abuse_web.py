@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from abuse_floods import crowd_main, crowd_phase  # noqa: E402
 from load_web import VARIANTS, client_address, deal_requests, free_port, one_table, wait_ready  # noqa: E402
 
 ABUSER = "127.0.0.2"  # the greedy client's one address
@@ -271,6 +272,7 @@ def abuser_requests() -> tuple[list[bytes], list[bytes]]:
 
 
 BEHAVIOURS = ("tables", "search", "crafted", "slow")
+PHASES = ("quiet", "abuse", "halfopen", "lobby", "pings", "acts")  # the last four: abuse_floods.py's crowds
 
 
 async def abuser(port: int, slow_uploads: int, stats: dict[str, Any], searches: list[bytes],
@@ -376,46 +378,108 @@ def main() -> int:
     p.add_argument("--serve-args", default="", help="extra `tarocchi-rl serve` options (e.g. limits)")
     p.add_argument("--abuse", default=",".join(BEHAVIOURS), help="what the abuser does (default: all of "
                    f"{','.join(BEHAVIOURS)})")
+    p.add_argument("--phases", default=",".join(PHASES), help=f"the phases run, in order (default: all of "
+                   f"{','.join(PHASES)})")
+    p.add_argument("--crowd-seconds", type=float, default=20.0, help="seconds the polite client is measured in "
+                   "each crowd phase (halfopen, lobby, pings, acts)")
+    p.add_argument("--halfopen", type=int, default=1200, help="the half-open connections of the halfopen phase "
+                   "(15 per address)")
     p.add_argument("--abuser-port", type=int, default=None, help=argparse.SUPPRESS)  # the abuser's own process
+    p.add_argument("--crowd", default=None, help=argparse.SUPPRESS)  # a crowd's own process
     a = p.parse_args()
     if not 1 <= a.honest <= 100 or a.deals < 1:
         p.error("--honest must be 1..100 and --deals at least 1")
     behaviours = tuple(b for b in a.abuse.split(",") if b)
     if set(behaviours) - set(BEHAVIOURS):
         p.error(f"--abuse: unknown {sorted(set(behaviours) - set(BEHAVIOURS))} (known: {', '.join(BEHAVIOURS)})")
+    phases = tuple(x for x in a.phases.split(",") if x)
+    if set(phases) - set(PHASES) or ("abuse" in phases and "quiet" not in phases):
+        p.error(f"--phases: expected some of {', '.join(PHASES)} (abuse needs quiet), got {a.phases!r}")
+    if not 1 <= a.halfopen <= 4000:
+        p.error("--halfopen must be 1..4000")
+    if a.crowd is not None:
+        asyncio.run(crowd_main(a.crowd, a.abuser_port, a.halfopen))
+        return 0
     if a.abuser_port is not None:
         asyncio.run(abuser_main(a.abuser_port, a.slow_uploads, behaviours))
         return 0
+    out = run_phases(a, phases)
+    print(json.dumps(out, indent=1))
+    summary(out, a.honest)
+    return 0
+
+
+def raise_open_files() -> None:
+    """This process's open-file limit raised to its hard limit (a crowd holds over a thousand sockets)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def run_phases(a: argparse.Namespace, phases: tuple[str, ...]) -> dict[str, Any]:
+    """The server started, the phases run in order, the server stopped; what each phase measured."""
     port = free_port()
     cli = str(Path(sys.executable).parent / "tarocchi-rl")
     db = tempfile.mkdtemp(prefix="abuse-web-")  # the server stores its games as it would in service
+    log = open(Path(db) / "serve.log", "w+")  # a file, not a pipe: a pipe nobody reads would stop the server
     proc = subprocess.Popen([cli, "serve", "--port", str(port), "--db", f"sqlite:///{db}/games.db",
-                             *a.serve_args.split()], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                             *a.serve_args.split()], stdout=subprocess.DEVNULL, stderr=log, text=True)
     probes = {"replay": finished_record(), "health": b"", "act": deal_requests(["mineo"], 1, 3)[0][10]}
+    out: dict[str, Any] = {"server": {"honest": a.honest, "deals": a.deals, "think_s": a.think,
+                                      "honest_addresses": f"{client_address(1000)}..."}}
     try:
         asyncio.run(wait_ready(port, proc))
         asyncio.run(warm(port, probes))
-        quiet = asyncio.run(honest(port, a.honest, a.think, a.phase_seconds, probes, a.deals))
-        abuse = asyncio.run(abuse_phase(port, a, probes))
-        alive = proc.poll() is None
+        for phase in phases:
+            if phase == "quiet":
+                out["quiet"] = asyncio.run(honest(port, a.honest, a.think, a.phase_seconds, probes, a.deals))
+            elif phase == "abuse":
+                out["abuse"] = asyncio.run(abuse_phase(port, a, probes))
+                out["targets"] = verdict(out["quiet"], out["abuse"])
+            else:
+                out[phase] = asyncio.run(crowd_phase(port, phase, a.crowd_seconds, a.halfopen, __file__))
+        out["server"]["alive_at_the_end"] = proc.poll() is None
     finally:
         proc.terminate()
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+        log.seek(0)
+        lines = log.read().splitlines()
+        log.close()
+        out["server"]["log"] = {"lines": len(lines), "errors": sum("ERROR" in x or "Traceback" in x for x in lines),
+                                "last": lines[-5:]}
         shutil.rmtree(db, ignore_errors=True)
-    out = {"server": {"honest": a.honest, "deals": a.deals, "think_s": a.think, "alive_at_the_end": alive,
-                      "honest_addresses": f"{client_address(1000)}..."},
-           "quiet": quiet, "abuse": abuse, "targets": verdict(quiet, abuse)}
-    print(json.dumps(out, indent=1))
-    t = out["targets"]
-    print(f"honest tables under abuse: {abuse['tables']['finished']}/{a.honest} finished, move p50 "
-          f"{abuse['tables'].get('p50_ms')} ms, p99 {abuse['tables'].get('p99_ms')} ms (quiet: p50 "
-          f"{quiet['tables'].get('p50_ms')} ms, p99 {quiet['tables'].get('p99_ms')} ms); targets "
-          f"{'met' if t['honest_p99_le_50ms'] and t['all_finished'] and t['nothing_worse_than_2x'] else 'NOT met'}")
-    return 0
+    return out
+
+
+def summary(out: dict[str, Any], honest_tables: int) -> None:
+    """A line per phase: the honest tables' targets (issue 30), the polite client of each crowd (issue 52)."""
+    if "abuse" in out:
+        abuse, quiet, t = out["abuse"], out["quiet"], out["targets"]
+        print(f"honest tables under abuse: {abuse['tables']['finished']}/{honest_tables} finished, move p50 "
+              f"{abuse['tables'].get('p50_ms')} ms, p99 {abuse['tables'].get('p99_ms')} ms (quiet: p50 "
+              f"{quiet['tables'].get('p50_ms')} ms, p99 {quiet['tables'].get('p99_ms')} ms); targets "
+              f"{'met' if t['honest_p99_le_50ms'] and t['all_finished'] and t['nothing_worse_than_2x'] else 'NOT met'}")
+    for phase in PHASES[2:]:
+        if phase not in out:
+            continue
+        polite = out[phase]["polite"]
+        h = polite["health"]
+        failed = ", ".join(f"{n} x {k}" for k, n in h["failed"].items()) or "none"
+        line = (f"{phase}: polite /v1/health p50 {h.get('p50_ms')} ms, p99 {h.get('p99_ms')} ms ({h['n']} answered, "
+                f"failed: {failed}); page {polite['page']['ok']}/{polite['page']['of']}, API "
+                f"{polite['api']['ok']}/{polite['api']['of']}")
+        if phase == "lobby":
+            w = out[phase]["lobby"]
+            line += (f"; the genuine table listed {w.get('listed')}/{w.get('polls')}, tables listed once all left: "
+                     f"{w.get('tables_listed_after_all_left')}")
+        print(line)
 
 
 if __name__ == "__main__":
+    raise_open_files()
     sys.exit(main())

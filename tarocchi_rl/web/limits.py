@@ -61,6 +61,11 @@ try:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 except ImportError:  # pragma: no cover - httptools is a dependency; a platform without its wheel serves with h11
     HttpToolsProtocol = None
+WebSocketsSansIOProtocol: Any
+try:
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+except ImportError:  # pragma: no cover - uvicorn before 0.35: its default WebSocket protocol, unmetered
+    WebSocketsSansIOProtocol = None
 
 __all__ = ["BODY_SECONDS", "BodyDeadline", "Busy", "CAPPED_PROTOCOL", "ClientCappedH11Protocol", "ClientLimit",
            "ConnectionClock",
@@ -616,6 +621,8 @@ class _Registry:
         self.open: collections.Counter[str] = collections.Counter()
         self.waiting: dict[str, dict[Any, None]] = {}
         self.total = 0  # waiting connections, all addresses
+        self.shares = LoopShares()  # the loop's time used by each address
+        self.pump: Any = None  # the WebSockets' input parsed later (_Pump), made by the first WebSocket
 
     def wait(self, conn: "_Guard", host: str, bounds: Waiting) -> None:
         """``conn`` waits: beyond its address's share, that address's oldest waiting connection is closed;
@@ -671,6 +678,7 @@ class _Guard:
     server_state: Any
     transport: Any
     cycle: Any
+    app: Any
     loop: asyncio.AbstractEventLoop
 
     def __init__(self, *args: Any, **kw: Any) -> None:
@@ -680,8 +688,11 @@ class _Guard:
         self.trusted = _trusted_networks(self.config)
         self.registry = _registry_of(self.server_state)
         self.host: str | None = None  # the address, when the per-address bounds apply to it
+        self.key = ""  # whose share of the loop its requests use (LoopShares)
         self.waiting = self.upgraded = False
         self.head_timer: asyncio.TimerHandle | None = None
+        self.hold: asyncio.TimerHandle | None = None  # its reading paused: its address is beyond its share ...
+        self.held = bytearray()  # ... and what it had sent
 
     @property
     def limit_concurrency(self) -> int | None:
@@ -705,9 +716,17 @@ class _Guard:
                 transport.write(REFUSED_RESPONSE)
                 transport.close()
                 return
+        self.key = _key_of(self, self.trusted)
+        self.app = metered(self.app, self.registry.shares, self.key)
         self._note_state(timed=True)
 
     def data_received(self, data: bytes) -> None:
+        if self.hold is not None:  # held (read before the pause took): kept for the release
+            self.held += data
+            self.transport.pause_reading()
+            return
+        if self.waiting and self._hold_if_beyond_share(data):
+            return
         if self.waiting and self.head_timer is None:  # the first byte of a request after an idle wait
             self.head_timer = self.loop.call_later(self.bounds.head_seconds, self._head_late)
         super().data_received(data)  # type: ignore[misc]
@@ -717,9 +736,34 @@ class _Guard:
         super().on_response_complete()  # type: ignore[misc]
         self._note_state()  # idle now (uvicorn's keep-alive timeout), or the next pipelined request runs
 
+    def _hold_if_beyond_share(self, data: bytes) -> bool:
+        """A new request from an address beyond its share of the loop (:class:`LoopShares`) waits, its bytes
+        kept and its socket not read, until the address has some again: a flood costs its sender, the others'
+        requests go first. Whether it is held."""
+        wait = self.registry.shares.wait(self.key)
+        if wait <= 0:
+            return False
+        self.transport.pause_reading()
+        if self.head_timer is not None:  # the head's clock starts again when the connection is read again
+            self.head_timer.cancel()
+            self.head_timer = None
+        self.held = bytearray(data)
+        self.hold = self.loop.call_later(wait, self._release)
+        return True
+
+    def _release(self) -> None:
+        self.hold = None
+        held, self.held = bytes(self.held), bytearray()
+        if not self.transport.is_closing():
+            self.transport.resume_reading()
+            self.data_received(held)
+
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)  # type: ignore[misc]
         self._stop_waiting()
+        if self.hold is not None:
+            self.hold.cancel()
+            self.hold = None
         if self.host is not None and not self.upgraded:
             self.registry.release(self.host)
 
@@ -773,6 +817,284 @@ class _Guard:
             lost(exc)
 
         ws.connection_lost = connection_lost
+
+
+# -- the event loop's time, shared between addresses ----------------------------------------------------------
+LOOP_SHARE = 0.05  # seconds of the loop per second one address's work may take (its requests, WebSocket input and
+# messages), while no more than LOOP_TOTAL_SHARE / LOOP_SHARE addresses want more ...
+LOOP_TOTAL_SHARE = 0.25  # ... beyond, all the addresses that want more share this much of it, in equal parts
+LOOP_BURST = 0.02  # seconds of the loop an address may take at once
+HEAVY_SECONDS = 1.0  # an address that went beyond its share counts among those that want more this long
+INPUT_SLICE = 512  # bytes of a WebSocket's input parsed at once (a slice of ping frames: ~1 ms of the loop) ...
+INPUT_PIECE = 64  # ... in pieces of this many, stopping at a message (it waits for the app to read it)
+INPUT_TOTAL_SHARE = 0.1  # a WebSocket's input is parsed as it arrives within this share of the loop, all
+INPUT_TOTAL_BURST = 0.005  # addresses together, and this much at once; the rest waits for the pump ...
+PUMP_STEP_SECONDS = 0.002  # ... which parses at most this long per pass of the loop ...
+PUMP_SHARE = 0.15  # ... and this share of the loop's time
+MAX_PENDING = 1 << 20  # bytes of a WebSocket's input waiting to be parsed; beyond, the connection is closed
+
+
+class LoopShares:
+    """The event loop's time used by each address (a :class:`TokenBucket` of seconds each, spent after the
+    fact): an address beyond its share waits (its sockets are not read) until it has some again. The share is
+    max-min fair: each address may use :data:`LOOP_SHARE`, but when more addresses want more than that than
+    :data:`LOOP_TOTAL_SHARE` allows, each of them gets an equal part of :data:`LOOP_TOTAL_SHARE`; an address
+    within its share (a person at a table, a polite client) never waits. Used from the event loop only."""
+
+    def __init__(self) -> None:
+        self.buckets: collections.OrderedDict[str, TokenBucket] = collections.OrderedDict()
+        self.heavy: collections.OrderedDict[str, float] = collections.OrderedDict()  # key -> last time beyond
+
+    def rate(self, now: float) -> float:
+        """Each address's share of the loop now (seconds per second)."""
+        while self.heavy and next(iter(self.heavy.values())) < now - HEAVY_SECONDS:
+            self.heavy.popitem(last=False)
+        return min(LOOP_SHARE, LOOP_TOTAL_SHARE / max(1, len(self.heavy)))
+
+    def bucket(self, key: str, now: float) -> TokenBucket:
+        bucket = self.buckets.pop(key, None) or TokenBucket(LOOP_SHARE, LOOP_BURST, now)
+        self.buckets[key] = bucket  # the most recent last
+        if len(self.buckets) > TRACKED_CLIENTS:
+            self.buckets.popitem(last=False)
+        bucket.rate = self.rate(now)
+        return bucket
+
+    def level(self, key: str) -> float:
+        """The seconds of the loop ``key`` has left now (negative: its debt)."""
+        now = time.monotonic()
+        return self.bucket(key, now).level(now)
+
+    def wait(self, key: str) -> float:
+        """How long ``key`` must wait before its next piece of work (0: none)."""
+        now = time.monotonic()
+        bucket = self.bucket(key, now)
+        level = bucket.level(now)
+        return 0.0 if level > 0 else -level / bucket.rate + 0.001
+
+    def charge(self, key: str, seconds: float) -> None:
+        now = time.monotonic()
+        bucket = self.bucket(key, now)
+        bucket.spend(seconds)
+        if bucket.tokens < 0:
+            self.heavy.pop(key, None)
+            self.heavy[key] = now
+
+
+class _Metered:
+    """A coroutine whose every step is timed and charged to ``key`` (a request's or a WebSocket's ASGI app)."""
+
+    __slots__ = ("coro", "key", "shares")
+
+    def __init__(self, coro: Any, shares: LoopShares, key: str) -> None:
+        self.coro, self.shares, self.key = coro, shares, key
+
+    def __await__(self) -> "_Metered":
+        return self
+
+    def __iter__(self) -> "_Metered":
+        return self
+
+    def __next__(self) -> Any:
+        return self.send(None)
+
+    def send(self, value: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return self.coro.send(value)
+        finally:
+            self.shares.charge(self.key, time.perf_counter() - start)
+
+    def throw(self, *exc: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return self.coro.throw(*exc)
+        finally:
+            self.shares.charge(self.key, time.perf_counter() - start)
+
+    def close(self) -> None:
+        self.coro.close()
+
+
+def metered(app: ASGIApp, shares: LoopShares, key: str) -> ASGIApp:
+    """``app`` whose work on the loop is charged to ``key`` in ``shares``."""
+
+    def call(scope: MutableMapping[str, Any], receive: Callable[[], Awaitable[Any]],
+             send: Callable[[Any], Awaitable[None]]) -> Any:
+        return _Metered(app(scope, receive, send), shares, key)
+
+    return call
+
+
+class _Pump:
+    """The WebSocket input of one server parsed later (:class:`FairWebSocketProtocol`): at most
+    :data:`PUMP_STEP_SECONDS` per pass of the event loop and :data:`PUMP_SHARE` of its time, a slice at a time,
+    always for the waiting address that has the most of its share left (:class:`LoopShares`), never for one
+    beyond its share. Floods of frames (WebSocket pings, messages) so wait in their own sockets and cost their
+    senders, not the other clients' turns. Used from the event loop only."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, shares: LoopShares) -> None:
+        self.loop, self.shares = loop, shares
+        self.arriving = TokenBucket(INPUT_TOTAL_SHARE, INPUT_TOTAL_BURST)  # input parsed as it arrives, in all
+        self.waiting: dict[str, collections.deque[Any]] = {}  # address -> its connections with input waiting
+        self.handle: asyncio.Handle | asyncio.TimerHandle | None = None
+        self.running = False
+
+    def now_or_later(self, key: str) -> bool:
+        """Whether input of ``key`` arriving now is parsed at once (within its share and the total's, and no
+        input of its waiting already)."""
+        return key not in self.waiting and self.shares.level(key) > 0 and self.arriving.level() > 0
+
+    def add(self, conn: Any) -> None:
+        conns = self.waiting.setdefault(conn.key, collections.deque())
+        if conn not in conns:
+            conns.append(conn)
+        if self.handle is None and not self.running:
+            self.handle = self.loop.call_soon(self.run)
+
+    def discard(self, conn: Any) -> None:
+        conns = self.waiting.get(conn.key)
+        if conns is not None and conn in conns:
+            conns.remove(conn)
+            if not conns:
+                del self.waiting[conn.key]
+
+    def run(self) -> None:
+        self.handle, self.running = None, True
+        start = time.perf_counter()
+        wait = 0.0
+        try:
+            levels = {key: self.shares.level(key) for key in self.waiting}
+            while levels and time.perf_counter() - start < PUMP_STEP_SECONDS:
+                key = max(levels, key=levels.__getitem__)
+                if levels[key] <= 0:  # every waiting address is beyond its share: until the first has some again
+                    wait = min(self.shares.wait(key) for key in self.waiting)
+                    break
+                conns = self.waiting[key]
+                conn = conns[0]
+                conns.rotate(-1)  # its connections in turn
+                before = time.perf_counter()
+                conn.parse_slice(arriving=False)
+                levels[key] -= time.perf_counter() - before
+                if key not in self.waiting:
+                    del levels[key]
+        finally:
+            self.running = False
+        used = time.perf_counter() - start
+        if self.waiting:
+            self.handle = self.loop.call_later(max(wait, used * (1 / PUMP_SHARE - 1)), self.run)
+
+
+if WebSocketsSansIOProtocol is not None:
+    class FairWebSocketProtocol(WebSocketsSansIOProtocol):
+        """uvicorn's WebSocket protocol (websockets' sans-I/O parser, in Python) whose app's work is charged to
+        its address (:class:`LoopShares`) and whose input is parsed a slice (:data:`INPUT_SLICE`) at a time,
+        charged likewise: input from an address within its share is parsed as it arrives (within
+        :data:`INPUT_TOTAL_SHARE`); any other waits, its socket not read meanwhile, for the server's
+        :class:`_Pump`. uvicorn alone parses and answers every frame of a read at once (about 40,000 pings in
+        one 256 kB read: a second of the loop)."""
+
+        app: Any
+
+        def __init__(self, config: Any, server_state: Any, *args: Any, **kw: Any) -> None:
+            super().__init__(config, server_state, *args, **kw)
+            registry = _registry_of(server_state)
+            if registry.pump is None:
+                registry.pump = _Pump(self.loop, registry.shares)
+            self.pump: _Pump = registry.pump
+            self.trusted = _trusted_networks(self.config)
+            self.key = ""
+            self.pending = bytearray()
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self.key = _key_of(self, self.trusted)
+            self.app = metered(self.app, self.pump.shares, self.key)
+
+        def data_received(self, data: bytes) -> None:
+            if not self.handshake_initiated:  # the upgrade request (its head bounded already): parsed at once
+                super().data_received(data)
+                return
+            self.pending += data
+            if len(self.pending) > MAX_PENDING:
+                log.info("a WebSocket from %s sent more than %d bytes beyond its share: closed", self.key,
+                         MAX_PENDING)
+                self.transport.close()
+                return
+            if len(self.pending) == len(data) and not self.read_paused and self.pump.now_or_later(self.key):
+                self.parse_slice(arriving=True)
+            else:
+                self._later()
+
+        def parse_slice(self, arriving: bool) -> None:
+            """Parse the input waiting, :data:`INPUT_PIECE` bytes at a time, until a message waits for the app
+            (then the rest waits for :meth:`receive`) or :data:`INPUT_SLICE` bytes are parsed (then the rest
+            waits for the pump); the pongs of the pings parsed are written at once, in one write."""
+            start = time.perf_counter()
+            done = 0
+            while self.pending and done < INPUT_SLICE and not self.read_paused and not self.transport.is_closing():
+                piece = bytes(self.pending[:INPUT_PIECE])
+                del self.pending[:INPUT_PIECE]
+                done += len(piece)
+                super().data_received(piece)
+            self._flush()
+            used = time.perf_counter() - start
+            self.pump.shares.charge(self.key, used)
+            if arriving:
+                self.pump.arriving.spend(used)
+            if self.transport.is_closing():
+                self.pump.discard(self)
+                self.pending.clear()
+            elif self.read_paused:  # a message waits for the app: the rest when it has read it (receive)
+                self.pump.discard(self)
+                self.transport.pause_reading()
+            elif self.pending:
+                self._later()
+            else:
+                self.pump.discard(self)
+                self.transport.resume_reading()
+
+        def handle_ping(self) -> None:
+            """(The pong is written with the others of the slice: :meth:`_flush`.)"""
+
+        def _flush(self) -> None:
+            output = self.conn.data_to_send()
+            if output and not self.transport.is_closing():
+                self.transport.write(b"".join(output))
+
+        async def receive(self) -> Any:
+            """The app's next message, once its address is within its share of the loop again (the work of its
+            messages is charged to it: :func:`metered`); the input waiting behind it is parsed in its turn."""
+            wait = self.pump.shares.wait(self.key)
+            if wait > 0 and not self.disconnected:
+                await asyncio.sleep(wait)
+            message = await super().receive()
+            if self.pending and not self.read_paused:
+                self.transport.pause_reading()
+                self.pump.add(self)
+            return message
+
+        def _later(self) -> None:
+            self.transport.pause_reading()
+            if not self.read_paused:
+                self.pump.add(self)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self.pump.discard(self)
+            self.pending.clear()
+            super().connection_lost(exc)
+
+
+def _key_of(connection: Any, trusted: list[Any] | None) -> str:
+    """Whose share a connection's work is charged to: its address; a trusted proxy's connections (behind which
+    are many clients) and an unknown address each their own."""
+    host = _host_of(connection)
+    if host is None or trusted is None or _in_networks(host, trusted):
+        return f"{host}#{id(connection)}"
+    return host
+
+
+#: the WebSocket protocol ``serve`` runs (uvicorn's default where this uvicorn has no sans-I/O one)
+FAIR_WS_PROTOCOL: type | None = None if WebSocketsSansIOProtocol is None else FairWebSocketProtocol
 
 
 class ClientCappedH11Protocol(_Guard, H11Protocol):

@@ -55,7 +55,8 @@ def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, 
     kw: dict[str, Any] = {"host": host, "port": port, "log_level": log_level, "ws_max_size": 4 * MAX_WS_MESSAGE,
                           "access_log": access_log, "limit_concurrency": config.max_connections,
                           "timeout_keep_alive": config.keep_alive_timeout, "http": limits.CAPPED_PROTOCOL,
-                          "timeout_graceful_shutdown": limits.SHUTDOWN_GRACE_SECONDS}  # then the requests are cancelled
+                          "timeout_graceful_shutdown": limits.SHUTDOWN_GRACE_SECONDS,  # then the requests are cancelled
+                          "ws": limits.FAIR_WS_PROTOCOL or "auto"}
     os.environ[limits.CONNECTIONS_ENV] = str(config.max_connections_per_client)  # read by every worker's protocol
     os.environ[limits.WAITING_ENV] = limits.Waiting(config.head_timeout, config.max_waiting,
                                                     config.max_waiting_per_client).env()

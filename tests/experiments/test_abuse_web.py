@@ -10,7 +10,8 @@ from .scripts import ok, run_script
 def test_the_server_serves_the_honest_table_through_the_abuse():
     # --phase-seconds: an upper bound only (a phase ends when its tables have finished)
     done = ok(run_script("abuse_web", "--honest", "1", "--deals", "1", "--think", "0", "--phase-seconds", "60",
-                         "--slow-uploads", "1", "--abuse", "search,crafted,slow", timeout=600))
+                         "--slow-uploads", "1", "--abuse", "search,crafted,slow", "--phases", "quiet,abuse",
+                         timeout=600))
     out = json.loads(done.stdout[: done.stdout.rindex("}") + 1])
     assert out["server"]["alive_at_the_end"] is True
     for phase in ("quiet", "abuse"):

@@ -43,7 +43,8 @@ def live(protocol, monkeypatch, head=30.0, total=limits.MAX_WAITING, per_client=
     monkeypatch.setenv(limits.CONNECTIONS_ENV, str(connections))
     app = create_app(ServerConfig(warmup=False, body_timeout=body_timeout))
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
-                            lifespan="on", http=protocol, proxy_headers=False, timeout_keep_alive=600,
+                            lifespan="on", http=protocol, ws=limits.FAIR_WS_PROTOCOL or "auto", proxy_headers=False,
+                            timeout_keep_alive=600,
                             limit_concurrency=limit_concurrency)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -236,3 +237,64 @@ def test_a_polite_client_is_served_beside_1200_half_open_connections(protocol, m
         finally:
             for s in held:
                 s.close()
+
+
+PING_FRAME = b"\x89\x81\0\0\0\0p"  # a WebSocket ping frame from a client (masked with a zero key), payload "p"
+
+
+def pongs(s: socket.socket) -> int:
+    """The pong frames read from ``s`` so far (what is there now; each is 3 bytes: 0x8a, 1, "p")."""
+    s.setblocking(False)
+    data = b""
+    with contextlib.suppress(BlockingIOError):
+        while chunk := s.recv(1 << 20):
+            data += chunk
+    s.setblocking(True)
+    return data.count(b"\x8a\x01p")
+
+
+def test_a_flood_of_websocket_frames_waits_for_its_share_not_the_others(protocol, monkeypatch):
+    """50,000 ping frames at once from one address (about a second of the loop to parse and answer): another
+    client's message is answered while most of them still wait, unread, in the flooder's socket."""
+    from websockets.sync.client import connect as ws_connect
+
+    with live(protocol, monkeypatch) as (port, _):
+        flooder = ws_open(port, "127.0.0.8")
+        try:
+            frames = 50_000
+            flooder.sendall(PING_FRAME * frames)
+            with ws_connect(f"ws://127.0.0.1:{port}/ws", source_address=("127.0.0.9", 0),
+                            open_timeout=WAIT) as polite:
+                polite.send(json.dumps({"type": "ping", "id": 1}))
+                assert json.loads(polite.recv(timeout=WAIT)) == {"type": "pong", "id": 1}
+                answered = pongs(flooder)
+            assert answered < frames // 2, answered  # the rest waits for the flooder's share of the loop
+        finally:
+            flooder.close()
+
+
+def test_shares_of_the_loop_are_max_min_fair():
+    shares = limits.LoopShares()
+    shares.charge("polite", 0.001)
+    assert shares.wait("polite") == 0  # within its share: never waits
+    shares.charge("greedy", 1.0)  # a second of the loop at once: far beyond its burst
+    assert shares.wait("greedy") > 1.0 / limits.LOOP_SHARE * 0.9  # its share pays the debt back
+    crowd = [f"crowd{k}" for k in range(100)]
+    for key in crowd:
+        shares.charge(key, 1.0)
+    rate = shares.rate(time.monotonic())
+    assert rate == pytest.approx(limits.LOOP_TOTAL_SHARE / 101)  # the crowd shares the total, in equal parts
+    assert shares.wait("polite") == 0  # still within its own
+
+
+def test_an_address_beyond_its_share_waits_the_others_do_not(protocol, monkeypatch):
+    with live(protocol, monkeypatch) as (port, server), connect(port, "127.0.0.8") as greedy:
+        assert get(greedy) == 200
+        server.server_state.tarocchi_registry.shares.charge("127.0.0.8", 1.0)  # as after a second of its work
+        with connect(port, "127.0.0.8") as again:  # a new connection of the address: not read either
+            again.settimeout(2.0)
+            again.sendall(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            with pytest.raises(TimeoutError):
+                again.recv(4096)  # held: its debt takes about 20 s to pay back
+        with connect(port, "127.0.0.9") as polite:
+            assert get(polite) == 200  # another address is served at once
