@@ -24,8 +24,9 @@ WAIT = """(prev) => {
 STORED_SECONDS = 120.0  # the longest wait for the server's writer to commit the finished game (a busy machine)
 
 
-def stored(db: Path) -> tuple[int, int]:
-    """(the person's payoff, the bot's on the same deal) as stored, once the game's record and payoffs are written
+def stored(db: Path) -> tuple[int, int, str]:
+    """(the person's payoff, the bot's on the same deal, the person's stored name) as stored, once the game's record
+    and payoffs are written
     (the server's writer thread commits them a moment after the page shows ``over``: waited for, polling). Each
     poll reads one snapshot (Store.reading): the game is read whole or not at all (before issue 52 the seats and the
     game were read apart, and a game finishing between came back with no seats: a StopIteration here)."""
@@ -39,9 +40,10 @@ def stored(db: Path) -> tuple[int, int]:
                 games = [g for g in r.finished_games() if g["challenge"] is not None]
                 if games:
                     (g,) = games
-                    person = [s["payoff"] for s in g["seats"] if s["kind"] == "person"]
-                    assert person and None not in person, g["seats"]  # a finished game has its payoffs
-                    return person[0], r.challenge_results(g["challenge"])[g["challenge_deal"]][0]
+                    person = [s for s in g["seats"] if s["kind"] == "person"]
+                    assert person and person[0]["payoff"] is not None, g["seats"]  # a finished game has its payoffs
+                    bot = r.challenge_results(g["challenge"])[g["challenge_deal"]][0]
+                    return person[0]["payoff"], bot, person[0]["name"]
             time.sleep(0.05)
     finally:
         store.close()
@@ -61,7 +63,9 @@ def test_one_deal_of_a_challenge_shows_you_and_the_bot_as_stored(web, games_db: 
     line = web.testid("challenge-result")
     expect(line).to_contain_text(re.compile(r"you -?\d+, bot -?\d+"))
     you, bot = int(line.get_attribute("data-you")), int(line.get_attribute("data-bot"))
-    assert (you, bot) == stored(games_db)
+    token = web.page.evaluate("localStorage.getItem('tarocchi-player')")  # the player token the server gave
+    assert re.fullmatch(r"[0-9a-f]{32}", token or ""), token
+    assert (you, bot, f"t-{token[:16]}") == stored(games_db)  # stored under its id (never its signature)
     assert f"deal 1 of 1: you {you}, bot {bot}" in line.inner_text()
     totals = web.testid("challenge-totals")
     expect(totals).to_have_attribute("data-done", "true")
