@@ -95,8 +95,8 @@ def test_a_person_plays_a_challenge_against_the_bots_offline_results(tmp_path, c
     store.close()
     assert [(g["challenge"], g["challenge_deal"], g["practice"]) for g in games] == [
         (info["key"], 0, False), (info["key"], 1, False), (info["key"], 1, True)]
-    assert all([s["kind"] for s in g["seats"]] == ["bot", "person", "bot"] and g["seats"][1]["name"] == f"t-{token[:16]}"
-               for g in games)  # the token's id: its signature is never stored
+    assert all([s["kind"] for s in g["seats"]] == ["bot", "person", "bot"] for g in games)
+    assert all(g["seats"][1]["name"] == f"t-{token[:16]}" for g in games)  # the token's id, never its signature
 
     assert cli.main(["games", "stats", "--db", f"sqlite:///{tmp_path / 'g.db'}", "--json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)["challenges"]
