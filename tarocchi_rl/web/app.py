@@ -338,7 +338,7 @@ class Server:
                     raise limits.Busy("game store", False)  # the database is behind: deals in progress go first
                 place = self.table_count.opening(client) if table is None else contextlib.nullcontext()
                 with place:  # a place among the tables (ValueError: none), held while the bots play
-                    new = self.new_table(msg) if kind == "start" else self.challenges.table(msg)
+                    new = self.new_table(msg) if kind == "start" else self.challenges.table(msg, client, conn)
                     self._check_queue(new, client)  # busy: the old deal stays
                     out = await self._advance(new, client)
                 self.abandon(table)
@@ -389,7 +389,7 @@ class Server:
     def _store(self, table: Table, person: str, out: dict[str, Any]) -> None:
         """The deal's moves since the last answer (and its record when over) to the games' database."""
         if self.recorder is not None:
-            person = getattr(table, "person_id", "") or person  # a challenge's deal: the page's own id (challenges.py)
+            person = getattr(table, "person_id", "") or person  # a challenge's deal: its player token (players.py)
             self.recorder.sync(table, person, out.get("record") if out["type"] == "over" else None)
 
     def abandon(self, table: Table | None) -> None:
