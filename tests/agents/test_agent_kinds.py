@@ -7,7 +7,7 @@ from tarocchi_rl.agents.registry import agent_kinds, known_specs
 from tarocchi_rl.cli import main
 from tarocchi_rl.keyvalue import key_value, key_values, pair_of, split_outside_quotes, unquote
 
-BUILT_IN = {"random", "heuristic", "ppo", "onnx", "bot", "ismcts", "cmd", "compose"}
+BUILT_IN = {"random", "heuristic", "ppo", "onnx", "bot", "ismcts", "cmd", "compose", "strong"}
 
 
 def test_every_built_in_kind_is_registered_and_listed(capsys):
