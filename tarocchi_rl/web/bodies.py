@@ -164,6 +164,9 @@ class _ReplayResultKeys(TypedDict):
     actions: Annotated[int, Json(description="number of actions")]
     outcome: Outcome
     summary: list[str]
+    sheet: Annotated[dict[str, Any], Json(description="the score in words (web/score_sheet.py): headline, rows "
+                                                       "[{term, text}], tally (each side's tricks and final card "
+                                                       "points, null without a contract)")]
     record: Record
 
 
@@ -198,6 +201,8 @@ class VariantInfo(TypedDict):
     stock_size: int
     declarer_role: str
     bonus_unit: str
+    end_count: Annotated[str, Json(description="what the card points of the tricks leave to the end of the deal "
+                                               "(the discard, the Excuse, ...)")]
     card_point_units: int
     suits: Annotated[str, Json(description="the suit letters, e.g. CDSB")]
     suit_system: Annotated[str, Json(enum=list(SUIT_NAMES), description="the suits' pattern (which symbols)")]

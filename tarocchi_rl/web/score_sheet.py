@@ -39,6 +39,7 @@ JOCHI_WORDS = {  # Mineo's jochi (docs/rules.md, section 2)
     "pigliata": "Pigliata (an honour of the other side captured)", "re": "Tutti i Re (the four Kings)",
     "scommessa": "Scommessa (T20, T1 and the Fuggitivo)",
 }
+FRENCH_BONUS_WORDS = {"petit au bout": "petit au bout", "poignee": "poignée", "chelem": "chelem"}
 FRENCH_TOTAL, MINEO_RIMATURA, TAROK_HALF = 91, 164, 35  # French card points; Mineo thirds; tarok's 35 of 70
 
 
@@ -94,8 +95,9 @@ def _french(out: dict[str, Any], options: dict[str, Any]) -> tuple[str, list[Row
     terms = [f"{'+' if made else '−'}{base} × {mult}"]
     for b in out["bonuses"]:
         pts = b["points"] if b["side"] == 0 else -b["points"]
-        terms.append(f"{'+' if pts >= 0 else '−'} {abs(pts)} {b['name']}")
-        rows.append({"term": b["name"].capitalize(), "text": _french_bonus(b, d, mult)})
+        word = FRENCH_BONUS_WORDS.get(b["name"], b["name"])
+        terms.append(f"{'+' if pts >= 0 else '−'} {abs(pts)} {word}")
+        rows.append({"term": word.capitalize(), "text": _french_bonus(b, d, mult)})
     rows.append({"term": "Score", "text": f"T = {' '.join(terms)} = {num(score)}"})
     rows.append({"term": "Payoffs", "text": f"the taker {n - 1} × T = {signed((n - 1) * score)}, each defender −T = "
                                             f"{signed(-score)}"})

@@ -30,6 +30,7 @@ from tests.support.browser import (
     check_against_replay,
     download,
     expect,
+    open_setup,
     people_strip,
     play_by_clicking,
     result_of,
@@ -320,6 +321,7 @@ def test_two_people_at_one_table_with_bots(browser: Any, server: str, games_db: 
     seat_a, seat_b = [k for k, s in enumerate(seats) if s == "human"]
     bots = {k: "bot" for k, s in enumerate(seats) if s != "human"}
     a = Page(browser, server)
+    open_setup(a, friends=True)  # "Play with friends", folded in the setup panel
     a.testid("variant").select_option(variant)
     for k, who in enumerate(seats):
         a.testid(f"friend-seat-{k}").select_option(who)
@@ -335,6 +337,7 @@ def test_two_people_at_one_table_with_bots(browser: Any, server: str, games_db: 
     assert people_strip(a) == {seat_a: "you", seat_b: "waiting", **bots}
 
     b = Page(browser, server)
+    open_setup(b, friends=True)
     expect(b.testid(f"lobby-join-{code}")).to_be_visible()  # the lobby lists the table that waits for B
     b.page.goto(link)
     b.page.wait_for_selector("body[data-ready=true]", state="attached")
@@ -343,6 +346,7 @@ def test_two_people_at_one_table_with_bots(browser: Any, server: str, games_db: 
         expect(pg.testid("status")).to_have_attribute("data-code", code)
     expect(a.page.locator(f"#people li[data-seat='{seat_b}']")).to_have_attribute("data-state", "present")
     c = Page(browser, server)  # a third person types the code (lower case, with a dash): every seat is taken
+    open_setup(c, friends=True)
     c.testid("join-code").fill(f"{code[:4]}-{code[4:]}".lower())
     c.testid("join").click()
     expect(c.testid("error")).to_have_text(f"table {code} is full: every person's seat is taken "

@@ -1,5 +1,5 @@
 """The card table of the page (``renderTable`` in app.js) on a phone: a Mineo deal played to the end by tapping on
-a 375 px wide touch viewport (never wider than the screen, every legal move visible and tappable, the highlighted
+a 390 px wide touch viewport (never wider than the screen, every legal move visible and tappable, the highlighted
 cards exactly the enabled ones), the last trick on demand (its button and the key L: the previous trick's four
 cards and its winner, as the move list tells them), and the replay of the deal drawn by the same table component.
 
@@ -27,14 +27,16 @@ if MISSING:
 
 pytestmark = pytest.mark.browser
 
-PHONE = {"width": 375, "height": 812}
+PHONE = {"width": 390, "height": 844}
 VARIANT, PLAYERS = "mineo", 4
 
-# every legal move on screen and the topmost element at its centre (a tap reaches it); the hand's cards overlap
+# every legal move on screen and the topmost element at its centre (a tap reaches it): a decision's button at its
+# middle, a card of the hand (which the next card may overlap) at the middle of its corner, the part always shown
 REACHABLE = """() => [...document.querySelectorAll("#game [data-action]:not([disabled])")].map(b => {
   b.scrollIntoView({block: "center", inline: "nearest"});
   const r = b.getBoundingClientRect();
-  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  const c = (b.querySelector(".corner") || b).getBoundingClientRect();
+  const hit = document.elementFromPoint(c.left + c.width / 2, c.top + c.height / 2);
   return r.left >= 0 && r.right <= window.innerWidth && !!hit && hit.closest("button") === b;
 })"""
 # the last complete trick as the move list tells it: the cards of its plays (the last ones up to a won_by) and winner

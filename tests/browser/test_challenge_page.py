@@ -52,6 +52,7 @@ def stored(db: Path) -> tuple[int, int, str]:
 
 def test_one_deal_of_a_challenge_shows_you_and_the_bot_as_stored(web, games_db: Path) -> None:
     expect(web.testid("challenge-score-one-deal")).to_have_text("not played yet")
+    web.testid("tab-challenges").click()  # the challenges' own view
     web.testid("challenge-play-one-deal").click()
     st = None
     for _ in range(300):

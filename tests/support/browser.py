@@ -184,8 +184,18 @@ def wait_turn(pg: Page, seed: int, prev_steps: str | None) -> dict[str, str]:
     return st
 
 
+def open_setup(pg: Page, friends: bool = False) -> None:
+    """Unfold the setup panel (the page folds it while a deal is on) and, with ``friends``, its friends' tables."""
+    panels = [("setup-panel", "setup-toggle")] + ([("friends-panel", "friends-toggle")] if friends else [])
+    for panel, toggle in panels:
+        if not pg.testid(panel).evaluate("e => e.open"):
+            pg.testid(toggle).click()
+        expect(pg.testid(panel)).to_have_attribute("open", "")
+
+
 def set_up(pg: Page, variant: str, seed: int, bot: str = "heuristic") -> None:
     """Fill the setup form by clicking and typing: the variant, the human at seat 0, bots, the seed."""
+    open_setup(pg)
     pg.testid("variant").select_option(variant)
     pg.testid("human-seat").select_option("0")
     for k in range(1, get_variant(variant).n_players):

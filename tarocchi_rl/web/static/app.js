@@ -2,8 +2,10 @@
 // Plain JavaScript, no build step, no external resources. Hooks for automation: data-testid on every control,
 // data-action on every legal move, data-phase / data-to-act / data-your-turn on the status element, the
 // payoffs as data attributes of the result. One card table (renderTable) draws the play view and the replay view.
-// Tables for several people: friends.js. Seeds are kept as strings (JavaScript numbers round above 2**53): the
-// server names a deal's seed only with its result; a seed typed here makes a practice deal.
+// Tables for several people: friends.js; challenges: challenge.js (their own view). Seeds are kept as strings
+// (JavaScript numbers round above 2**53): the server names a deal's seed only with its result; a seed typed here
+// makes a practice deal. A deal against bots is kept for a reload: its code and token (the server's first answer)
+// in the tab's sessionStorage, sent back as `resume`. Hints follow the device: taps on a touch screen, keys else.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -40,8 +42,13 @@ const app = {
   showLast: false,   // the middle of the table shows the last trick (its button, the key L)
   mySeat: null,      // the page's seat at the table
   shared: null,      // a table for several people (friends.js): {code, seat, token, people, started, over, ...}
+  own: null,         // a deal against bots that a reload takes back: {code, token, seed, practice, tries}
+  touch: false,      // hints for a touch screen (taps) rather than keys
   mode: "play",
 };
+const DEAL_KEY = "tarocchi-deal";  // sessionStorage: this tab's deal against bots {code, token, seed, practice}
+const VIEWS = ["play", "challenges", "replay"];
+const DEAL_MESSAGES = new Set(["start", "open", "join", "challenge", "resume"]);  // a message that seats the page
 
 // -- cards -----------------------------------------------------------------------------------------------
 // each suit pattern's symbols and colour classes, by suit letter (a variant's suit_system; the server names the
@@ -94,9 +101,13 @@ function cardsEl(cards, variant, testid, mini = false) {
   return box;
 }
 
-function seatName(seat) {
+// a seat in the move list: "seat 2 (heuristic)", "seat 1 (you)", "seat 2 (a person)"; a move a bot played for a
+// person who was away (by: replacement, bot: its name): "seat 2 (heuristic for a person)"
+function seatName(seat, move) {
   const who = app.mode === "replay" ? null : app.seats[seat];
-  if (who === "human") return `seat ${seat} (${seat === app.mySeat ? "you" : "a person"})`;
+  const person = seat === app.mySeat ? "you" : "a person";
+  if (move && move.by === "replacement") return `seat ${seat} (${move.bot || "a bot"} for ${person})`;
+  if (who === "human") return `seat ${seat} (${person})`;
   return who ? `seat ${seat} (${who})` : `seat ${seat}`;
 }
 
@@ -140,8 +151,9 @@ function connect() {
     app.ws = null;
     if (app.busy) setBusy(false);
     if (sharedClosed()) return;  // a table for several people: the seat is taken back with its token
+    if (ownClosed(ev.code)) return;  // a deal against bots: taken back with its token
     const why = { 4000: "table closed (idle): deal again", 4001: "table closed (open too long): deal again",
-      1013: "the server is full: try again later" }[ev.code];
+      1013: "the server is full: try again later", 4002: "this deal goes on in another tab (or page)" }[ev.code];
     setConnection("closed", why || "not connected");
   });
   ws.addEventListener("error", () => showError("the connection to the server failed"));
@@ -151,6 +163,10 @@ function connect() {
 const MAX_RETRIES = 3;  // a move refused as busy (the deal unchanged) is sent again after Retry-After, this often
 
 function send(msg, retry = 0) {
+  if (DEAL_MESSAGES.has(msg.type) && retry === 0) {  // the table comes first: the setup folds away
+    setMode("play");
+    $("setup-panel").open = false;
+  }
   const text = JSON.stringify(msg);
   app.lastSent = { msg, retry };
   const ws = connect();
@@ -186,8 +202,9 @@ function onMessage(msg) {
     return;
   }
   if (msg.type === "error") {
+    if (app.own && app.own.resuming) return resumeFailed(msg.error);
     showError(msg.error);
-    if (msg.fatal) { app.table = null; $("status").dataset.over = "true"; }
+    if (msg.fatal) { app.table = null; $("status").dataset.over = "true"; forgetDeal(); }
     if (app.table) renderDecisions(app.table);
     return;
   }
@@ -198,10 +215,87 @@ function onMessage(msg) {
   showError("");
   if (msg.seed !== undefined) app.seed = String(msg.seed);
   if (msg.practice !== undefined) app.practice = !!msg.practice;
+  if (msg.resume) keepDeal(msg.resume);
+  if (msg.resumed) resumed(msg);
+  if (msg.type === "over") forgetDeal();
   addMoves(msg.moves || [], msg.table.variant);
   renderGame(msg.table);
   if (msg.type === "over") renderResult($("result"), msg, msg.table.variant, true);
   if (msg.challenge && typeof challengeMessage === "function") challengeMessage(msg);  // challenge.js
+}
+
+// -- a deal against bots taken back after a reload or a dropped connection (the server keeps it --seat-grace s) ----
+const RESUME_TRIES = 4;  // a dropped connection asks for its deal back this often (1 s, then twice as long each time)
+
+function keepDeal(resume) {
+  app.own = { code: resume.code, token: resume.token, seed: app.seed, practice: app.practice, tries: 0 };
+  try {
+    sessionStorage.setItem(DEAL_KEY, JSON.stringify({ code: resume.code, token: resume.token, seed: app.seed,
+      practice: app.practice }));
+  } catch (e) { /* storage off: a reload starts afresh */ }
+}
+
+function forgetDeal() {
+  app.own = null;
+  try { sessionStorage.removeItem(DEAL_KEY); } catch (e) { /* storage off */ }
+}
+
+function savedDeal() {
+  try {
+    const got = JSON.parse(sessionStorage.getItem(DEAL_KEY) || "null");
+    return got && typeof got.code === "string" && typeof got.token === "string" ? got : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+// the page reloaded: the tab's deal asked back
+function resumeDeal(saved) {
+  app.own = { ...saved, tries: 0, resuming: true };
+  app.seed = typeof saved.seed === "string" ? saved.seed : null;
+  app.practice = !!saved.practice;
+  app.table = null;
+  app.record = null;
+  $("moves").textContent = "";
+  $("result").hidden = true;
+  $("game").hidden = false;
+  $("status").textContent = "taking your deal back…";
+  send({ type: "resume", code: saved.code, token: saved.token });
+}
+
+function resumed(msg) {
+  const t = msg.table;
+  app.own = { ...(app.own || {}), resuming: false, tries: 0 };
+  app.seats = t.seats.map((s) => s.player);
+  app.mySeat = t.seat;
+  app.showLast = false;
+  $("result").hidden = true;
+  $("result").textContent = "";
+  setConnection("open", "connected");
+}
+
+function resumeFailed(error) {
+  forgetDeal();
+  app.table = null;
+  $("game").hidden = true;
+  $("setup-panel").open = true;
+  showError(`your last deal could not be taken back (${error}): deal again`);
+}
+
+// the connection of a deal against bots closed: ask for the deal back unless it is over or closed for good
+function ownClosed(code) {
+  const own = app.own;
+  if (!own || app.shared || !app.table || app.table.over || [4000, 4001, 4002, 1013].includes(code) ||
+      own.tries >= RESUME_TRIES) return false;
+  const delay = 1000 * 2 ** own.tries;
+  own.tries += 1;
+  setConnection("connecting", `connection lost: taking your deal back in ${Math.round(delay / 1000)} s…`);
+  setTimeout(() => {
+    if (app.own !== own || app.ws) return;
+    own.resuming = true;
+    send({ type: "resume", code: own.code, token: own.token });
+  }, delay);
+  return true;
 }
 
 // -- setup ----------------------------------------------------------------------------------------------------
@@ -255,8 +349,32 @@ function buildSeatBots(defaults) {
     const id = `seat-bot-${k}`;
     const sel = el("select", { id, "data-testid": id, "data-seat": k });
     const want = (Array.isArray(defaults) && defaults[k] !== "human" && defaults[k]) || previous[k] || app.defaultBot;
-    for (const b of app.bots) sel.append(el("option", { value: b.name, text: b.name, selected: b.name === want ? true : null }));
+    for (const b of botsFor(v.name)) {
+      sel.append(el("option", { value: b.name, text: botText(b), selected: b.name === want ? true : null }));
+    }
     box.append(el("span", { class: "seat-bot" }, el("label", { for: id, text: `seat ${k}` }), sel));
+  }
+}
+
+// the server's bots that play a variant (the built-in ones play every variant, a trained bot its own)
+function botsFor(variant) {
+  return app.bots.filter((b) => !b.variants || b.variants.includes(variant));
+}
+
+function botText(b) {
+  return /^bot:/.test(b.name) ? `${b.name} (trained)` : b.name;
+}
+
+// ?variant=NAME in the address picks the variant of the form; a name the server does not play says so
+function variantFromAddress() {
+  const want = new URLSearchParams(location.search).get("variant");
+  if (want === null) return;
+  if (Object.prototype.hasOwnProperty.call(app.variants, want)) {
+    $("variant").value = want;
+    buildVariantForm();
+  } else {
+    showError(`unknown variant "${want.slice(0, 40)}" in the address (?variant=): this server plays ` +
+      `${Object.keys(app.variants).join(", ")}`);
   }
 }
 
@@ -302,6 +420,7 @@ function startDeal(ev) {
 // -- the table ----------------------------------------------------------------------------------------------------
 function phaseText(t) {
   if (t.over) return "the deal is over";
+  if (t.forced) return `${t.phase}: your only legal move, ${actionText(t.forced)}, is played for you`;
   const who = t.to_act === t.seat ? "your turn" : `${seatName(t.to_act)} to act`;
   return `${t.phase}: ${who}`;
 }
@@ -311,12 +430,12 @@ function renderGame(t) {
   const st = $("status");
   Object.assign(st.dataset, { phase: t.phase, toAct: t.to_act, yourTurn: t.your_turn, over: t.over,
     steps: t.steps, variant: t.variant, seat: t.seat, seed: app.seed ?? "", practice: app.practice,
-    legal: t.legal.length });
+    legal: t.legal.length, forced: t.forced || "" });
   const seed = app.seed === null ? "" : `, seed ${app.seed}`;
   st.dataset.code = app.shared ? app.shared.code : "";
   const where = app.shared ? `table ${app.shared.code}, ` : "";
   st.textContent = `${where}${t.variant}${seed}${app.practice ? " (practice)" : ""} — ${phaseText(t)}`;
-  renderTable($("board"), t, { bottom: t.seat });
+  renderTable($("board"), t, { bottom: t.seat, notes: $("table-notes") });
   renderHand(t);
   renderDecisions(t);
 }
@@ -468,11 +587,18 @@ function tableNotes(t, opts) {
   for (const a of t.auction) auction.append(el("li", { "data-seat": a.seat, "data-bid": a.action,
     text: `${a.phase === "early" ? "early round, " : ""}${seatLabel(t, a.seat, live)}: ${bidText(a.action)}` }));
   if (t.auction.length) notes.append(el("details", { class: "note" }, el("summary", { text: "the whole auction" }), auction));
+  const end = (app.variants[v] || {}).end_count;
+  if (end && t.phase === "play") {  // the seats' points are their tricks' so far: the rest is counted at the end
+    notes.append(el("details", { class: "note tally-note", "data-testid": `${prefix}tally-note` },
+      el("summary", { text: "pts: the card points of the tricks won so far" }),
+      el("span", { text: `counted at the end: ${end}` })));
+  }
   return notes;
 }
 
 // the table of snapshot t in root: opts {prefix (of the test ids), bottom (the seat at the bottom), live (the play
-// view: names and face-down cards; else a replay), hands (a replay: every hand, drawn face up)}
+// view: names and face-down cards; else a replay), hands (a replay: every hand, drawn face up), notes (where the
+// notes go: the play view puts them under the hand, so that on a phone the table and the hand share the screen)}
 function renderTable(root, t, opts) {
   const o = { prefix: "", live: true, hands: null, ...opts };
   root.textContent = "";
@@ -482,9 +608,11 @@ function renderTable(root, t, opts) {
   felt.append(...tableCentre(t, o));
   felt.append(el("button", { type: "button", class: "last-trick-button", "data-testid": `${o.prefix}last-trick-button`,
     "aria-pressed": String(!!(app.showLast && t.last_trick)), disabled: t.last_trick ? null : true,
-    title: "show the last trick (key L)", onclick: toggleLastTrick,
-    text: app.showLast && t.last_trick ? "Back to the trick (L)" : "Last trick (L)" }));
-  root.append(auctionStrip(t, o), felt, tableNotes(t, o));
+    title: app.touch ? "show the last trick" : "show the last trick (key L)", onclick: toggleLastTrick,
+    text: lastTrickText(!!(app.showLast && t.last_trick)) }));
+  const notes = tableNotes(t, o);
+  if (o.notes) o.notes.replaceChildren(notes);
+  root.append(auctionStrip(t, o), felt, ...(o.notes ? [] : [notes]));
 }
 
 // the last trick on demand: shown in the middle of the table until pressed again (or until the next move)
@@ -492,7 +620,7 @@ function toggleLastTrick() {
   const t = app.mode === "replay" ? app.replay && app.replay.steps[app.replay.index].table : app.table;
   app.showLast = !app.showLast && !!(t && t.last_trick);  // before the first trick is over: nothing to show
   if (app.mode === "replay") showStep(app.replay ? app.replay.index : 0);
-  else if (app.table) renderTable($("board"), app.table, { bottom: app.table.seat });
+  else if (app.table) renderTable($("board"), app.table, { bottom: app.table.seat, notes: $("table-notes") });
 }
 
 function fmt(x) {
@@ -507,6 +635,45 @@ function renderHand(t) {
     hand.append(cardEl(c, t.variant, { button: true, attrs: { "data-testid": `card-${c}`, disabled: true,
       "aria-label": `${cardInfo(c, t.variant).label}` } }));
   }
+  layoutHand(hand);
+}
+
+// A hand's cards in rows, each card overlapping the one before it at most up to that card's corner (rank and suit),
+// so that every card's index shows at every width: as many cards a row as fit so, the rows as even as can be (a
+// 390 px phone: an 18-card hand in two rows of 9). A card raised (legal, picked) keeps its place in the stacking
+// order: it never covers its neighbour's corner. Laid out again when the window's width changes.
+const CORNER_MARGIN = 6;  // px of a card's face shown beyond its corner's right edge (a raised card's outline)
+
+function layoutHand(box) {
+  const cards = [...box.querySelectorAll(".card")];
+  for (const row of [...box.querySelectorAll(".hand-row")]) row.replaceWith(...row.childNodes);
+  delete box.dataset.rows;
+  const holder = cards.length ? cards[0].parentElement : null;
+  if (!cards.length || !box.clientWidth) return;  // hidden: laid out when shown
+  const style = getComputedStyle(box);
+  const width = box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const cw = cards[0].offsetWidth;
+  const corner = Math.max(...cards.map((c) => {
+    const k = c.querySelector(".corner");
+    return k ? k.offsetLeft + k.offsetWidth : cw / 2;
+  })) + CORNER_MARGIN;
+  const gap = 4;
+  const fit = Math.max(1, Math.floor((width - cw) / Math.min(corner, cw + gap)) + 1);
+  const rows = Math.ceil(cards.length / fit);
+  const per = Math.ceil(cards.length / rows);
+  const step = per > 1 ? Math.min(cw + gap, (width - cw) / (per - 1)) : cw + gap;
+  box.style.setProperty("--hand-step", `${Math.floor(step - cw)}px`);
+  box.dataset.rows = rows;
+  box.dataset.perRow = per;
+  for (let k = 0; k < cards.length; k += per) {
+    const row = el("div", { class: "hand-row" });
+    row.append(...cards.slice(k, k + per));
+    holder.append(row);
+  }
+}
+
+function layoutHands() {
+  for (const box of [$("hand"), $("replay-hands")]) layoutHand(box);
 }
 
 function renderDecisions(t) {
@@ -549,10 +716,13 @@ function renderDecisions(t) {
     b.onclick = () => play(a.action);
   });
   if (t.your_turn && !app.busy) {
+    const cards = t.phase === "discard" || t.phase === "play";
     const what = t.phase === "discard" ? `discard ${t.discards_left} more card(s): pick them from your hand` :
       t.phase === "play" ? "play a card" : "your decision";
-    actions.prepend(el("p", { class: "hint", text: `${what} (keys 1-9, arrows, Enter)` }));
-    select(Math.min(Math.max(app.selected, 0), legal.length - 1));
+    actions.prepend(el("p", { class: "hint", "data-testid": "hint", "data-input": app.touch ? "touch" : "keys",
+      "data-what": what, "data-cards": String(cards), text: hintText(what, cards) }));
+    if (app.touch) app.selected = -1;  // a tap plays: nothing picked in advance
+    else select(Math.min(Math.max(app.selected, 0), legal.length - 1));
   } else {
     app.selected = -1;
   }
@@ -585,7 +755,7 @@ function addMoves(moves, variant) {
     for (const li of [...list.children]) if (Number(li.dataset.index) >= moves[0].index) li.remove();
   }
   for (const m of moves) {
-    const parts = [`${seatName(m.seat)}: ${actionLabel(m.action, variant)}`];
+    const parts = [`${seatName(m.seat, m)}: ${actionLabel(m.action, variant)}`];
     if (m.by === "forced") parts.push("(only legal move)");
     if (m.won_by !== undefined) parts.push(`— ${seatName(m.won_by)} wins the trick`);
     if (m.stock) parts.push(m.card ? `— ${m.stock.join(" ")} from the stock to the trick's winner` :
@@ -594,12 +764,15 @@ function addMoves(moves, variant) {
     for (const s of m.shown || []) parts.push(`— seat ${s.seat} shows ${s.cards.join(" ")}`);
     if (m.received) parts.push(`— you receive ${m.received.join(" ")}`);
     list.append(el("li", { "data-index": m.index, "data-seat": m.seat, "data-move": m.action, "data-by": m.by,
-      "data-won-by": m.won_by, text: parts.join(" ") }));
+      "data-bot": m.bot, "data-won-by": m.won_by, text: parts.join(" ") }));
   }
-  if (moves.length) list.lastElementChild.scrollIntoView({ block: "nearest" });
+  if (moves.length) list.scrollTop = list.scrollHeight;  // the list's own scroll: the page stays where it is
 }
 
 // -- the result -----------------------------------------------------------------------------------------------------
+// The score sheet in words (the server's sheet: each row a step of the score, from the outcome's details; the page
+// knows no family), who got what, the card points of the tricks beside the final ones and why they differ, then
+// the numbers (payoffs by seat; the bonuses as data).
 function renderResult(box, msg, variant, live) {
   const out = msg.outcome;
   box.hidden = false;
@@ -611,29 +784,31 @@ function renderResult(box, msg, variant, live) {
   box.dataset.annulled = String(!!msg.annulled);
   box.dataset.practice = String(!!msg.practice);
   const unit = app.variants[variant] ? app.variants[variant].bonus_unit : "";
+  const prefix = live ? "" : "replay-";
   box.append(el("h2", { text: `${msg.annulled ? "Deal annulled" : "Score"}${msg.practice ? " (practice deal)" : ""}` }));
-  const table = el("table", { class: "payoffs", "data-testid": live ? "payoffs" : "replay-payoffs" },
+  if (msg.sheet) box.append(...sheetEls(msg.sheet, prefix));
+  const table = el("table", { class: "payoffs", "data-testid": `${prefix}payoffs` },
     el("thead", {}, el("tr", {}, el("th", { text: "seat" }), live ? el("th", { text: "player" }) : null,
       el("th", { text: "payoff" }))));
   const body = el("tbody");
   out.payoffs.forEach((p, s) => body.append(el("tr", { "data-seat": s, "data-payoff": p },
     el("td", { text: `seat ${s}` }), live ? el("td", { text: playerName(s) }) : null,
-    el("td", { text: String(p) }))));
+    el("td", { text: p > 0 ? `+${p}` : p < 0 ? `−${-p}` : "0" }))));
   table.append(body);
   box.append(table);
+  const data = el("details", { class: "score-data" }, el("summary", { text: "The outcome as data" }));
   if (out.sides && out.sides.length) {
-    const sides = el("ul", { "data-testid": live ? "sides-points" : "replay-sides-points" });
+    const sides = el("ul", { "data-testid": `${prefix}sides-points` });
     out.sides.forEach((s, k) => sides.append(el("li", { "data-side": k, "data-points": out.card_points[k],
       text: `side ${k} (${s.map((q) => `seat ${q}`).join(" + ")}): ${fmt(out.card_points[k])} card points` })));
-    box.append(sides);
+    data.append(sides);
   }
-  const bonuses = el("ul", { "data-testid": live ? "bonuses" : "replay-bonuses" });
+  const bonuses = el("ul", { "data-testid": `${prefix}bonuses` });
   for (const b of out.bonuses || []) bonuses.append(el("li", { "data-bonus": b.name, "data-side": b.side, "data-points": b.points,
     text: `${b.name}: ${b.points} ${unit} to side ${b.side}` }));
   if (!(out.bonuses || []).length) bonuses.append(el("li", { text: "no bonus" }));
-  box.append(el("h3", { text: unit ? `Bonuses, in ${unit}` : "Bonuses" }), bonuses);  // unit: "score points (T)"
-  const summary = el("pre", { "data-testid": live ? "summary" : "replay-summary", text: (msg.summary || []).join("\n") });
-  box.append(summary);
+  data.append(el("h3", { text: unit ? `Bonuses, in ${unit}` : "Bonuses" }), bonuses);  // unit: "score points (T)"
+  box.append(data);
   if (live) {
     app.record = msg.record;
     box.append(el("div", { class: "buttons" },
@@ -645,8 +820,27 @@ function renderResult(box, msg, variant, live) {
         el("button", { type: "button", "data-testid": "new-deal", id: "new-deal", onclick: () => openTable(),
           text: "Open another table" }) :
         el("button", { type: "button", "data-testid": "new-deal", id: "new-deal", onclick: () => startDeal(), text: "New deal" })));
-    $("download-record").focus();
+    $("download-record").focus({ preventScroll: app.touch });
   }
+}
+
+// the sheet: a headline, the rows (term: text), and the tally of the tricks against the final card points
+function sheetEls(sheet, prefix) {
+  const head = el("p", { class: "sheet-headline", "data-testid": `${prefix}sheet-headline`, text: sheet.headline });
+  const rows = el("dl", { class: "sheet", "data-testid": `${prefix}sheet` });
+  for (const r of sheet.rows) rows.append(el("dt", { "data-term": r.term, text: r.term }), el("dd", { text: r.text }));
+  const out = [head, rows];
+  if (sheet.tally) {
+    const tally = el("div", { class: "tally", "data-testid": `${prefix}tally` }, el("p", { text: sheet.tally.text }));
+    const list = el("ul");
+    for (const side of sheet.tally.sides) {
+      list.append(el("li", { "data-seats": side.seats.join(","), "data-tricks": side.tricks, "data-end": side.end,
+        "data-final": side.final, text: side.text }));
+    }
+    tally.append(list);
+    out.push(tally);
+  }
+  return out;
 }
 
 function playerName(s) {
@@ -733,6 +927,7 @@ function showStep(k) {
   hands.textContent = "";
   hands.dataset.seat = bottom;
   hands.append(cardsEl(t.hands[bottom], t.variant, `replay-hand-${bottom}`));
+  layoutHand(hands);
   $("replay-first").disabled = $("replay-prev").disabled = k === 0;
   $("replay-next").disabled = $("replay-last").disabled = k === last;
   const res = $("replay-result");
@@ -743,16 +938,41 @@ function showStep(k) {
 // -- modes and keys ---------------------------------------------------------------------------------------------
 function setMode(mode) {
   app.mode = mode;
-  $("play-view").hidden = mode !== "play";
-  $("replay-view").hidden = mode !== "replay";
-  $("tab-play").setAttribute("aria-pressed", String(mode === "play"));
-  $("tab-replay").setAttribute("aria-pressed", String(mode === "replay"));
+  for (const v of VIEWS) {
+    $(`${v}-view`).hidden = v !== mode;
+    $(`tab-${v}`).setAttribute("aria-pressed", String(v === mode));
+  }
   document.body.dataset.mode = mode;
+  layoutHands();  // a view shown: its hand laid out at its width
+}
+
+// taps or keys: what the hints say (a coarse pointer at first, then the last input the person used)
+function setTouch(touch) {
+  if (touch === app.touch && document.body.dataset.input) return;
+  app.touch = touch;
+  document.body.dataset.input = touch ? "touch" : "keys";
+  for (const h of document.querySelectorAll("p.hint[data-what]")) {  // in place: a tap's button is not replaced
+    h.textContent = hintText(h.dataset.what, h.dataset.cards === "true");
+    h.dataset.input = document.body.dataset.input;
+  }
+  for (const b of document.querySelectorAll(".last-trick-button")) {
+    b.textContent = lastTrickText(b.getAttribute("aria-pressed") === "true");
+    b.title = touch ? "show the last trick" : "show the last trick (key L)";
+  }
+}
+
+function hintText(what, cards) {
+  return `${what}${app.touch ? (cards ? ": tap a raised card" : ": tap a button") : " (keys 1-9, arrows, Enter)"}`;
+}
+
+function lastTrickText(showing) {
+  return `${showing ? "Back to the trick" : "Last trick"}${app.touch ? "" : " (L)"}`;
 }
 
 function onKey(ev) {
   const tag = (ev.target && ev.target.tagName) || "";
   if (["INPUT", "SELECT", "TEXTAREA"].includes(tag) || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+  if (app.touch && !["Tab", "Shift"].includes(ev.key)) setTouch(false);
   if (ev.key === "l" || ev.key === "L") {
     toggleLastTrick();
     ev.preventDefault();
@@ -777,8 +997,14 @@ function onKey(ev) {
 }
 
 async function init() {
-  $("tab-play").addEventListener("click", () => setMode("play"));
-  $("tab-replay").addEventListener("click", () => setMode("replay"));
+  for (const v of VIEWS) $(`tab-${v}`).addEventListener("click", () => setMode(v));
+  setTouch(matchMedia("(pointer: coarse)").matches);
+  document.addEventListener("pointerdown", (ev) => setTouch(ev.pointerType === "touch" || ev.pointerType === "pen"));
+  let width = window.innerWidth;
+  window.addEventListener("resize", () => {
+    if (window.innerWidth !== width) layoutHands();  // (a phone's bar sliding away changes the height only)
+    width = window.innerWidth;
+  });
   $("setup").addEventListener("submit", startDeal);
   $("replay-load").addEventListener("click", async () => {
     const f = $("replay-file").files[0];
@@ -804,7 +1030,10 @@ async function init() {
     app.defaultBot = bots.default;
     app.defaultSeats = bots.seats;
     buildVariantSelect();
+    variantFromAddress();
     initFriends();
+    const saved = new URLSearchParams(location.search).has("table") ? null : savedDeal();
+    if (saved) resumeDeal(saved);  // the page reloaded during a deal against bots: it goes on
     document.body.dataset.ready = "true";
   } catch (e) {
     showError(`the server could not be reached: ${e.message}`);

@@ -1,8 +1,9 @@
 // Tables for several people on the page of `tarocchi-rl serve` (loaded after app.js, whose helpers it uses): open a
 // table choosing which seats are people and which bots (`open` over /ws), its code and the link `?table=CODE`, join
 // by the link, a typed code or the lobby (`join`, GET /v1/tables), the people strip (who is here, who is awaited,
-// whose seat a bot plays). Each seat's token is kept in localStorage under its code, so a reload or a dropped
-// connection takes the seat back (`join` with `code` and `token`).
+// whose seat a bot plays, and how long an away person's seat still waits for them). Each seat's token is kept in
+// localStorage under its code, so a reload or a dropped connection takes the seat back (`join` with `code` and
+// `token`).
 "use strict";
 
 const TOKEN_KEY = "tarocchi-seat:";  // + the code -> {"seat": k, "token": "..."}
@@ -42,7 +43,9 @@ function buildFriendSeats() {
     const sel = el("select", { id, "data-testid": id, "data-seat": k });
     const want = previous[k] || (k % 2 === 0 ? "human" : app.defaultBot);  // people facing each other, bots between
     sel.append(el("option", { value: "human", text: "a person", selected: want === "human" ? true : null }));
-    for (const b of app.bots) sel.append(el("option", { value: b.name, text: `bot ${b.name}`, selected: b.name === want ? true : null }));
+    for (const b of botsFor(v.name)) {
+      sel.append(el("option", { value: b.name, text: `bot ${botText(b)}`, selected: b.name === want ? true : null }));
+    }
     box.append(el("span", { class: "seat-bot" }, el("label", { for: id, text: `seat ${k}` }), sel));
   }
 }
@@ -84,6 +87,7 @@ function joinTable(code, token) {
 // the page switches to a shared table: a deal of one's own (or another table) ends with the old connection
 function enterShared(code, seats) {
   if (app.ws && (app.table || app.shared)) closeSocket();
+  forgetDeal();  // a deal of one's own ends with its connection
   app.shared = { code, seat: null, token: null, players: seats, people: [], started: false, over: false,
     closed: false, tries: 0 };
   app.seed = null;
@@ -234,11 +238,34 @@ function showPeople(people, waitingFor) {
     else if (p.replaced_by) [state, text] = ["replaced", `away: bot ${p.replaced_by} plays for them`];
     else if (p.present) [state, text] = ["present", "a person, here"];
     else [state, text] = ["away", "a person, away: the seat waits for them"];
-    list.append(el("li", { class: `person ${state}`, "data-seat": k, "data-state": state,
-      "data-replaced-by": p && p.replaced_by ? p.replaced_by : null },
-      el("strong", { text: `seat ${k}` }), ` ${text}`));
+    const li = el("li", { class: `person ${state}`, "data-seat": k, "data-state": state,
+      "data-replaced-by": p && p.replaced_by ? p.replaced_by : null }, el("strong", { text: `seat ${k}` }), ` ${text}`);
+    if (state === "away" && typeof p.away_left === "number") {  // the grace left, counted down on the page
+      li.append(el("span", { class: "countdown", "data-testid": `away-countdown-${k}`,
+        "data-deadline": Date.now() + 1000 * p.away_left }));
+    }
+    list.append(li);
   }
   list.dataset.waitingFor = waitingFor;
+  tickCountdowns();
+}
+
+// every away seat's countdown: "a bot plays for them in 42 s", once a second
+let countdownTimer = null;
+
+function tickCountdowns() {
+  const spans = [...document.querySelectorAll("#people .countdown[data-deadline]")];
+  for (const sp of spans) {
+    const left = Math.max(0, Math.ceil((Number(sp.dataset.deadline) - Date.now()) / 1000));
+    sp.dataset.left = left;
+    sp.textContent = left > 0 ? `, a bot plays for them in ${left} s` : ", a bot takes the seat now";
+  }
+  if (spans.length && countdownTimer === null) {
+    countdownTimer = setInterval(tickCountdowns, 1000);
+  } else if (!spans.length && countdownTimer !== null) {
+    clearInterval(countdownTimer);
+    countdownTimer = null;
+  }
 }
 
 // -- the lobby ---------------------------------------------------------------------------------------------------
