@@ -112,12 +112,14 @@ async def wait_ready(port: int, proc: subprocess.Popen, timeout: float = 120) ->
     raise SystemExit("error: the server did not come up")
 
 
-async def extra_bot_name(port: int) -> str:
-    """The name the server shows for the --agents bot (the last of GET /v1/bots): clients name it, not its spec."""
+async def extra_bot_name(port: int, agent: str) -> str:
+    """The name the server shows for the --agents bot (the last of GET /v1/bots; a shipped bot, bot:VARIANT, is
+    built in under its spec): clients name it, not its spec."""
     status, body = await Http(port).get("/v1/bots")
     if status != 200:
         raise SystemExit(f"error: GET /v1/bots answered {status}")
-    return str(json.loads(body)["bots"][-1]["name"])
+    names = [str(b["name"]) for b in json.loads(body)["bots"]]
+    return agent if agent in names else names[-1]
 
 
 # -- 1. tables ---------------------------------------------------------------------------------------------------
@@ -268,7 +270,7 @@ def main() -> int:
             if a.skip != "tables":
                 out["tables"] = asyncio.run(tables(port, a.tables, variants, a.think))
             if a.skip != "api":
-                name = asyncio.run(extra_bot_name(port))
+                name = asyncio.run(extra_bot_name(port, agent))
                 out["api"] = asyncio.run(api(port, name, a.act_clients, a.act_seconds, deals))
         finally:
             proc.terminate()
