@@ -558,11 +558,17 @@ class Table:
             snap["discard"] = self._cards(st.cards[0, DISCARDED]) if done else snap["discard"]
         else:
             snap["hand"] = self._cards(st.cards[0, HAND + seat])
-        if seat is not None and seat == self.held_forced():  # its own seat knows: the page shows it, not to click
+        self._decisions(snap, seat)
+        return snap
+
+    def _decisions(self, snap: dict[str, Any], seat: int | None) -> None:
+        """A snapshot's ``legal`` moves (on the seat's turn), or ``forced``: the seat's forced move that the table
+        holds (its own seat knows it; the page shows it, not to click)."""
+        v = self.views
+        if seat is not None and seat == self.held_forced():
             snap["your_turn"] = False
             snap["forced"] = v.action_to_string(v.legal_actions()[0])
         snap["legal"] = [self._legal_entry(a) for a in v.legal_actions()] if snap["your_turn"] else []
-        return snap
 
     def _legal_entry(self, a: int) -> dict[str, Any]:
         """A legal move of the seat to act: its id and string, and for a move that takes cards of the stock lying
