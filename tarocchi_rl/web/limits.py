@@ -1,16 +1,34 @@
-"""Limits that hold against one greedy client of ``tarocchi-rl serve`` (README: "Limits of a public server").
+"""Limits that hold against greedy clients of ``tarocchi-rl serve``, one or many (README: "Limits of a public
+server"; docs/security.md).
 
 A client is known by its address. Behind a reverse proxy on the same machine, uvicorn takes it from the proxy's
 ``X-Forwarded-For`` (it trusts 127.0.0.1 and ::1, ``FORWARDED_ALLOW_IPS``); behind a proxy elsewhere that is not
 trusted, every client has the proxy's address: trust it, or raise the per-client limits. Each bound is a
-:class:`~tarocchi_rl.web.app.ServerConfig` field whose default is the constant below:
+:class:`~tarocchi_rl.web.app.ServerConfig` field whose default is the constant below (or a constant only):
 
 | bound                           | default                       | beyond it                                    |
 |---------------------------------|-------------------------------|----------------------------------------------|
-| connections (HTTP and /ws)      | :data:`MAX_CONNECTIONS`       | uvicorn answers 503 (``limit_concurrency``)  |
+| connections (HTTP and /ws)      | :data:`MAX_CONNECTIONS`       | uvicorn answers 503 (``limit_concurrency``): |
+|                                 |                               | waiting connections (below) do not count     |
+| connections open per client     | :data:`CONNECTIONS_PER_CLIENT`| a fixed 429 and a close, before any HTTP     |
 | /ws and HTTP requests per client| :data:`CONNECTIONS_PER_CLIENT`| HTTP 429, /ws: an error frame, close 1013    |
+| seconds to send a request head  | :data:`HEAD_SECONDS`          | closed, nothing answered (uvicorn has no such|
+| (from the connection's opening, |                               | bound: a head that never ends held a         |
+| or a later request's first byte)|                               | connection for ever)                         |
+| connections waiting for a head  | :data:`MAX_WAITING`           | the oldest waiting one of the client holding |
+| (or idle between requests)      |                               | the most is closed                           |
+| ... per client                  | :data:`WAITING_PER_CLIENT`    | the client's oldest waiting one is closed    |
+| a client's share of the loop    | :data:`LOOP_SHARE`, or an     | its next request, or its WebSocket's input,  |
+| (its requests, WebSocket input  | equal part of                 | waits unread until it has some again         |
+| and messages, measured)         | :data:`LOOP_TOTAL_SHARE`      | (:class:`LoopShares`)                        |
+| a WebSocket's input parsed at   | :data:`INPUT_SLICE` bytes;    | the rest waits for the pump                  |
+| once; the pump                  | :data:`PUMP_STEP_SECONDS` a   | (:class:`_Pump`), its socket unread          |
+|                                 | pass, :data:`PUMP_SHARE`      |                                              |
+| a WebSocket's input waiting     | :data:`MAX_PENDING` bytes     | closed                                       |
 | tables (deals held)             | ``max_tables``                | ``start`` refused (error frame)              |
 | tables per client               | :data:`TABLES_PER_CLIENT`     | ``start`` refused (error frame)              |
+| lobby tables per client         | 2 (:mod:`~.shared`)           | ``open`` with ``lobby`` refused; a table     |
+|                                 |                               | whose people left is unlisted at once        |
 | a /ws connection's life         | :data:`TABLE_LIFETIME`        | closed (code :data:`LIFETIME_CLOSE`)         |
 | idle (no move; pings don't count)| ``idle_timeout``             | closed (code 4000)                           |
 | /ws messages per second         | :data:`MESSAGES_PER_SECOND`   | the next message is read later               |
@@ -18,8 +36,14 @@ trusted, every client has the proxy's address: trust it, or raise the per-client
 | wrong table codes / seat tokens | 10 at once, 6 a minute        | ``join`` refused (:mod:`~.shared`)           |
 | a shared table's person away    | ``seat_grace`` (60 s)         | a bot plays the seat until they come back    |
 | idle keep-alive connection      | :data:`KEEP_ALIVE_SECONDS`    | closed by uvicorn                            |
-| work queued, per kind           | :data:`QUEUES`                | HTTP 503 + Retry-After; /ws: a busy error    |
+| work queued, per kind           | :data:`QUEUES`                | HTTP 503 + Retry-After; /ws: a busy error;   |
+|                                 |                               | but a client holding two jobs fewer than     |
+|                                 |                               | another takes that one's newest waiting job's|
+|                                 |                               | place (that request: 503)                    |
 | work queued per client and kind | :data:`QUEUES`                | HTTP 429 + Retry-After; /ws: a busy error    |
+| a stop (SIGTERM)                | :data:`SHUTDOWN_GRACE_SECONDS`| requests in progress cancelled; external     |
+|                                 | then :data:`SHUTDOWN_SECONDS` | programs killed, queued work cancelled, the  |
+|                                 |                               | store's writes cut off: gone within ~8 s     |
 
 Work that takes more than a millisecond runs off the event loop, in one :class:`WorkQueue` per kind
 (:data:`QUEUES`): ``act`` (``POST /v1/act`` with a fast bot: the seat's position rebuilt from the request's
@@ -176,6 +200,7 @@ class _Job:
     client: str
     done: "asyncio.Future[Any]"
     started: bool = False
+    forgotten: bool = False  # left the queue without running
     executor: concurrent.futures.Executor | None = None  # the one it was handed to
 
 
@@ -239,14 +264,31 @@ class WorkQueue:
 
     def check(self, client: str) -> None:
         """Raise :class:`Busy` unless a job of ``client`` would be taken now."""
-        if self.jobs >= self.limit.max_jobs:
+        if self.jobs >= self.limit.max_jobs and self._displaced(client) is None:
             raise Busy(self.kind, per_client=False)
         if self.per_client[client] >= self.limit.per_client:
             raise Busy(self.kind, per_client=True)
 
+    def _displaced(self, client: str) -> "_Job | None":
+        """When the queue is full: the job a job of ``client`` would take the place of, the newest waiting job of
+        the client holding the most jobs, if that is at least two more than ``client`` holds (so that many clients
+        filling the queue together cannot keep one more out: the one with the most yields its last place)."""
+        if not self.waiting:
+            return None
+        holder = max(self.waiting, key=self.per_client.__getitem__)
+        if self.per_client[holder] < self.per_client[client] + 2:
+            return None
+        return self.waiting[holder][-1]
+
     async def run(self, client: str, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` in this queue's threads, its result or its exception; :class:`Busy` when full."""
+        """``fn(*args)`` in this queue's threads, its result or its exception; :class:`Busy` when full (or when
+        its place is taken by a client holding fewer jobs)."""
         self.check(client)
+        if self.jobs >= self.limit.max_jobs:
+            displaced = self._displaced(client)
+            assert displaced is not None  # (check)
+            self._forget(displaced)
+            displaced.done.set_exception(Busy(self.kind, per_client=False))
         job = _Job(fn, args, client, asyncio.get_running_loop().create_future())
         self.per_client[client] += 1
         self.waiting.setdefault(client, collections.deque()).append(job)
@@ -259,6 +301,10 @@ class WorkQueue:
                 self._forget(job)
 
     def _forget(self, job: _Job) -> None:
+        """A job that will not run (cancelled, or its place taken) leaves the queue (once)."""
+        if job.forgotten:
+            return
+        job.forgotten = True
         jobs = self.waiting.get(job.client)
         if jobs is not None and job in jobs:
             jobs.remove(job)

@@ -58,7 +58,8 @@ def closed_with(ws) -> tuple[dict, int]:
 
 # -- tables and connections ----------------------------------------------------------------------------------
 def test_a_client_holds_at_most_its_tables_and_connections_without_a_deal_are_not_tables():
-    with LocalClient(app_with(max_tables_per_client=2)) as c:
+    # (a closed connection's deal waits seat_grace for a reload, still the client's: a short grace here)
+    with LocalClient(app_with(max_tables_per_client=2, seat_grace=0.3)) as c:
         with c.websocket_connect("/ws") as a, c.websocket_connect("/ws") as b, c.websocket_connect("/ws") as d:
             assert c.get("/v1/health").json()["tables"] == 0  # three connections, no deal yet
             assert start(a)["type"] == "state" and start(b)["type"] == "state"
@@ -296,6 +297,35 @@ def test_a_client_never_holds_every_worker():
         return order
 
     assert asyncio.run(scenario())[0] == "b1"
+
+
+def test_many_clients_filling_a_queue_cannot_keep_another_out():
+    """A full queue takes a new client's job in the place of the newest waiting job of the client holding the
+    most (at least two more): many addresses filling it together cannot shut one more out."""
+    async def scenario() -> tuple[list, list]:
+        queue = limits.WorkQueue("program", limits.QueueLimit(1, 4, 3))
+        gate = threading.Event()
+
+        def job(name: str) -> str:
+            assert gate.wait(10)
+            return name
+
+        tasks = [asyncio.create_task(queue.run("a", job, f"a{k}")) for k in range(3)]
+        tasks.append(asyncio.create_task(queue.run("b", job, "b0")))
+        await asyncio.sleep(0)  # (each task registers its job at once)
+        assert queue.jobs == 4  # full: a holds 3 (one running, one handed ahead, one waiting), b 1
+        tasks.append(asyncio.create_task(queue.run("c", job, "c0")))  # takes the place of a's waiting one
+        await asyncio.sleep(0)
+        with pytest.raises(limits.Busy) as refused:
+            await queue.run("d", job, "d0")  # nobody holds two more than d: refused, as a full queue is
+        assert not refused.value.per_client
+        gate.set()
+        done = await asyncio.gather(*tasks, return_exceptions=True)
+        queue.close()
+        return [type(x).__name__ if isinstance(x, Exception) else x for x in done], [refused.value.status]
+
+    results, status = asyncio.run(scenario())
+    assert results == ["a0", "a1", "Busy", "b0", "c0"] and status == [limits.BUSY_STATUS]
 
 
 def test_the_search_queue_runs_on_one_thread():
