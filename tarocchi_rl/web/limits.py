@@ -74,6 +74,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
@@ -739,6 +740,7 @@ class _Guard:
         self.head_timer: asyncio.TimerHandle | None = None
         self.hold: asyncio.TimerHandle | None = None  # its reading paused: its address is beyond its share ...
         self.held = bytearray()  # ... and what it had sent
+        self.cycles: weakref.WeakSet[Any] = weakref.WeakSet()  # its request cycles (_noting_cycles)
 
     @property
     def limit_concurrency(self) -> int | None:
@@ -763,8 +765,21 @@ class _Guard:
                 transport.close()
                 return
         self.key = _key_of(self, self.trusted)
-        self.app = metered(self.app, self.registry.shares, self.key)
+        self.app = metered(self._noting_cycles(self.app), self.registry.shares, self.key)
         self._note_state(timed=True)
+
+    def _noting_cycles(self, app: ASGIApp) -> ASGIApp:
+        """``app``, the request cycles it runs for this connection noted (their ``send`` is the cycle's): when
+        the connection is lost each is told, not only uvicorn's latest (a request running while the next,
+        pipelined, was read would write to a closed transport: an error and a traceback in the log each)."""
+        def call(scope: MutableMapping[str, Any], receive: Callable[[], Awaitable[Any]],
+                 send: Callable[[Any], Awaitable[None]]) -> Awaitable[None]:
+            cycle = getattr(send, "__self__", None)
+            if cycle is not None:
+                self.cycles.add(cycle)
+            return app(scope, receive, send)
+
+        return call
 
     def data_received(self, data: bytes) -> None:
         if self.hold is not None:  # held (read before the pause took): kept for the release
@@ -806,6 +821,10 @@ class _Guard:
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)  # type: ignore[misc]
+        for cycle in list(self.cycles):
+            if not cycle.response_complete:
+                cycle.disconnected = True
+                cycle.message_event.set()
         self._stop_waiting()
         if self.hold is not None:
             self.hold.cancel()

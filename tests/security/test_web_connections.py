@@ -14,7 +14,9 @@ Every check is of behaviour (a connection closed, a status answered); the waits 
 
 import contextlib
 import json
+import logging
 import socket
+import struct
 import threading
 import time
 
@@ -298,3 +300,41 @@ def test_an_address_beyond_its_share_waits_the_others_do_not(protocol, monkeypat
                 again.recv(4096)  # held: its debt takes about 20 s to pay back
         with connect(port, "127.0.0.9") as polite:
             assert get(polite) == 200  # another address is served at once
+
+
+class Errors(logging.Handler):
+    """The errors uvicorn logs (its loggers do not propagate to the root's: caplog does not see them)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def test_a_client_gone_with_requests_pipelined_leaves_no_error(protocol, monkeypatch):
+    """A client that pipelines requests behind a slow one and leaves: the slow one's answer is dropped quietly
+    (uvicorn alone tells only the latest request of the connection, and the running one's write fails with a
+    traceback in the log: a cheap way to flood the log)."""
+    from tarocchi_rl.game import make
+
+    request = {"type": "act", "variant": "french3", "seat": 0, "hand": make("french3").new_state(1).hand(0),
+               "history": [], "decision": "bid"}
+    body = json.dumps(request).encode()
+    head = (b"POST /v1/act?agent=ismcts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n" % len(body))
+    errors = Errors()
+    with live(protocol, monkeypatch) as (port, server):
+        logging.getLogger("uvicorn.error").addHandler(errors)  # (after uvicorn configured its logging)
+        for _ in range(3):
+            with connect(port) as s:
+                s.sendall((head + body) * 3)  # a search (0.2 s), and two more behind it
+                time.sleep(0.05)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # gone: a reset
+            deadline = time.monotonic() + WAIT
+            while server.server_state.tasks and time.monotonic() < deadline:  # the searches end
+                time.sleep(0.05)
+        assert not server.server_state.tasks
+    logging.getLogger("uvicorn.error").removeHandler(errors)
+    assert not errors.records, errors.records[0].getMessage()
