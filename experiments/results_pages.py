@@ -142,7 +142,7 @@ def table_figure(board: dict[str, Any], table: str, a: str | None, b: str) -> He
 def match_figure(variant: str, a: str, b: str) -> HeadToHead | None:
     """A vs b from the latest match between the two that records its head to head (:func:`latest_match`; a file
     written before the scripts recorded it gives A's score alone, another quantity, and is left out)."""
-    found = latest_match(variant, a, b, head_to_head=True)
+    found = latest_match(variant, a, b)
     if found is None:
         return None
     d, f, r = found
@@ -215,15 +215,15 @@ def stale_lines(board: dict[str, Any]) -> list[str]:
             "the replaced bot's."]
 
 
-def latest_match(variant: str, a: str, b: str, head_to_head: bool = False) -> tuple[dict, Path, dict] | None:
-    """The latest match of A against B in ``variant`` among ``benchmarks/results/search/*.json`` (``search_vs.py``;
-    by the file's ``date``, then its name), only those that record A's score minus B's with ``head_to_head``:
-    (the file's JSON, its path, the row), or None."""
+def latest_match(variant: str, a: str, b: str) -> tuple[dict, Path, dict] | None:
+    """The latest match of A against B in ``variant`` that records A's score minus B's among
+    ``benchmarks/results/search/*.json`` (``search_vs.py``; by the file's ``date``, then its name): (the file's JSON,
+    its path, the row), or None."""
     found = []
     for f in sorted((RESULTS / "search").glob("*.json")):
         d = load(f)
         for r in d.get("rows", [d]) if d["variant"] == variant else []:
-            if (r["a"], r["b"]) == (a, b) and (not head_to_head or "a_minus_b" in r):
+            if (r["a"], r["b"]) == (a, b) and "a_minus_b" in r:
                 found.append((str(d["date"]), f.name, d, f, r))
     return max(found, key=lambda x: x[:2])[2:] if found else None
 
