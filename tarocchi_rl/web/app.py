@@ -186,7 +186,8 @@ class Server:
         self.seats = self._check_seats(config.seats)
         self.table_count = limits.TableCount(config.max_tables, config.max_tables_per_client)
         self.inline = InlineAct()  # cheap /v1/act requests on the loop, within a budget and a share per client
-        self.queues = {kind: limits.WorkQueue(kind, limits.QueueLimit(*q), self._processes(kind))
+        self.shares = limits.LoopShares()  # each address's share of the loop (serve's protocols charge it)
+        self.queues = {kind: limits.WorkQueue(kind, limits.QueueLimit(*q), self._processes(kind), self.shares.charge)
                        for kind, q in config.queues.items()}
         self.recorder: TableRecorder | None = None  # the games' database (config.db), from the app's startup
         self.default_bot = DEFAULT_BOT
@@ -689,7 +690,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     server = Server(config or ServerConfig())
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         writer = None
         if server.config.db is not None:  # the schema upgraded here; serve abandoned the unfinished games before
             writer = StoreWriter(await run_in_threadpool(open_store, server.config.db)).start()
@@ -710,7 +711,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             server.challenges.prepare_all()  # every challenge's bot results, in the background
             warm_log.info("done in %.1f s; the challenges' bot results are played in the background",
                           time.perf_counter() - started)
-        yield
+        yield {limits.SHARES_STATE: server.shares}  # the protocols charge each address's work to it
         stop_programs("the server is stopping")  # no request waits for an external program (agents/cmd.py)
         server.challenges.close()
         server.shared.close_all()

@@ -146,6 +146,7 @@ SEARCH_KINDS = ("search",)  # kinds whose work runs Numba's parallel kernels: on
 #: the loop waits (measured: SCHED_IDLE took the honest p50 from 2.5 to 15 ms under the abuse run). The search's
 #: compute runs in Numba's worker threads, which get :data:`SEARCH_KERNEL_NICE`: they hold no GIL.
 QUEUE_NICE = {"act": 10}
+SHARES_STATE = "tarocchi_loop_shares"  # the app's LoopShares, in the lifespan's state: the protocols charge it
 SEARCH_KERNEL_NICE = 10  # Numba's worker threads (started by :meth:`~tarocchi_rl.web.app.Server.warm_search`)
 #: (Not SCHED_IDLE for the search thread: measured, it is descheduled while it holds the GIL between kernels, and
 #: the loop waits for it: the abuse run's honest p50 went from 2.5 to 15 ms.)
@@ -235,8 +236,10 @@ class WorkQueue:
     ``per_client`` of them from one client, the waiting client that has used the least time first. Used from the
     event loop only."""
 
-    def __init__(self, kind: str, limit: QueueLimit, processes: Processes | None = None) -> None:
+    def __init__(self, kind: str, limit: QueueLimit, processes: Processes | None = None,
+                 meter: "Callable[[str, float], None] | None" = None) -> None:
         workers, max_jobs, per_client = (int(x) for x in limit)
+        self.meter = meter  # the loop's time this queue spends on a client's job charged (LoopShares.charge)
         if kind in SEARCH_KINDS and workers != 1:
             raise ValueError(f"queues: {kind} work runs on 1 thread (Numba's workqueue layer), got {workers}")
         if not 1 <= workers <= max_jobs or per_client < 1:
@@ -338,6 +341,14 @@ class WorkQueue:
             loop.call_soon_threadsafe(self._finished, job, future)
 
     def _finished(self, job: _Job, future: "concurrent.futures.Future[Any]") -> None:
+        """A job's end, on the loop: its result handed over and the next job started (the loop's time this takes,
+        a worker process's result unpickled, the next job sent, charged to the job's client: ``meter``)."""
+        start = time.perf_counter()
+        self._end(job, future)
+        if self.meter is not None:
+            self.meter(job.client, time.perf_counter() - start)
+
+    def _end(self, job: _Job, future: "concurrent.futures.Future[Any]") -> None:
         self.running -= 1
         _decrement(self.running_by, job.client)
         self._release(job.client)
@@ -695,6 +706,13 @@ class _Registry:
         _decrement(self.open, host)
 
 
+def _shares_of(registry: _Registry, app_state: Any) -> "LoopShares":
+    """The LoopShares the app gave in its lifespan's state (:data:`SHARES_STATE`: its queues charge it too), or the
+    server's own (an app that gives none)."""
+    shares = app_state.get(SHARES_STATE) if isinstance(app_state, dict) else None
+    return shares if isinstance(shares, LoopShares) else registry.shares
+
+
 def _registry_of(server_state: Any) -> _Registry:
     registry = getattr(server_state, "tarocchi_registry", None)
     if registry is None:
@@ -734,6 +752,7 @@ class _Guard:
         self.bounds = Waiting.from_env()
         self.trusted = _trusted_networks(self.config)
         self.registry = _registry_of(self.server_state)
+        self.shares: LoopShares = _shares_of(self.registry, getattr(self, "app_state", None))
         self.host: str | None = None  # the address, when the per-address bounds apply to it
         self.key = ""  # whose share of the loop its requests use (LoopShares)
         self.waiting = self.upgraded = False
@@ -765,7 +784,7 @@ class _Guard:
                 transport.close()
                 return
         self.key = _key_of(self, self.trusted)
-        self.app = metered(self._noting_cycles(self.app), self.registry.shares, self.key)
+        self.app = metered(self._noting_cycles(self.app), self.shares, self.key)
         self._note_state(timed=True)
 
     def _noting_cycles(self, app: ASGIApp) -> ASGIApp:
@@ -801,7 +820,7 @@ class _Guard:
         """A new request from an address beyond its share of the loop (:class:`LoopShares`) waits, its bytes
         kept and its socket not read, until the address has some again: a flood costs its sender, the others'
         requests go first. Whether it is held."""
-        wait = self.registry.shares.wait(self.key)
+        wait = self.shares.wait(self.key)
         if wait <= 0:
             return False
         self.transport.pause_reading()
@@ -1064,7 +1083,7 @@ if WebSocketsSansIOProtocol is not None:
             super().__init__(config, server_state, *args, **kw)
             registry = _registry_of(server_state)
             if registry.pump is None:
-                registry.pump = _Pump(self.loop, registry.shares)
+                registry.pump = _Pump(self.loop, _shares_of(registry, getattr(self, "app_state", None)))
             self.pump: _Pump = registry.pump
             self.trusted = _trusted_networks(self.config)
             self.key = ""

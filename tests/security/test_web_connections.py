@@ -292,7 +292,7 @@ def test_shares_of_the_loop_are_max_min_fair():
 def test_an_address_beyond_its_share_waits_the_others_do_not(protocol, monkeypatch):
     with live(protocol, monkeypatch) as (port, server), connect(port, "127.0.0.8") as greedy:
         assert get(greedy) == 200
-        server.server_state.tarocchi_registry.shares.charge("127.0.0.8", 1.0)  # as after a second of its work
+        server.config.app.state.server.shares.charge("127.0.0.8", 1.0)  # as after a second of its work
         with connect(port, "127.0.0.8") as again:  # a new connection of the address: not read either
             again.settimeout(2.0)
             again.sendall(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")

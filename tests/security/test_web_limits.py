@@ -328,6 +328,19 @@ def test_many_clients_filling_a_queue_cannot_keep_another_out():
     assert results == ["a0", "a1", "Busy", "b0", "c0"] and status == [limits.BUSY_STATUS]
 
 
+def test_a_queue_charges_the_loop_time_of_a_clients_jobs_to_it():
+    """What a job's end costs the event loop (its result handed over, the next job sent) is the client's."""
+    charged: list[tuple[str, float]] = []
+
+    async def scenario() -> None:
+        queue = limits.WorkQueue("program", limits.QueueLimit(1, 4, 2), meter=lambda c, s: charged.append((c, s)))
+        assert await queue.run("a", str, 1) == "1" and await queue.run("b", str, 2) == "2"
+        queue.close()
+
+    asyncio.run(scenario())
+    assert [c for c, _ in charged] == ["a", "b"] and all(s >= 0 for _, s in charged)
+
+
 def test_the_search_queue_runs_on_one_thread():
     with pytest.raises(ValueError, match="1 thread"):
         limits.WorkQueue("search", limits.QueueLimit(2, 8, 2))
