@@ -227,7 +227,8 @@ def _tarok_points(out: dict[str, Any], d: dict[str, Any]) -> list[Row]:
     extra = [b for b in out["bonuses"] if b["name"] != "mond penalty"]
     if any(b["name"] == "valat" for b in extra):
         (v,) = [b for b in extra if b["name"] == "valat"]
-        rows.append({"term": "Valat", "text": f"every trick to one side: {signed(v['points'])}, nothing else counts"})
+        rows.append({"term": "Valat", "text": "one side's piles hold all 48 cards (OpenSpiel's valat): "
+                                              f"{signed(v['points'])}, nothing else counts"})
         return rows
     won = points > TAROK_HALF
     rows.append({"term": "Base", "text": f"({points} − {TAROK_HALF}) {'+' if won else '−'} {value} = {num(d['base'])}"})
