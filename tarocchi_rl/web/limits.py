@@ -18,9 +18,10 @@ trusted, every client has the proxy's address: trust it, or raise the per-client
 | connections waiting for a head  | :data:`MAX_WAITING`           | the oldest waiting one of the client holding |
 | (or idle between requests)      |                               | the most is closed                           |
 | ... per client                  | :data:`WAITING_PER_CLIENT`    | the client's oldest waiting one is closed    |
-| a client's share of the loop    | :data:`LOOP_SHARE`, or an     | its next request, or its WebSocket's input,  |
-| (its requests, WebSocket input  | equal part of                 | waits unread until it has some again         |
-| and messages, measured)         | :data:`LOOP_TOTAL_SHARE`      | (:class:`LoopShares`)                        |
+| a client's share of the loop    | an equal part of              | its next request, or its WebSocket's input,  |
+| (its requests, WebSocket input  | :data:`HEAVY_TOTAL` among the | waits unread until it has some again         |
+| and messages, its jobs' ends)   | clients that want more, which | (:class:`LoopShares`)                        |
+|                                 | follows the loop's lag        |                                              |
 | a WebSocket's input parsed at   | :data:`INPUT_SLICE` bytes;    | the rest waits for the pump                  |
 | once; the pump                  | :data:`PUMP_STEP_SECONDS` a   | (:class:`_Pump`), its socket unread          |
 |                                 | pass, :data:`PUMP_SHARE`      |                                              |
@@ -904,11 +905,12 @@ class _Guard:
 
 
 # -- the event loop's time, shared between addresses ----------------------------------------------------------
-LOOP_SHARE = 0.05  # seconds of the loop per second one address's work may take (its requests, WebSocket input and
-# messages), while no more than LOOP_TOTAL_SHARE / LOOP_SHARE addresses want more ...
-LOOP_TOTAL_SHARE = 0.25  # ... beyond, all the addresses that want more share this much of it, in equal parts
-LOOP_BURST = 0.02  # seconds of the loop an address may take at once
-HEAVY_SECONDS = 1.0  # an address that went beyond its share counts among those that want more this long
+LOOP_BURST = 0.02  # seconds of the loop an address may take at once; then its share (LoopShares)
+HEAVY_SECONDS = 1.0  # an address that went beyond its share counts among the heavy ones this long
+HEAVY_TOTAL = (0.1, 0.5, 0.9)  # the part of the loop the heavy addresses share: at least, at first, at most ...
+LAG_SECONDS = (0.003, 0.010)  # ... raised while the loop's ticks come within the first, lowered when one comes
+TICK_SECONDS = 0.01  # later than the second; the loop's lag measured by a tick this often while there are heavy
+LAG_WINDOW = 0.25  # addresses, the share adjusted at most this often
 INPUT_SLICE = 512  # bytes of a WebSocket's input parsed at once (a slice of ping frames: ~1 ms of the loop) ...
 INPUT_PIECE = 64  # ... in pieces of this many, stopping at a message (it waits for the app to read it)
 INPUT_TOTAL_SHARE = 0.1  # a WebSocket's input is parsed as it arrives within this share of the loop, all
@@ -920,23 +922,30 @@ MAX_PENDING = 1 << 20  # bytes of a WebSocket's input waiting to be parsed; beyo
 
 class LoopShares:
     """The event loop's time used by each address (a :class:`TokenBucket` of seconds each, spent after the
-    fact): an address beyond its share waits (its sockets are not read) until it has some again. The share is
-    max-min fair: each address may use :data:`LOOP_SHARE`, but when more addresses want more than that than
-    :data:`LOOP_TOTAL_SHARE` allows, each of them gets an equal part of :data:`LOOP_TOTAL_SHARE`; an address
-    within its share (a person at a table, a polite client) never waits. Used from the event loop only."""
+    fact): an address beyond its share waits (its sockets are not read) until it has some again; an address within
+    it (a person at a table, a polite client) never waits. The addresses that want more than their share (the
+    *heavy* ones: in debt within :data:`HEAVY_SECONDS`) share a part of the loop in equal parts, and that part
+    follows the loop's lag: raised while a tick of :data:`TICK_SECONDS` comes within the first of
+    :data:`LAG_SECONDS`, lowered when one comes later than the second (within :data:`HEAVY_TOTAL`). The loop's
+    spare time goes to the greedy (a load test from a few addresses keeps its throughput), never the others' turns.
+    Used from the event loop only."""
 
     def __init__(self) -> None:
         self.buckets: collections.OrderedDict[str, TokenBucket] = collections.OrderedDict()
         self.heavy: collections.OrderedDict[str, float] = collections.OrderedDict()  # key -> last time beyond
+        self.total = HEAVY_TOTAL[1]  # the part of the loop the heavy addresses share
+        self.loop: asyncio.AbstractEventLoop | None = None  # the loop of the ticks (while there are heavy ones)
+        self.due = self.window_end = 0.0
+        self.worst = 0.0  # the latest tick's worst lateness in this window
 
     def rate(self, now: float) -> float:
         """Each address's share of the loop now (seconds per second)."""
         while self.heavy and next(iter(self.heavy.values())) < now - HEAVY_SECONDS:
             self.heavy.popitem(last=False)
-        return min(LOOP_SHARE, LOOP_TOTAL_SHARE / max(1, len(self.heavy)))
+        return self.total / max(1, len(self.heavy))
 
     def bucket(self, key: str, now: float) -> TokenBucket:
-        bucket = self.buckets.pop(key, None) or TokenBucket(LOOP_SHARE, LOOP_BURST, now)
+        bucket = self.buckets.pop(key, None) or TokenBucket(self.total, LOOP_BURST, now)
         self.buckets[key] = bucket  # the most recent last
         if len(self.buckets) > TRACKED_CLIENTS:
             self.buckets.popitem(last=False)
@@ -962,6 +971,38 @@ class LoopShares:
         if bucket.tokens < 0:
             self.heavy.pop(key, None)
             self.heavy[key] = now
+            self._tick_soon()
+
+    def _tick_soon(self) -> None:
+        """The ticks start (on the running loop) when an address becomes heavy; they stop when none is."""
+        if self.loop is not None:
+            return
+        try:
+            self.loop = asyncio.get_running_loop()
+        except RuntimeError:  # (no loop: a test of the shares alone)
+            return
+        now = self.loop.time()
+        self.due, self.window_end, self.worst = now + TICK_SECONDS, now + LAG_WINDOW, 0.0
+        self.loop.call_at(self.due, self._tick)
+
+    def _tick(self) -> None:
+        assert self.loop is not None
+        now = self.loop.time()
+        self.worst = max(self.worst, now - self.due)
+        if now >= self.window_end:
+            low, high = LAG_SECONDS
+            least, _, most = HEAVY_TOTAL
+            if self.worst > high:
+                self.total = max(least, self.total * 0.7)
+            elif self.worst < low:
+                self.total = min(most, self.total * 1.1)
+            self.worst, self.window_end = 0.0, now + LAG_WINDOW
+        self.rate(time.monotonic())  # (the heavy ones whose time is past forgotten)
+        if not self.heavy:
+            self.loop = None  # nobody heavy: no ticks
+            return
+        self.due = now + TICK_SECONDS
+        self.loop.call_at(self.due, self._tick)
 
 
 class _Metered:
