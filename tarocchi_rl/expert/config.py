@@ -83,6 +83,8 @@ class SearchConfig:
     c_prior: float = 2.0  # plain ISMCTS: the root prior's weight (0: no prior, the search alone)
     c_puct: float = 1.5  # leaf net: the PUCT constant
     temperature: float = 1.0  # the move played: drawn from visits^(1/T) (0: the most visited)
+    # a decision of a kind with a budget of 0 is a sample whose target is the network's own policy (an anchor)
+    anchor: bool = True
     games: int = 64  # deals a worker plays at once (one batched core; searched together)
 
     def validate(self) -> None:
@@ -103,6 +105,9 @@ class LearnConfig:
     value_coef: float = 1.0  # weight of the value loss (0.5 * squared error)
     # the value target: (1 - w) * the deal's outcome + w * the search's root value (both payoff / payoff_scale)
     search_value_weight: float = 0.5
+    # the policy target: the visit distribution sharpened, visits^(1/tau) normalised (1: the visits as they are; 0:
+    # the most visited move alone). The network plays its most probable move: sharper targets teach that move
+    target_temperature: float = 0.5
     ppo_coef: float = 0.0  # weight of a clipped policy-gradient term on the played moves (0: none)
     ppo_clip: float = 0.2  # its ratio clip (the behaviour policy: the distribution the move was drawn from)
     max_grad_norm: float = 1.0  # global gradient-norm clip
@@ -114,6 +119,7 @@ class LearnConfig:
         _in(self.minibatch_size, 1, 2**20, "learn.minibatch_size")
         _in(self.value_coef, 0.0, 1000.0, "learn.value_coef")
         _in(self.search_value_weight, 0.0, 1.0, "learn.search_value_weight")
+        _in(self.target_temperature, 0.0, 10.0, "learn.target_temperature")
         _in(self.ppo_coef, 0.0, 1000.0, "learn.ppo_coef")
         _in(self.ppo_clip, 1e-3, 0.999, "learn.ppo_clip")
         _in(self.max_grad_norm, 1e-6, 1e6, "learn.max_grad_norm")

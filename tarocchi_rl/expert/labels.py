@@ -6,7 +6,8 @@ One worker (:class:`Labeller`, a Ray actor or in the learner's process) holds th
     until the deals are played out:
         obs, mask, phase of every game's seat to act; the network's policy and value (one forward pass)
         forced decisions (one legal action): played, not samples
-        kinds with a budget of 0: the network's most probable action, not samples
+        kinds with a budget of 0: the network's most probable action; with search.anchor a sample whose target is
+            the network's own policy (the kinds not searched keep their play while the others are learned)
         the rest: searched, grouped by budget (search.budget: iterations by kind of decision) --
             leaf heuristic: plain ISMCTS, heuristic rollouts, the network's policy a PUCT prior at the root
             leaf net:       the search guided by the network (priors at every node, value head at the leaves)
@@ -14,8 +15,9 @@ One worker (:class:`Labeller`, a Ray actor or in the learner's process) holds th
              played is drawn from visits^(1/T) (T = search.temperature; 0: the most visited)
     at each deal's end: every sample of a seat gets the deal's outcome (its payoff / payoff_scale)
 
-The samples of one call form a shard (:mod:`tarocchi_rl.expert.shards`). Forced and unsearched decisions are
-counted but not kept: a target there is the network's own output or trivial.
+The samples of one call form a shard (:mod:`tarocchi_rl.expert.shards`). Forced decisions are counted, not kept.
+Unsearched ones are kept only as anchors (``search.anchor``): trained on the searches' targets alone, the network
+drifts in the kinds it never sees targets for (measured on french3: its bids, once only card play was learned).
 """
 
 from __future__ import annotations
@@ -118,11 +120,20 @@ class Labeller:
         obs, mask = env.observe()[live], env.legal_mask()[live]
         phase = env.state.meta[live, PHASE].astype(np.int64)
         kind = KIND_OF_PHASE[phase]
-        probs, _ = agent.run(obs, mask)
+        probs, values = agent.run(obs, mask)
         moves = np.where(mask, probs, -1.0).argmax(axis=1)  # unsearched: the network's most probable move
         n_legal = mask.sum(axis=1)
         budget = np.where(n_legal > 1, self.budgets[kind], 0)
         stats.note_decisions(kind, n_legal == 1, budget > 0)
+        anchors = np.flatnonzero((n_legal > 1) & (budget == 0)) if self.cfg.search.anchor else np.zeros(0, np.int64)
+        if len(anchors):  # the network's own policy as the target: the kinds not searched keep their play
+            own = np.where(mask[anchors], probs[anchors], 0.0)
+            samples.add(obs=obs[anchors], mask=mask[anchors], policy=(own / own.sum(axis=1, keepdims=True)).astype(
+                        np.float32), search_value=np.asarray(values, np.float32)[anchors], game=live[anchors],
+                        seat=cur[live[anchors]].astype(np.int8), phase=phase[anchors].astype(np.int8),
+                        action=moves[anchors].astype(np.int16), behaviour=np.ones(len(anchors), np.float32),
+                        belief=self._belief_targets(env, live[anchors], cur, obs[anchors]))
+            np.add.at(stats.anchored, kind[anchors], 1)
         for iterations in np.unique(budget[budget > 0]):
             rows = np.flatnonzero(budget == iterations)
             visits, value = self._search(env, live[rows], obs[rows], mask[rows], probs[rows], int(iterations))
@@ -199,11 +210,13 @@ class _Stats:
     decisions: NDArray[np.int64] = field(init=False)
     forced: NDArray[np.int64] = field(init=False)
     searched: NDArray[np.int64] = field(init=False)
+    anchored: NDArray[np.int64] = field(init=False)
 
     def __post_init__(self) -> None:
         self.decisions = np.zeros(self.n_kinds, np.int64)
         self.forced = np.zeros(self.n_kinds, np.int64)
         self.searched = np.zeros(self.n_kinds, np.int64)
+        self.anchored = np.zeros(self.n_kinds, np.int64)
 
     def note_decisions(self, kind: NDArray[np.int64], forced: NDArray[np.bool_], searched: NDArray[np.bool_]) -> None:
         np.add.at(self.decisions, kind, 1)
@@ -212,18 +225,21 @@ class _Stats:
 
     def as_dict(self) -> dict[str, Any]:
         by_kind = {k: {"decisions": int(self.decisions[i]), "forced": int(self.forced[i]),
-                       "searched": int(self.searched[i])} for i, k in enumerate(DECISION_KINDS)}
+                       "searched": int(self.searched[i]), "anchored": int(self.anchored[i])}
+                   for i, k in enumerate(DECISION_KINDS)}
         return {"deals": self.deals, "seconds": round(self.seconds, 3), "iterations": self.iterations,
-                "samples": int(self.searched.sum()), "by_kind": by_kind}
+                "samples": int(self.searched.sum() + self.anchored.sum()), "searched": int(self.searched.sum()),
+                "by_kind": by_kind}
 
 
 def merge_stats(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """The stats of several workers' :meth:`Labeller.label` calls added up (``seconds``: the slowest worker's)."""
-    out: dict[str, Any] = {"deals": 0, "seconds": 0.0, "iterations": 0, "samples": 0,
-                           "by_kind": {k: {"decisions": 0, "forced": 0, "searched": 0} for k in DECISION_KINDS}}
+    out: dict[str, Any] = {"deals": 0, "seconds": 0.0, "iterations": 0, "samples": 0, "searched": 0,
+                           "by_kind": {k: {"decisions": 0, "forced": 0, "searched": 0, "anchored": 0}
+                                       for k in DECISION_KINDS}}
     for p in parts:
         out["seconds"] = max(out["seconds"], p["seconds"])
-        for key in ("deals", "iterations", "samples"):
+        for key in ("deals", "iterations", "samples", "searched"):
             out[key] += p[key]
         for k in DECISION_KINDS:
             for key, v in p["by_kind"][k].items():

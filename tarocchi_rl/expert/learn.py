@@ -3,7 +3,7 @@
 For a minibatch of shard rows (:mod:`tarocchi_rl.expert.shards`), with ``z = (1 - w) * outcome + w * search_value``
 (``w`` = ``learn.search_value_weight``)::
 
-    loss = cross_entropy(policy target, softmax(masked logits))            the search's visit distribution
+    loss = cross_entropy(policy target, softmax(masked logits))            the search's visits ^ (1 / tau)
          + value_coef * 0.5 * (V(obs) - z)^2                               the deal's outcome and the search's value
          + ppo_coef * -min(r * adv, clip(r, 1 +- ppo_clip) * adv)          optional: r = pi(move) / behaviour(move),
                                                                            adv = outcome - V(obs) (detached)
@@ -67,13 +67,24 @@ def to_tensors(arrays: dict[str, NDArray[Any]], idx: NDArray[np.int64],
     return out
 
 
+def sharpened(policy: torch.Tensor, tau: float) -> torch.Tensor:
+    """Rows of ``policy`` float[B, A] raised to 1/tau and normalised (tau 1: unchanged; 0: one-hot on the argmax)."""
+    if tau == 1.0:
+        return policy
+    if tau == 0.0:
+        return torch.nn.functional.one_hot(policy.argmax(dim=1), policy.shape[1]).to(policy.dtype)
+    top = policy.double().amax(dim=1, keepdim=True)
+    p = torch.pow(policy.double() / top, 1.0 / tau)  # relative to the row's largest: the largest stays 1
+    return (p / p.sum(dim=1, keepdim=True)).to(policy.dtype)
+
+
 def expert_loss(net: torch.nn.Module, batch: dict[str, torch.Tensor], learn: LearnConfig,
                 belief_weight: float = 0.0) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """The module docstring's loss of one minibatch; returns (loss, its parts, detached)."""
     with_beliefs = belief_weight > 0 and batch["belief"].shape[1] > 0
     logits, value, belief_logits = net.forward_all(batch["obs"], batch["mask"], with_beliefs=with_beliefs)
     logp = torch.log_softmax(logits, dim=1)
-    target = batch["policy"]
+    target = sharpened(batch["policy"], learn.target_temperature)
     safe_logp = torch.where(target > 0, logp, torch.zeros_like(logp))
     ce = -(target * safe_logp).sum(dim=1).mean()
     target_entropy = -(target * torch.log(torch.where(target > 0, target, torch.ones_like(target)))).sum(dim=1).mean()

@@ -59,17 +59,38 @@ def test_search_targets_are_the_searched_decisions_with_their_visits_and_outcome
     assert a["belief"].shape == (n, spec.deck.n_cards) and (a["belief"] >= -1).all()
     by_kind = out["stats"]["by_kind"]
     assert set(by_kind) == set(DECISION_KINDS)
-    assert sum(k["searched"] for k in by_kind.values()) == n
+    assert sum(k["searched"] + k["anchored"] for k in by_kind.values()) == n
     assert all(k["decisions"] >= k["forced"] + k["searched"] for k in by_kind.values())
 
 
-def test_a_kind_with_no_budget_is_played_by_the_network_and_not_a_sample(tmp_path):
-    cfg = _config(tmp_path, "french3", "search.budget.bid=0", "search.budget.discard=0")
+def test_a_kind_with_no_budget_is_played_by_the_network_its_own_policy_an_anchor(tmp_path):
+    cfg = _config(tmp_path, "french3", "search.budget.bid=0", "search.budget.discard=0", "search.anchor=false")
     lab = Labeller(cfg.to_dict(), 0, 1)
     out = lab.label(lab.net.state_dict(), 2, 1)
     kinds = {DECISION_KINDS[k] for k in KIND_OF_PHASE[out["shard"]["phase"].astype(int)]}
-    assert kinds == {"play"}
+    assert kinds == {"play"}  # without anchors: not a sample
     assert out["stats"]["by_kind"]["bid"]["searched"] == 0 < out["stats"]["by_kind"]["bid"]["decisions"]
+    cfg.search.anchor = True
+    lab = Labeller(cfg.to_dict(), 0, 1)
+    out = lab.label(lab.net.state_dict(), 2, 1)
+    a = Shard.from_arrays(out["shard"]).arrays
+    bids = KIND_OF_PHASE[a["phase"].astype(int)] == DECISION_KINDS.index("bid")
+    assert bids.any() and out["stats"]["by_kind"]["bid"]["anchored"] == bids.sum()
+    own, _ = lab.net.eval()(torch.from_numpy(a["obs"][bids]), torch.from_numpy(a["mask"][bids]))
+    assert np.allclose(a["policy"][bids], torch.softmax(own, dim=1).detach().numpy(), atol=1e-5)  # the net's
+    assert (a["action"][bids] == a["policy"][bids].argmax(axis=1)).all()  # its most probable move played
+
+
+def test_sharpened_targets_keep_the_argmax_and_reach_one_hot():
+    from tarocchi_rl.expert.learn import sharpened
+
+    p = torch.tensor([[0.5, 0.3, 0.2, 0.0], [1e-3, 2e-3, 0.997, 0.0]])
+    assert torch.equal(sharpened(p, 1.0), p)
+    for tau in (0.5, 0.1, 1e-3):
+        q = sharpened(p, tau)
+        assert torch.allclose(q.sum(dim=1), torch.ones(2)) and torch.equal(q.argmax(dim=1), p.argmax(dim=1))
+        assert (q[:, 3] == 0).all() and (q.max(dim=1).values >= p.max(dim=1).values - 1e-6).all()
+    assert torch.equal(sharpened(p, 0.0), torch.tensor([[1.0, 0, 0, 0], [0, 0, 1.0, 0]]))
 
 
 def test_labels_depend_on_seed_stream_and_round_only(tmp_path):
