@@ -391,11 +391,20 @@ class WorkQueue:
 
     def close(self) -> None:
         """At shutdown: the jobs not started are cancelled (their requests end now), those handed to the workers
-        but not started too; a job running is left to end (an external program's is killed: app.py)."""
+        but not started too; a thread's job running is left to end (an external program's is killed: app.py), a
+        worker process is ended now: stopped by SIGTERM, uvicorn ends this process with the signal at once, and
+        the executor's own shutdown would never reach the workers (they outlived every server, holding memory)."""
         for jobs in list(self.waiting.values()):
             for job in jobs:
                 job.done.cancel()
+        # (ProcessPoolExecutor ends its workers only from its manager thread, and forgets them at its shutdown:
+        # taken before it; Python 3.14 has terminate_workers)
+        processes: dict[int, Any] = getattr(self.executor, "_processes", None) or {}
+        workers = list(processes.values())
         self.executor.shutdown(wait=False, cancel_futures=True)
+        for process in workers:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                process.terminate()
 
 
 def _timed(fn: Callable[..., T], *args: Any) -> tuple[T, float]:

@@ -41,10 +41,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (Linux's /proc)."""
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with open(task / "children") as f:
+            out += [int(x) for x in f.read().split()]
+    return out
+
+
 def wait_healthy(port: int, proc: subprocess.Popen) -> None:
     deadline = time.monotonic() + START_BOUND
     while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.communicate()[1][-3000:]
+        assert proc.poll() is None, "the server stopped"
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
                 s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
@@ -79,9 +88,10 @@ def test_serve_stops_within_10_s_while_a_hanging_program_has_requests_queued(tmp
     program = tmp_path / "hang.py"
     program.write_text(HANGING)
     port = free_port()
+    log = tmp_path / "serve.log"  # (a file: a pipe would be held open by any process that outlived the server)
     proc = subprocess.Popen([CLI, "serve", "--port", str(port), "--db", "none", "--agents",
                              f'hang=cmd:"{sys.executable} {program} {marks}",timeout=300'],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=log.open("w"))
     try:
         wait_healthy(port, proc)
         started = threading.Event()
@@ -94,6 +104,8 @@ def test_serve_stops_within_10_s_while_a_hanging_program_has_requests_queued(tmp
             time.sleep(0.1)
         assert any(marks.iterdir()), "no table reached the program"
         time.sleep(1.0)  # the other tables' moves reach the queue (not a bound: only more work queued)
+        workers = children(proc.pid)  # the /v1/act and /v1/replay worker processes
+        assert workers
         proc.send_signal(signal.SIGTERM)
         deadline = time.monotonic() + STOP_BOUND
         while proc.poll() is None and time.monotonic() < deadline:
@@ -102,13 +114,14 @@ def test_serve_stops_within_10_s_while_a_hanging_program_has_requests_queued(tmp
     finally:
         if proc.poll() is None:
             proc.kill()
-        err = proc.communicate()[1]
-    assert not alive, f"serve was still running {STOP_BOUND:g} s after SIGTERM:\n{err[-3000:]}"
+        proc.wait()
+    assert not alive, f"serve was still running {STOP_BOUND:g} s after SIGTERM:\n{log.read_text()[-3000:]}"
     runs = [int(p.name) for p in marks.iterdir()]
     deadline = time.monotonic() + 10
-    while not all(is_gone(pid) for pid in runs) and time.monotonic() < deadline:
+    while not all(is_gone(pid) for pid in runs + workers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert runs and all(is_gone(pid) for pid in runs), "a run of the program outlived the server"
+    assert all(is_gone(pid) for pid in workers), "a worker process outlived the server"  # (and its resource tracker)
     for t in tables:
         t.join(10)
     assert os.path.exists(program)  # (the program file is the test's: nothing else to clean)
