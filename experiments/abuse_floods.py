@@ -1,6 +1,7 @@
 """The crowd phases of ``experiments/abuse_web.py`` (issue 52): many loopback addresses against one polite client.
 
-Each phase runs a *crowd* (in its own process at niceness 19, as ``abuse_web.py``'s greedy client: it stands for
+``calm`` measures the polite client alone (the baseline: the machine's own noise); each other phase runs a *crowd*
+(in its own process at niceness 19, as ``abuse_web.py``'s greedy client: it stands for
 other machines) and, meanwhile, a *polite client* from its own address, measured:
 
 - ``halfopen``: ``--halfopen`` connections (default 1,200: 80 addresses x 15, under the per-address cap) that
@@ -339,6 +340,9 @@ async def crowd_phase(port: int, mode: str, seconds: float, halfopen: int, scrip
     import sys
 
     out: dict[str, Any] = {}
+    if mode == "calm":  # the polite client alone: the machine's own noise, the baseline of the others
+        out["polite"] = await polite(port, seconds)
+        return out
     proc = subprocess.Popen(["nice", "-n", "19", sys.executable, script, "--crowd", mode, "--abuser-port",
                              str(port), "--halfopen", str(halfopen)], stdout=subprocess.PIPE, text=True)
     watch: dict[str, Any] = {}

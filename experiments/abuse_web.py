@@ -1,24 +1,34 @@
-"""Abuse test of ``tarocchi-rl serve`` on loopback: one greedy client against honest tables, bounded in time.
+"""Abuse test of ``tarocchi-rl serve`` on loopback: greedy clients, one or many, against honest ones, bounded in time.
 
     python experiments/abuse_web.py [--honest 50] [--deals 3] [--think 0.2] [--phase-seconds 40] [--slow-uploads 50]
+                                    [--phases quiet,abuse,calm,halfopen,lobby,pings,acts] [--crowd-seconds 20]
+                                    [--halfopen 1200]
 
 The server is ``tarocchi-rl serve`` with its default limits, started as a subprocess on 127.0.0.1 (a free port, as
-``load_web.py`` does) and stopped at the end whatever happens. Two phases of at most ``--phase-seconds`` each
-(about a minute and a half in all with the defaults, then the script stops by itself):
+``load_web.py`` does; its log to a file) and stopped at the end whatever happens. The phases (``--phases``, in
+order; about four minutes in all with the defaults, then the script stops by itself):
 
 1. *quiet*: ``--honest`` tables (each a scripted human from its own loopback address playing the first legal move
    after ``--think`` seconds on average, against heuristic bots, ``--deals`` whole deals one after the other, the
    variants in turn) and three
    probes: ``POST /v1/replay`` of a finished record, ``GET /v1/health`` and ``POST /v1/act`` (heuristic, a real
    request), each every :data:`PROBE_EVERY` seconds from its own address (a few hundred each: a p99 of the
-   few dozen that one deal's time allows would be the slowest one or two, noise);
+   few dozen that one deal's time allows would be the slowest one or two, noise), at most ``--phase-seconds``;
 2. *abuse*: the same, while one client (one address, 127.0.0.2) does everything a greedy client can: it opens
    as many tables as it may with search bots in every other seat and plays and pings them as fast as the server
    answers, floods ``POST /v1/act?agent=ismcts``, sends crafted impossible histories (two other seats' card plays
    swapped: the rebuild searches for a deal that does not exist) to ``POST /v1/act``, and opens ``--slow-uploads``
    uploads that send a byte every half second. It ignores ``Retry-After`` and reconnects at once. It runs in its
    own process at niceness 19: it stands for another machine, whose CPU would not be the server's (on this 2-core
-   machine, a client spinning on refusals at full priority would measure its own CPU, not the server's limits).
+   machine, a client spinning on refusals at full priority would measure its own CPU, not the server's limits);
+3. *calm*, *halfopen*, *lobby*, *pings*, *acts* (issue 52; :mod:`abuse_floods`): a polite client (``GET
+   /v1/health`` every 50 ms on a new connection, the page and ``GET /v1/variants`` every second) for
+   ``--crowd-seconds`` each, alone (*calm*: the machine's own noise) and then beside a crowd of many addresses
+   (in its own process at niceness 19 as well): ``--halfopen`` half-open connections (15 per address), lobby
+   tables opened in bursts by a few addresses (the polite client's own lobby table must stay listed, and nothing
+   stay listed once everyone left), 160 WebSockets flooding ``ping`` messages and ping frames, 40 connections
+   flooding ``POST /v1/act``. Target (issue 52): the polite client's p99 at or under 50 ms beside the floods,
+   ``/v1/health`` under 1 s and the page and API answering beside the half-open connections.
 
 Printed (JSON): per phase, the honest tables' move-to-answer latency (p50, p99), how many finished, the probes'
 latency (p50, p99) and, for the abuse phase, what the abuser got (tables held, answers by status, the slow
@@ -272,7 +282,7 @@ def abuser_requests() -> tuple[list[bytes], list[bytes]]:
 
 
 BEHAVIOURS = ("tables", "search", "crafted", "slow")
-PHASES = ("quiet", "abuse", "halfopen", "lobby", "pings", "acts")  # the last four: abuse_floods.py's crowds
+PHASES = ("quiet", "abuse", "calm", "halfopen", "lobby", "pings", "acts")  # calm and the crowds: abuse_floods.py
 
 
 async def abuser(port: int, slow_uploads: int, stats: dict[str, Any], searches: list[bytes],
@@ -381,7 +391,7 @@ def main() -> int:
     p.add_argument("--phases", default=",".join(PHASES), help=f"the phases run, in order (default: all of "
                    f"{','.join(PHASES)})")
     p.add_argument("--crowd-seconds", type=float, default=20.0, help="seconds the polite client is measured in "
-                   "each crowd phase (halfopen, lobby, pings, acts)")
+                   "each crowd phase (calm: alone; halfopen, lobby, pings, acts)")
     p.add_argument("--halfopen", type=int, default=1200, help="the half-open connections of the halfopen phase "
                    "(15 per address)")
     p.add_argument("--abuser-port", type=int, default=None, help=argparse.SUPPRESS)  # the abuser's own process

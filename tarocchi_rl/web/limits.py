@@ -690,19 +690,34 @@ class _Registry:
         self.waiting: dict[str, dict[Any, None]] = {}
         self.total = 0  # waiting connections, all addresses
         self.shares = LoopShares()  # the loop's time used by each address
+        self._settings: tuple[int, Waiting, list[Any] | None] | None = None
         self.pump: Any = None  # the WebSockets' input parsed later (_Pump), made by the first WebSocket
 
-    def wait(self, conn: "_Guard", host: str, bounds: Waiting) -> None:
-        """``conn`` waits: beyond its address's share, that address's oldest waiting connection is closed;
-        beyond the total, the oldest of the address that has the most (never an address with fewer)."""
+    def wait(self, conn: "_Guard", host: str, bounds: Waiting, in_debt: bool) -> bool:
+        """``conn`` waits (True), or is closed (False): beyond its address's share, that address's oldest waiting
+        connection is closed; beyond the total, the oldest of the address that has the most (never an address
+        with fewer), unless ``conn``'s address is beyond its share of the loop (``in_debt``: a client opening
+        connections in a loop), and then ``conn`` itself."""
         own = self.waiting.get(host, {})
         if len(own) >= bounds.per_client:
             next(iter(own)).drop("evicted: the address's waiting connections are at their cap")
         elif self.total >= bounds.total:
+            if in_debt:
+                conn.waiting = False
+                conn.drop("refused: the server's waiting connections are at their cap, its address beyond its share")
+                return False
             most = max(self.waiting.values(), key=len)
             next(iter(most)).drop("evicted: the server's waiting connections are at their cap")
         self.waiting.setdefault(host, {})[conn] = None
         self.total += 1
+        return True
+
+    def settings(self, config: Any) -> tuple[int, Waiting, list[Any] | None]:
+        """The protocol's bounds (from the environment ``serve`` set) and the proxies it trusts, read once."""
+        if self._settings is None:
+            self._settings = (int(os.environ.get(CONNECTIONS_ENV, CONNECTIONS_PER_CLIENT)), Waiting.from_env(),
+                              _trusted_networks(config))
+        return self._settings
 
     def done_waiting(self, conn: "_Guard", host: str) -> None:
         own = self.waiting.get(host)
@@ -758,10 +773,8 @@ class _Guard:
 
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
-        self.per_client = int(os.environ.get(CONNECTIONS_ENV, CONNECTIONS_PER_CLIENT))
-        self.bounds = Waiting.from_env()
-        self.trusted = _trusted_networks(self.config)
         self.registry = _registry_of(self.server_state)
+        self.per_client, self.bounds, self.trusted = self.registry.settings(self.config)
         self.shares: LoopShares = _shares_of(self.registry, getattr(self, "app_state", None))
         self.host: str | None = None  # the address, when the per-address bounds apply to it
         self.key = ""  # whose share of the loop its requests use (LoopShares)
@@ -784,18 +797,21 @@ class _Guard:
         self._limit = value
 
     def connection_made(self, transport: Any) -> None:
+        start = time.perf_counter()
         super().connection_made(transport)  # type: ignore[misc]
         host = _host_of(self)
+        self.key = _key_of(self, self.trusted)
         if host is not None and self.trusted is not None and not _in_networks(host, self.trusted):
             self.host = host
             self.registry.open[host] += 1
             if self.registry.open[host] > self.per_client:  # this one counted too
                 transport.write(REFUSED_RESPONSE)
                 transport.close()
+                self.shares.charge(self.key, time.perf_counter() - start)
                 return
-        self.key = _key_of(self, self.trusted)
         self.app = metered(self._noting_cycles(self.app), self.shares, self.key)
         self._note_state(timed=True)
+        self.shares.charge(self.key, time.perf_counter() - start)  # (a client opening connections in a loop)
 
     def _noting_cycles(self, app: ASGIApp) -> ASGIApp:
         """``app``, the request cycles it runs for this connection noted (their ``send`` is the cycle's): when
@@ -873,8 +889,9 @@ class _Guard:
             self._stop_waiting()
         elif not self.waiting:
             self.waiting = True
-            if self.host is not None:
-                self.registry.wait(self, self.host, self.bounds)
+            if self.host is not None and not self.registry.wait(self, self.host, self.bounds,
+                                                                self.shares.level(self.key) <= 0):
+                return
             if timed:
                 self.head_timer = self.loop.call_later(self.bounds.head_seconds, self._head_late)
 

@@ -187,6 +187,18 @@ def test_past_the_total_the_biggest_holder_loses_its_oldest(protocol, monkeypatc
                 assert get(a2) == 200 and get(b1) == 200
 
 
+def test_past_the_total_a_client_beyond_its_share_loses_its_own(protocol, monkeypatch):
+    """A client opening connections in a loop (beyond its share of the loop) does not evict the others' waiting
+    connections: its new one is closed instead."""
+    with live(protocol, monkeypatch, total=3, per_client=3) as (port, server):
+        with connect(port, "127.0.0.2") as a1, connect(port, "127.0.0.2") as a2, connect(port, "127.0.0.3") as b1:
+            assert get(a1) == 200 and get(a2) == 200 and get(b1) == 200  # three waiting: the total
+            server.config.app.state.server.shares.charge("127.0.0.4", 10.0)
+            with connect(port, "127.0.0.4") as churner:
+                assert closed(churner)
+            assert get(a1) == 200 and get(a2) == 200 and get(b1) == 200  # nobody evicted for it
+
+
 def ws_open(port: int, source: str) -> socket.socket:
     s = connect(port, source)
     s.sendall(b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
