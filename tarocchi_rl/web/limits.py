@@ -18,10 +18,9 @@ trusted, every client has the proxy's address: trust it, or raise the per-client
 | connections waiting for a head  | :data:`MAX_WAITING`           | the oldest waiting one of the client holding |
 | (or idle between requests)      |                               | the most is closed                           |
 | ... per client                  | :data:`WAITING_PER_CLIENT`    | the client's oldest waiting one is closed    |
-| a client's share of the loop    | an equal part of              | its next request, or its WebSocket's input,  |
-| (its requests, WebSocket input  | :data:`HEAVY_TOTAL` among the | waits unread until it has some again         |
-| and messages, its jobs' ends)   | clients that want more, which | (:class:`LoopShares`)                        |
-|                                 | follows the loop's lag        |                                              |
+| a client's share of the loop    | max-min fair over a part of   | its next request, or its WebSocket's input,  |
+| (its requests, WebSocket input  | the loop (:data:`HEAVY_TOTAL`)| waits unread until it has some again         |
+| and messages, its jobs' ends)   | that follows the loop's lag   | (:class:`LoopShares`)                        |
 | a WebSocket's input parsed at   | :data:`INPUT_SLICE` bytes;    | the rest waits for the pump                  |
 | once; the pump                  | :data:`PUMP_STEP_SECONDS` a   | (:class:`_Pump`), its socket unread          |
 |                                 | pass, :data:`PUMP_SHARE`      |                                              |
@@ -75,7 +74,6 @@ import os
 import sys
 import threading
 import time
-import weakref
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
@@ -782,7 +780,7 @@ class _Guard:
         self.head_timer: asyncio.TimerHandle | None = None
         self.hold: asyncio.TimerHandle | None = None  # its reading paused: its address is beyond its share ...
         self.held = bytearray()  # ... and what it had sent
-        self.cycles: weakref.WeakSet[Any] = weakref.WeakSet()  # its request cycles (_noting_cycles)
+        self.cycles: list[Any] = []  # its request cycles not complete (_ConnectionApp)
 
     @property
     def limit_concurrency(self) -> int | None:
@@ -800,31 +798,22 @@ class _Guard:
         start = time.perf_counter()
         super().connection_made(transport)  # type: ignore[misc]
         host = _host_of(self)
-        self.key = _key_of(self, self.trusted)
-        if host is not None and self.trusted is not None and not _in_networks(host, self.trusted):
-            self.host = host
+        if host is None or self.trusted is None or _in_networks(host, self.trusted):
+            self.key = f"{host}#{id(self)}"  # a trusted proxy's (or an unknown) connection: its own share
+        else:
+            self.key = self.host = host
             self.registry.open[host] += 1
             if self.registry.open[host] > self.per_client:  # this one counted too
                 transport.write(REFUSED_RESPONSE)
                 transport.close()
                 self.shares.charge(self.key, time.perf_counter() - start)
                 return
-        self.app = metered(self._noting_cycles(self.app), self.shares, self.key)
+        # each request's work charged to the address, and its cycle noted: when the connection is lost each is
+        # told, not only uvicorn's latest (a request running while the next, pipelined, was read would write to a
+        # closed transport: an error and a traceback in the log each)
+        self.app = _ConnectionApp(self.app, self.shares, self.key, self.cycles)
         self._note_state(timed=True)
         self.shares.charge(self.key, time.perf_counter() - start)  # (a client opening connections in a loop)
-
-    def _noting_cycles(self, app: ASGIApp) -> ASGIApp:
-        """``app``, the request cycles it runs for this connection noted (their ``send`` is the cycle's): when
-        the connection is lost each is told, not only uvicorn's latest (a request running while the next,
-        pipelined, was read would write to a closed transport: an error and a traceback in the log each)."""
-        def call(scope: MutableMapping[str, Any], receive: Callable[[], Awaitable[Any]],
-                 send: Callable[[Any], Awaitable[None]]) -> Awaitable[None]:
-            cycle = getattr(send, "__self__", None)
-            if cycle is not None:
-                self.cycles.add(cycle)
-            return app(scope, receive, send)
-
-        return call
 
     def data_received(self, data: bytes) -> None:
         if self.hold is not None:  # held (read before the pause took): kept for the release
@@ -866,7 +855,7 @@ class _Guard:
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)  # type: ignore[misc]
-        for cycle in list(self.cycles):
+        for cycle in self.cycles:
             if not cycle.response_complete:
                 cycle.disconnected = True
                 cycle.message_event.set()
@@ -933,7 +922,10 @@ class _Guard:
 # -- the event loop's time, shared between addresses ----------------------------------------------------------
 LOOP_BURST = 0.02  # seconds of the loop an address may take at once; then its share (LoopShares)
 HEAVY_SECONDS = 1.0  # an address that went beyond its share counts among the heavy ones this long
-HEAVY_TOTAL = (0.1, 0.5, 0.9)  # the part of the loop the heavy addresses share: at least, at first, at most ...
+USAGE_SECONDS = 1.0  # an address's usage of the loop measured over about this long ...
+LEVEL_SECONDS = 0.1  # ... and the addresses' share (max-min) computed from them this often
+MIN_SHARE = 0.001  # an address's share is never less than this (seconds of the loop per second)
+HEAVY_TOTAL = (0.1, 0.5, 0.9)  # the part of the loop for the clients' work: at least, at first, at most ...
 LAG_SECONDS = (0.003, 0.010)  # ... raised while the loop's ticks come within the first, lowered when one comes
 TICK_SECONDS = 0.01  # later than the second; the loop's lag measured by a tick this often while there are heavy
 LAG_WINDOW = 0.25  # addresses, the share adjusted at most this often
@@ -946,32 +938,56 @@ PUMP_SHARE = 0.15  # ... and this share of the loop's time
 MAX_PENDING = 1 << 20  # bytes of a WebSocket's input waiting to be parsed; beyond, the connection is closed
 
 
+class _Share(TokenBucket):
+    """An address's bucket of loop seconds, and what it used over the last :data:`USAGE_SECONDS` (two windows,
+    the older one fading out)."""
+
+    __slots__ = ("before", "spent", "window")
+
+    def __init__(self, rate: float, now: float) -> None:
+        super().__init__(rate, LOOP_BURST, now)
+        self.window, self.spent, self.before = now, 0.0, 0.0
+
+    def usage(self, now: float) -> float:
+        """Seconds of the loop per second lately."""
+        if now - self.window >= USAGE_SECONDS:
+            self.before = self.spent if now - self.window < 2 * USAGE_SECONDS else 0.0
+            self.window, self.spent = now, 0.0
+        return (self.spent + self.before * (1 - (now - self.window) / USAGE_SECONDS)) / USAGE_SECONDS
+
+
 class LoopShares:
-    """The event loop's time used by each address (a :class:`TokenBucket` of seconds each, spent after the
-    fact): an address beyond its share waits (its sockets are not read) until it has some again; an address within
-    it (a person at a table, a polite client) never waits. The addresses that want more than their share (the
-    *heavy* ones: in debt within :data:`HEAVY_SECONDS`) share a part of the loop in equal parts, and that part
-    follows the loop's lag: raised while a tick of :data:`TICK_SECONDS` comes within the first of
+    """The event loop's time used by each address (a :class:`_Share` of seconds each, spent after the fact): an
+    address beyond its share waits (its sockets are not read) until it has some again. The share is max-min fair:
+    the part of the loop for the clients' work (:attr:`total`) is filled like water, each address up to what it
+    uses lately, the same level for all those that want more (recomputed every :data:`LEVEL_SECONDS`): an address
+    using less than the others' level (a person at a table, a polite client) never waits, however many want more.
+    :attr:`total` follows the loop's lag while any address is beyond its share (the *heavy* ones, within
+    :data:`HEAVY_SECONDS`): raised while a tick of :data:`TICK_SECONDS` comes within the first of
     :data:`LAG_SECONDS`, lowered when one comes later than the second (within :data:`HEAVY_TOTAL`). The loop's
     spare time goes to the greedy (a load test from a few addresses keeps its throughput), never the others' turns.
     Used from the event loop only."""
 
     def __init__(self) -> None:
-        self.buckets: collections.OrderedDict[str, TokenBucket] = collections.OrderedDict()
+        self.buckets: collections.OrderedDict[str, _Share] = collections.OrderedDict()
         self.heavy: collections.OrderedDict[str, float] = collections.OrderedDict()  # key -> last time beyond
-        self.total = HEAVY_TOTAL[1]  # the part of the loop the heavy addresses share
+        self.total = HEAVY_TOTAL[1]  # the part of the loop for the clients' work, shared max-min fairly
+        self.water, self.water_at = self.total, -math.inf  # each address's share, and when it was computed
         self.loop: asyncio.AbstractEventLoop | None = None  # the loop of the ticks (while there are heavy ones)
         self.due = self.window_end = 0.0
         self.worst = 0.0  # the latest tick's worst lateness in this window
 
     def rate(self, now: float) -> float:
-        """Each address's share of the loop now (seconds per second)."""
+        """Each address's share of the loop now (seconds per second): the water level of :attr:`total` over the
+        addresses' usage (the heavy ones whose time is past forgotten)."""
         while self.heavy and next(iter(self.heavy.values())) < now - HEAVY_SECONDS:
             self.heavy.popitem(last=False)
-        return self.total / max(1, len(self.heavy))
+        if now - self.water_at >= LEVEL_SECONDS:
+            self.water, self.water_at = water_level(self.total, [b.usage(now) for b in self.buckets.values()]), now
+        return self.water
 
-    def bucket(self, key: str, now: float) -> TokenBucket:
-        bucket = self.buckets.pop(key, None) or TokenBucket(self.total, LOOP_BURST, now)
+    def bucket(self, key: str, now: float) -> _Share:
+        bucket = self.buckets.pop(key, None) or _Share(self.water, now)
         self.buckets[key] = bucket  # the most recent last
         if len(self.buckets) > TRACKED_CLIENTS:
             self.buckets.popitem(last=False)
@@ -993,6 +1009,8 @@ class LoopShares:
     def charge(self, key: str, seconds: float) -> None:
         now = time.monotonic()
         bucket = self.bucket(key, now)
+        bucket.usage(now)
+        bucket.spent += seconds
         bucket.spend(seconds)
         if bucket.tokens < 0:
             self.heavy.pop(key, None)
@@ -1031,6 +1049,18 @@ class LoopShares:
         self.loop.call_at(self.due, self._tick)
 
 
+def water_level(total: float, usages: list[float]) -> float:
+    """The level that ``total`` fills over ``usages`` (each filled up to its usage): all of ``total`` when the
+    usages fit in it; at least :data:`MIN_SHARE`."""
+    remaining, left = total, len(usages)
+    for usage in sorted(usages):
+        if usage * left > remaining:
+            return max(MIN_SHARE, remaining / left)
+        remaining -= usage
+        left -= 1
+    return total
+
+
 class _Metered:
     """A coroutine whose every step is timed and charged to ``key`` (a request's or a WebSocket's ASGI app)."""
 
@@ -1066,14 +1096,27 @@ class _Metered:
         self.coro.close()
 
 
-def metered(app: ASGIApp, shares: LoopShares, key: str) -> ASGIApp:
+class _ConnectionApp:
+    """The app as one connection runs it: its work charged to ``key`` in ``shares``; with ``cycles``, the request
+    cycles it runs noted there (their ``send`` is the cycle's: :meth:`_Guard.connection_lost`). A class, not a
+    closure: one is made per connection, and a crowd opening connections in a loop makes many."""
+
+    __slots__ = ("app", "cycles", "key", "shares")
+
+    def __init__(self, app: Any, shares: LoopShares, key: str, cycles: list[Any] | None = None) -> None:
+        self.app, self.shares, self.key, self.cycles = app, shares, key, cycles
+
+    def __call__(self, scope: Any, receive: Any, send: Any) -> Any:
+        if self.cycles is not None:
+            cycle = getattr(send, "__self__", None)
+            if cycle is not None:
+                self.cycles[:] = [c for c in self.cycles if not c.response_complete] + [cycle]
+        return _Metered(self.app(scope, receive, send), self.shares, self.key)
+
+
+def metered(app: Any, shares: LoopShares, key: str) -> Any:
     """``app`` whose work on the loop is charged to ``key`` in ``shares``."""
-
-    def call(scope: MutableMapping[str, Any], receive: Callable[[], Awaitable[Any]],
-             send: Callable[[Any], Awaitable[None]]) -> Any:
-        return _Metered(app(scope, receive, send), shares, key)
-
-    return call
+    return _ConnectionApp(app, shares, key)
 
 
 class _Pump:
@@ -1282,6 +1325,8 @@ def _trusted_networks(config: Any) -> list[Any] | None:
 
 
 def _in_networks(host: str, networks: list[Any]) -> bool:
+    if not networks:  # (no proxy trusted, the usual case: no address parsed per connection)
+        return False
     try:
         address = ipaddress.ip_address(host)
     except ValueError:

@@ -297,8 +297,12 @@ def test_shares_of_the_loop_are_max_min_fair():
     crowd = [f"crowd{k}" for k in range(100)]
     for key in crowd:
         shares.charge(key, 1.0)
-    assert shares.rate(time.monotonic()) == pytest.approx(first / 101)  # the crowd shares it, in equal parts
+    later = time.monotonic() + limits.LEVEL_SECONDS  # (the level is computed again after this long)
+    # filled like water: the polite one keeps what it uses, the 101 that want more share the rest equally
+    assert shares.rate(later) == pytest.approx((first - 0.001) / 101, rel=1e-3)
     assert shares.wait("polite") == 0  # still within its own
+    assert limits.water_level(1.0, [0.1, 0.2, 0.3]) == 1.0  # all fit: no bound
+    assert limits.water_level(0.5, [0.1, 0.4, 0.4]) == pytest.approx(0.2)  # 0.1, then 0.2 and 0.2
 
 
 class FakeLoop:
