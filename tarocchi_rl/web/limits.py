@@ -18,6 +18,8 @@ trusted, every client has the proxy's address: trust it, or raise the per-client
 | connections waiting for a head  | :data:`MAX_WAITING`           | the oldest waiting one of the client holding |
 | (or idle between requests)      |                               | the most is closed                           |
 | ... per client                  | :data:`WAITING_PER_CLIENT`    | the client's oldest waiting one is closed    |
+| connections left half-open (no  | :data:`HALF_OPEN_STRIKES`,    | past :data:`MAX_WAITING`, the client's new   |
+| whole head) per client          | :data:`HALF_OPEN_FORGIVEN` a s| ones are closed, not the others' evicted     |
 | a client's share of the loop    | max-min fair over a part of   | its next request, or its WebSocket's input,  |
 | (its requests, WebSocket input  | the loop (:data:`HEAVY_TOTAL`)| waits unread until it has some again         |
 | and messages, its jobs' ends)   | that follows the loop's lag   | (:class:`LoopShares`)                        |
@@ -108,6 +110,8 @@ MESSAGE_BURST = 20  # two) ... and at once: a faster client is read more slowly 
 BODY_SECONDS = 10.0  # a request body not complete this long after its headers: 408 and the connection closed
 KEEP_ALIVE_SECONDS = 5.0  # an idle keep-alive HTTP connection is closed after this long (uvicorn)
 HEAD_SECONDS = 5.0  # a request head not complete this long after the connection opened (or its first byte): closed
+HALF_OPEN_STRIKES = 8  # connections an address may leave half-open (closed before a whole head) at once ...
+HALF_OPEN_FORGIVEN = 1.0  # ... and a second on average; beyond, past MAX_WAITING its new ones are closed at once
 MAX_WAITING = 512  # connections waiting for a request head (or idle between requests), in all ...
 WAITING_PER_CLIENT = 8  # ... and per address: beyond either, the oldest waiting one of the biggest holder is closed
 RETRY_AFTER = 1  # seconds a refused client is told to wait (the Retry-After header)
@@ -690,26 +694,42 @@ class _Registry:
         self.total = 0  # waiting connections, all addresses
         self.shares = LoopShares()  # the loop's time used by each address
         self._settings: tuple[int, Waiting, list[Any] | None] | None = None
+        self.strikes: collections.OrderedDict[str, TokenBucket] = collections.OrderedDict()  # half-open ends
         self.pump: Any = None  # the WebSockets' input parsed later (_Pump), made by the first WebSocket
 
-    def wait(self, conn: "_Guard", host: str, bounds: Waiting, in_debt: bool) -> bool:
+    def wait(self, conn: "_Guard", host: str, bounds: Waiting) -> bool:
         """``conn`` waits (True), or is closed (False): beyond its address's share, that address's oldest waiting
         connection is closed; beyond the total, the oldest of the address that has the most (never an address
-        with fewer), unless ``conn``'s address is beyond its share of the loop (``in_debt``: a client opening
-        connections in a loop), and then ``conn`` itself."""
+        with fewer), unless ``conn``'s address leaves connections half-open (:meth:`half_open`: a crowd opening
+        them in a loop), and then ``conn`` itself."""
         own = self.waiting.get(host, {})
         if len(own) >= bounds.per_client:
             next(iter(own)).drop("evicted: the address's waiting connections are at their cap")
         elif self.total >= bounds.total:
-            if in_debt:
+            if self.half_opener(host):
                 conn.waiting = False
-                conn.drop("refused: the server's waiting connections are at their cap, its address beyond its share")
+                conn.drop("refused: the server's waiting connections are at their cap, its address leaves them "
+                          "half-open")
                 return False
             most = max(self.waiting.values(), key=len)
             next(iter(most)).drop("evicted: the server's waiting connections are at their cap")
         self.waiting.setdefault(host, {})[conn] = None
         self.total += 1
         return True
+
+    def half_open(self, host: str) -> None:
+        """A connection of ``host`` ended without ever sending a whole request head (evicted, late, or gone)."""
+        strikes = self.strikes.pop(host, None) or TokenBucket(HALF_OPEN_FORGIVEN, HALF_OPEN_STRIKES)
+        self.strikes[host] = strikes
+        if len(self.strikes) > TRACKED_CLIENTS:
+            self.strikes.popitem(last=False)
+        strikes.level()
+        strikes.spend(1.0)
+
+    def half_opener(self, host: str) -> bool:
+        """Whether ``host`` left more than :data:`HALF_OPEN_STRIKES` connections half-open lately."""
+        strikes = self.strikes.get(host)
+        return strikes is not None and strikes.level() < 0
 
     def settings(self, config: Any) -> tuple[int, Waiting, list[Any] | None]:
         """The protocol's bounds (from the environment ``serve`` set) and the proxies it trusts, read once."""
@@ -777,7 +797,7 @@ class _Guard:
         self.shares: LoopShares = _shares_of(self.registry, getattr(self, "app_state", None))
         self.host: str | None = None  # the address, when the per-address bounds apply to it
         self.key = ""  # whose share of the loop its requests use (LoopShares)
-        self.waiting = self.upgraded = False
+        self.waiting = self.upgraded = self.served = False  # served: a whole request head came
         self.head_timer: asyncio.TimerHandle | None = None
         self.hold: asyncio.TimerHandle | None = None  # its reading paused: its address is beyond its share ...
         self.held = bytearray()  # ... and what it had sent
@@ -866,6 +886,8 @@ class _Guard:
             self.hold = None
         if self.host is not None and not self.upgraded:
             self.registry.release(self.host)
+            if not self.served:
+                self.registry.half_open(self.host)
 
     def _note_state(self, timed: bool = False) -> None:
         """After each event: a WebSocket now, a request in progress, or waiting (``timed``: its head's clock
@@ -876,11 +898,11 @@ class _Guard:
             self._stop_waiting()
             self._upgraded()
         elif self.cycle is not None and not self.cycle.response_complete:
+            self.served = True
             self._stop_waiting()
         elif not self.waiting:
             self.waiting = True
-            if self.host is not None and not self.registry.wait(self, self.host, self.bounds,
-                                                                self.shares.level(self.key) <= 0):
+            if self.host is not None and not self.registry.wait(self, self.host, self.bounds):
                 return
             if timed:
                 self.head_timer = self.loop.call_later(self.bounds.head_seconds, self._head_late)

@@ -187,16 +187,29 @@ def test_past_the_total_the_biggest_holder_loses_its_oldest(protocol, monkeypatc
                 assert get(a2) == 200 and get(b1) == 200
 
 
-def test_past_the_total_a_client_beyond_its_share_loses_its_own(protocol, monkeypatch):
-    """A client opening connections in a loop (beyond its share of the loop) does not evict the others' waiting
-    connections: its new one is closed instead."""
+def test_past_the_total_a_client_leaving_connections_half_open_loses_its_own(protocol, monkeypatch):
+    """A client that opens connections and never sends a head (a crowd reconnecting in a loop) does not evict
+    the others' waiting connections once it has left a few half-open: its new one is closed instead."""
     with live(protocol, monkeypatch, total=3, per_client=3) as (port, server):
+        for _ in range(limits.HALF_OPEN_STRIKES + 2):  # connections that end without a head (evicted, late, gone)
+            with connect(port, "127.0.0.4"):
+                pass
+
+        def half_opener() -> bool:  # (once the server has seen them end)
+            registry = getattr(server.server_state, "tarocchi_registry", None)
+            return registry is not None and registry.half_opener("127.0.0.4")
+
+        deadline = time.monotonic() + WAIT
+        while not half_opener() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert half_opener()
         with connect(port, "127.0.0.2") as a1, connect(port, "127.0.0.2") as a2, connect(port, "127.0.0.3") as b1:
             assert get(a1) == 200 and get(a2) == 200 and get(b1) == 200  # three waiting: the total
-            server.config.app.state.server.shares.charge("127.0.0.4", 10.0)
             with connect(port, "127.0.0.4") as churner:
                 assert closed(churner)
             assert get(a1) == 200 and get(a2) == 200 and get(b1) == 200  # nobody evicted for it
+            with connect(port, "127.0.0.5") as polite:  # a client whose connections send their heads gets in
+                assert get(polite) == 200
 
 
 def ws_open(port: int, source: str) -> socket.socket:
