@@ -140,11 +140,37 @@ def test_a_table_played_before_the_shipped_bot_says_so(tmp_path, monkeypatch):
     assert pages.stale_lines({"variant": "piedmont3", "date": "2026-12-05"}) == []
 
 
-def headline_figures() -> list[tuple[str, str]]:
+def headline_cells() -> list[tuple[str, str]]:
     """Every cell of the committed headline: (variant, the cell's text)."""
     pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
     rows = pages.headline_rows()[2:]
     return [(r.split("|")[1].strip(" `"), c.strip()) for r in rows for c in r.split("|")[2:-1]]
+
+
+def test_every_headline_cell_is_head_to_head_of_todays_bots():
+    """Every variant the engine plays has a headline row whose three cells are head to head, from tables or matches
+    played with today's shipped bots (a match played before a bot's export names "the previous bot")."""
+    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    from tarocchi_rl.variants import VARIANTS
+
+    for v in VARIANTS:
+        figures = pages.headline_figures(v)
+        assert len(figures) == 3 and all(f is not None for f in figures), (v, figures)
+        assert not [f for f in figures if f.previous_bot], (v, figures)
+
+
+def test_headline_cells_have_the_same_decimals_and_bold_where_the_ci_is_above_zero():
+    cell = re.compile(r"^(\*\*)?([+-]\d+\.(\d+)) \[([+-]\d+\.(\d+)), ([+-]\d+\.(\d+))\](\*\*)? \(")
+    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    from tarocchi_rl.variants import VARIANTS
+
+    cells = headline_cells()
+    assert len(cells) == 3 * len(VARIANTS)
+    for variant, text in cells:
+        m = cell.match(text)
+        assert m, (variant, text)
+        assert {len(m.group(k)) for k in (3, 5, 7)} == {pages.HEADLINE_DIGITS}, (variant, text)
+        assert bool(m.group(1)) == bool(m.group(8)) == (float(m.group(4)) > 0), (variant, text)
 
 
 def test_no_results_page_puts_an_image_in_a_table():
