@@ -22,7 +22,7 @@ trusted, every client has the proxy's address: trust it, or raise the per-client
 | whole head) per client          | :data:`HALF_OPEN_FORGIVEN` a s| ones are closed, not the others' evicted     |
 | a client's share of the loop    | max-min fair over a part of   | its next request, or its WebSocket's input,  |
 | (its requests, WebSocket input  | the loop (:data:`HEAVY_TOTAL`)| waits unread until it has some again         |
-| and messages, its jobs' ends)   | that follows the loop's lag   | (:class:`LoopShares`)                        |
+| and messages, its jobs' ends)   | that follows how busy it is   | (:class:`LoopShares`)                        |
 | a WebSocket's input parsed at   | :data:`INPUT_SLICE` bytes;    | the rest waits for the pump                  |
 | once; the pump                  | :data:`PUMP_STEP_SECONDS` a   | (:class:`_Pump`), its socket unread          |
 |                                 | pass, :data:`PUMP_SHARE`      |                                              |
@@ -948,10 +948,9 @@ HEAVY_SECONDS = 1.0  # an address that went beyond its share counts among the he
 USAGE_SECONDS = 1.0  # an address's usage of the loop measured over about this long ...
 LEVEL_SECONDS = 0.1  # ... and the addresses' share (max-min) computed from them this often
 MIN_SHARE = 0.001  # an address's share is never less than this (seconds of the loop per second)
-HEAVY_TOTAL = (0.3, 0.6, 0.9)  # the part of the loop for the clients' work: at least, at first, at most ...
-LAG_SECONDS = (0.003, 0.010)  # ... raised while the loop's ticks come within the first, lowered when one comes
-TICK_SECONDS = 0.01  # later than the second; the loop's lag measured by a tick this often while there are heavy
-LAG_WINDOW = 0.25  # addresses, the share adjusted at most this often
+HEAVY_TOTAL = (0.4, 0.7, 0.9)  # the part of the loop for the clients' work: at least, at first, at most ...
+BUSY_SHARES = (0.5, 0.75)  # ... raised while the loop's thread is busy less than the first share of a window,
+BUSY_WINDOW = 0.25  # lowered when more than the second (windows of this many seconds, while any address is heavy)
 INPUT_SLICE = 512  # bytes of a WebSocket's input parsed at once (a slice of ping frames: ~1 ms of the loop) ...
 INPUT_PIECE = 64  # ... in pieces of this many, stopping at a message (it waits for the app to read it)
 INPUT_TOTAL_SHARE = 0.1  # a WebSocket's input is parsed as it arrives within this share of the loop, all
@@ -985,10 +984,11 @@ class LoopShares:
     the part of the loop for the clients' work (:attr:`total`) is filled like water, each address up to what it
     uses lately, the same level for all those that want more (recomputed every :data:`LEVEL_SECONDS`): an address
     using less than the others' level (a person at a table, a polite client) never waits, however many want more.
-    :attr:`total` follows the loop's lag while any address is beyond its share (the *heavy* ones, within
-    :data:`HEAVY_SECONDS`): raised while a tick of :data:`TICK_SECONDS` comes within the first of
-    :data:`LAG_SECONDS`, lowered when one comes later than the second (within :data:`HEAVY_TOTAL`). The loop's
-    spare time goes to the greedy (a load test from a few addresses keeps its throughput), never the others' turns.
+    :attr:`total` follows how busy the loop is while any address is beyond its share (the *heavy* ones, within
+    :data:`HEAVY_SECONDS`): raised while the loop's thread is busy less than the first of :data:`BUSY_SHARES` of a
+    :data:`BUSY_WINDOW`, lowered when more than the second (within :data:`HEAVY_TOTAL`; CPU time, so that a busy
+    machine's other processes do not count). The loop's spare time goes to the greedy (a load test from a few
+    addresses keeps its throughput), never the others' turns.
     Used from the event loop only."""
 
     def __init__(self) -> None:
@@ -996,9 +996,9 @@ class LoopShares:
         self.heavy: collections.OrderedDict[str, float] = collections.OrderedDict()  # key -> last time beyond
         self.total = HEAVY_TOTAL[1]  # the part of the loop for the clients' work, shared max-min fairly
         self.water, self.water_at = self.total, -math.inf  # each address's share, and when it was computed
-        self.loop: asyncio.AbstractEventLoop | None = None  # the loop of the ticks (while there are heavy ones)
-        self.due = self.window_end = 0.0
-        self.worst = 0.0  # the latest tick's worst lateness in this window
+        self.loop: asyncio.AbstractEventLoop | None = None  # the loop of the windows (while there are heavy ones)
+        self.cpu_clock: Callable[[], float] = time.thread_time  # the loop thread's CPU time
+        self.window_start = self.cpu_start = 0.0
 
     def rate(self, now: float) -> float:
         """Each address's share of the loop now (seconds per second): the water level of :attr:`total` over the
@@ -1041,35 +1041,34 @@ class LoopShares:
             self._tick_soon()
 
     def _tick_soon(self) -> None:
-        """The ticks start (on the running loop) when an address becomes heavy; they stop when none is."""
+        """The windows start (on the running loop) when an address becomes heavy; they stop when none is."""
         if self.loop is not None:
             return
         try:
             self.loop = asyncio.get_running_loop()
         except RuntimeError:  # (no loop: a test of the shares alone)
             return
-        now = self.loop.time()
-        self.due, self.window_end, self.worst = now + TICK_SECONDS, now + LAG_WINDOW, 0.0
-        self.loop.call_at(self.due, self._tick)
+        self.window_start, self.cpu_start = self.loop.time(), self.cpu_clock()
+        self.loop.call_later(BUSY_WINDOW, self._window)
 
-    def _tick(self) -> None:
+    def _window(self) -> None:
+        """The end of a window: how busy the loop's thread was (its CPU time over the wall time: time the system
+        gave to other processes is not the loop's load) moves :attr:`total` (:data:`BUSY_SHARES`)."""
         assert self.loop is not None
-        now = self.loop.time()
-        self.worst = max(self.worst, now - self.due)
-        if now >= self.window_end:
-            low, high = LAG_SECONDS
-            least, _, most = HEAVY_TOTAL
-            if self.worst > high:
-                self.total = max(least, self.total * 0.7)
-            elif self.worst < low:
-                self.total = min(most, self.total * 1.1)
-            self.worst, self.window_end = 0.0, now + LAG_WINDOW
+        now, cpu = self.loop.time(), self.cpu_clock()
+        busy = (cpu - self.cpu_start) / max(now - self.window_start, 1e-9)
+        low, high = BUSY_SHARES
+        least, _, most = HEAVY_TOTAL
+        if busy > high:
+            self.total = max(least, self.total * 0.8)
+        elif busy < low:
+            self.total = min(most, self.total * 1.1)
         self.rate(time.monotonic())  # (the heavy ones whose time is past forgotten)
         if not self.heavy:
-            self.loop = None  # nobody heavy: no ticks
+            self.loop = None  # nobody heavy: no windows
             return
-        self.due = now + TICK_SECONDS
-        self.loop.call_at(self.due, self._tick)
+        self.window_start, self.cpu_start = now, cpu
+        self.loop.call_later(BUSY_WINDOW, self._window)
 
 
 def water_level(total: float, usages: list[float]) -> float:

@@ -319,41 +319,44 @@ def test_shares_of_the_loop_are_max_min_fair():
 
 
 class FakeLoop:
-    """A loop's clock and its timers, moved by the test: the ticks come when it says."""
+    """A loop's clock and its timers, and its thread's CPU clock, moved by the test."""
 
     def __init__(self) -> None:
-        self.now, self.timers = 0.0, []
+        self.now, self.cpu, self.timers = 0.0, 0.0, []
 
     def time(self) -> float:
         return self.now
 
-    def call_at(self, when: float, fn) -> None:
-        self.timers.append((when, fn))
+    def call_later(self, delay: float, fn) -> None:
+        self.timers.append((self.now + delay, fn))
 
-    def run_ticks(self, late: float, count: int) -> None:
+    def run_windows(self, busy: float, count: int) -> None:
+        """``count`` windows in which the loop's thread was busy ``busy`` of the time."""
         for _ in range(count):
             when, fn = self.timers.pop()
-            self.now = when + late
+            self.cpu += (when - self.now) * busy
+            self.now = when
             fn()
 
 
-def test_the_greedy_share_follows_the_loops_lag():
-    """The part the heavy addresses share is lowered while the loop's ticks come late, raised while they come in
-    time, within its bounds; the ticks stop when nobody is heavy."""
+def test_the_greedy_share_follows_how_busy_the_loop_is():
+    """The clients' part of the loop is lowered while the loop's thread is busy, raised while it is not, within
+    its bounds (the system's other processes do not count: CPU time); no windows when nobody is heavy."""
     shares, loop = limits.LoopShares(), FakeLoop()
-    shares.loop = loop  # (the ticks on this clock)
-    shares.due = shares.window_end = 0.0
-    loop.timers.append((0.0, shares._tick))
+    shares.loop, shares.cpu_clock = loop, lambda: loop.cpu  # (the windows on these clocks)
+    loop.call_later(limits.BUSY_WINDOW, shares._window)
     shares.charge("greedy", 100.0)  # heavy for a while
     start = shares.total
-    loop.run_ticks(late=2 * limits.LAG_SECONDS[1], count=30)
+    loop.run_windows(busy=0.95, count=30)
     lowered = shares.total
-    loop.run_ticks(late=0.0, count=1000)
+    loop.run_windows(busy=0.6, count=5)  # between the two: unchanged
+    assert shares.total == lowered
+    loop.run_windows(busy=0.1, count=100)
     raised = shares.total
-    assert limits.HEAVY_TOTAL[0] <= lowered < start < raised == limits.HEAVY_TOTAL[2]
+    assert limits.HEAVY_TOTAL[0] == lowered < start < raised == limits.HEAVY_TOTAL[2]
     shares.heavy.clear()
-    loop.run_ticks(late=0.0, count=1)
-    assert not loop.timers and shares.loop is None  # nobody heavy: no more ticks
+    loop.run_windows(busy=0.1, count=1)
+    assert not loop.timers and shares.loop is None  # nobody heavy: no more windows
 
 
 def test_an_address_beyond_its_share_waits_the_others_do_not(protocol, monkeypatch):
