@@ -4,6 +4,7 @@ tests elsewhere that run it (listed below)."""
 from .scripts import EXPERIMENTS, ROOT
 
 ELSEWHERE = {  # script -> the test that runs it with tiny settings
+    "abuse_floods": "tests/experiments/test_abuse_web.py",  # abuse_web.py's crowd phases
     "ablations": "tests/rl/test_ablations_script.py",
     "belief_calibration": "tests/rl/test_belief.py",  # main() of the script, in process
     "results_pages": "tests/docs/test_site.py",

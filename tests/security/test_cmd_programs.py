@@ -22,6 +22,7 @@ from tarocchi_rl.agents.cmd import MAX_FAILURES, MAX_LINE_BYTES, START_SECONDS, 
 from tarocchi_rl.agents.specs import make_agent
 from tarocchi_rl.arena import run_arena
 from tarocchi_rl.batch import BatchEnv
+from tests.support.processes import is_gone
 
 TIMEOUT = 1.0  # seconds per request given to the programs below (their start and hello included)
 BOUND = 10.0  # seconds: far more than any of these requests may take (a timeout, a start, a kill)
@@ -111,15 +112,6 @@ def assert_one_line_error(out: str | int, *fragments: str) -> None:
     assert out.startswith("cmd:") and "\n" not in out and len(out) < 1000, out
     for fragment in fragments:
         assert fragment in out, out
-
-
-def is_gone(pid: int) -> bool:
-    """No such process, or only its zombie left for its parent to reap."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            return any(line.startswith("State:") and "Z" in line.split()[1] for line in f)
-    except FileNotFoundError:
-        return True
 
 
 @pytest.mark.parametrize("mode,fragments", [

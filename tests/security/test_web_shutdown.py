@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from tests.security.test_cmd_programs import is_gone
+from tests.support.processes import is_gone
 
 CLI = str(Path(sys.executable).parent / "tarocchi-rl")
 START_BOUND = 300.0  # seconds the server may take to start (its warm-up, on a busy machine)

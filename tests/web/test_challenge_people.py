@@ -12,9 +12,9 @@ from tarocchi_rl import cli
 from tarocchi_rl.web.games import counted_challenge_games, games_stats
 from tarocchi_rl.web.players import NEW_PLAYERS_BURST, PlayerTokens, address_group
 from tarocchi_rl.web.store import ChallengeResult, Finished, NewGame, open_store
+from tests.support.challenges import play, server
 from tests.support.records import random_record
 from tests.support.web_client import LocalClient
-from tests.web.test_challenges import play, server
 
 
 def stats(tmp_path, capsys) -> dict:

@@ -20,25 +20,11 @@ from tarocchi_rl.web.app import ServerConfig, create_app
 from tarocchi_rl.web.challenge_defs import BUILTIN_DEALS, DEALS_DIR, load_challenges
 from tarocchi_rl.web.games import bot_rating
 from tarocchi_rl.web.store import open_store
+from tests.support.challenges import FIRST, FRENCH3, play, server, small_challenge
 from tests.support.web_client import LocalClient
 
 ROOT = Path(__file__).resolve().parents[2]
-FRENCH3 = ROOT / "benchmarks" / "deals" / "french3.jsonl.gz"
-FIRST = 3  # the challenge's deals: lines 4 and 5 of the frozen french3 set
 PLAYER = "browser-0123456789"
-
-
-def small_challenge(path: Path, **change) -> Path:
-    """A file with one french3 challenge of 2 deals: the person at seat 1, heuristic opponents, bot:french3."""
-    item = {"name": "small", "variant": "french3", "deals": {"file": str(FRENCH3), "first": FIRST, "count": 2},
-            "seat": 1, "opponents": ["heuristic", "heuristic"], "bot": "bot:french3", **change}
-    path.write_text(json.dumps({"challenges": [item]}))
-    return path
-
-
-def server(tmp_path, file: Path | None = None, **kw):
-    return create_app(ServerConfig(warmup=False, db=f"sqlite:///{tmp_path / 'g.db'}", builtin_challenges=False,
-                                   challenges=str(file or small_challenge(tmp_path / "c.json")), **kw))
 
 
 def arena_result(deck_index: int):
@@ -47,20 +33,6 @@ def arena_result(deck_index: int):
     agents = [make_bot("bot:french3", 0, "bot"), make_bot("heuristic", 0, "h")]
     payoffs, _, records = play_games("french3", decks, np.array([[1, 0, 1]]), agents, {}, record=True)
     return [int(p) for p in payoffs[0]], records[0]
-
-
-def play(ws, msg: dict, moves: list[str] | None = None) -> tuple[dict, list[dict]]:
-    """Start a challenge's deal and play it: the record's moves (``moves``) or the first legal ones; (over, the
-    state messages)."""
-    ws.send_json(msg)
-    m, states = ws.receive_json(), []
-    while m["type"] == "state":
-        states.append(m)
-        t = m["table"]
-        ws.send_json({"type": "act", "action": moves[t["steps"]] if moves else t["legal"][0]["action"]})
-        m = ws.receive_json()
-    assert m["type"] == "over", m
-    return m, states
 
 
 def test_a_person_plays_a_challenge_against_the_bots_offline_results(tmp_path, capsys):
