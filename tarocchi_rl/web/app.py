@@ -379,7 +379,7 @@ class Server:
         connection's deal; the answer is a ``state`` with every move of the deal so far, as its seat saw them."""
         if conn is None:
             raise ValueError("resume: a deal is taken back over /ws")
-        new = await self.shared.own.take(msg, conn, client)
+        new = await self.shared.own.take(msg, conn, client, replacing=table is not None)
         if table is not None and table is not new:
             self.abandon(table)
         new.sent = len(new.steps)

@@ -95,9 +95,10 @@ class OwnTables:
             self.end(table)
             host.abandon(table)
 
-    async def take(self, msg: dict[str, Any], conn: Conn, client: str) -> Table:
+    async def take(self, msg: dict[str, Any], conn: Conn, client: str, replacing: bool) -> Table:
         """``resume``: the deal of ``code`` whose token is ``token``, now ``conn``'s (ValueError: a wrong code or
-        token, which costs the address a try)."""
+        token, which costs the address a try; or a parked deal of another address that would take ``client`` past
+        its tables, unless it replaces a deal of ``conn``'s: ``replacing``)."""
         shared = self.shared
         shared.check_guesses(client)
         code = normalize_code(msg.get("code"))
@@ -113,6 +114,11 @@ class OwnTables:
         old = entry.conn
         if old is conn:
             raise ValueError(f"you play the deal {code} already")
+        if old is None and entry.client != client and not replacing:  # one more table for this address
+            counts = shared.host.table_count
+            if counts.held[client] + counts.starting[client] >= counts.per_client:
+                raise ValueError(f"your address already holds {counts.per_client} tables (the most per client): "
+                                 f"close one first to take back the deal {code}")
         if old is None:  # parked: from its old address's tables to this connection's (counted by the caller)
             if entry.timer is not None:
                 entry.timer.cancel()

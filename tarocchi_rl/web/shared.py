@@ -283,7 +283,6 @@ class SharedTables:
             raise ValueError(f"lobby: your address has {waiting} tables waiting for people in the lobby (the most "
                              "per address): start one, or open this one without the lobby and give its code")
 
-
     # -- guesses ----------------------------------------------------------------------------------------------
     def _bucket(self, client: str) -> limits.TokenBucket:
         bucket = self.guesses.get(client)

@@ -156,3 +156,23 @@ def test_a_challenge_deal_comes_back_with_its_challenge(tmp_path):
             back = ws2.receive_json()
             assert back["type"] == "state" and back["challenge"]["name"] == name and back["challenge"]["deal"] == 0
             assert back["practice"] is False and back["table"] == first["table"]
+
+
+def test_a_deal_taken_back_from_another_address_counts_against_its_tables(tmp_path):
+    """A parked deal moves to the address that takes it back: refused there when that address already holds its
+    most tables, unless the connection's own deal is the one it replaces."""
+    app = create_app(ServerConfig(warmup=False, seat_grace=WAIT, max_tables_per_client=1,
+                                  db=f"sqlite:///{tmp_path / 'g.db'}"))
+    with LocalClient(app) as client:
+        with client.websocket_connect("/ws") as ws:
+            parked = start(ws)["resume"]  # address "testclient": its deal parked when the page closes
+        client._transport.client = ("127.0.0.9", 50000)  # the next connections come from another address
+        with client.websocket_connect("/ws") as ws2, client.websocket_connect("/ws") as ws3:
+            start(ws2, seed=6)  # the other address's one table
+            ws3.send_json({"type": "resume", **parked})
+            refused = ws3.receive_json()
+            assert refused["type"] == "error" and "already holds 1 tables" in refused["error"], refused
+            ws2.send_json({"type": "resume", **parked})  # in the place of ws2's own deal: allowed
+            back = ws2.receive_json()
+            assert back["type"] == "state" and back["resumed"] is True, back
+            assert client.get("/v1/health").json()["tables"] == 1
