@@ -7,9 +7,10 @@ in them is typed by hand.
 
 Pages (``docs/results/``): ``index.md`` (the headline figures), ``leaderboards.md`` (the fast tables of every
 variant), ``search.md`` (the tables with the search agents and the equal-time search matches),
-``exploitability.md`` (the best-response probes), ``training.md`` (runs from scratch, the fine-tune, the
-ablations, with learning curves; belief calibration), ``speed.md`` (the core's throughput). Plots are SVG files
-in ``docs/results/img/`` (written without a date, so the same JSON and matplotlib give the same bytes);
+``exploitability.md`` (the best-response probes), ``training.md`` (runs from scratch, the fine-tune, expert
+iteration's rounds, the ablations, with learning curves; belief calibration), ``speed.md`` (the core's
+throughput). Plots are SVG files in ``docs/results/img/`` (written without a date, so the same JSON and matplotlib
+give the same bytes);
 ``--check`` compares the Markdown only (the plots' last bits depend on the matplotlib version) and that every
 plot a page shows exists.
 """
@@ -456,6 +457,43 @@ def finetune_section(plots: dict[str, bytes]) -> list[str]:
     return out
 
 
+def expert_section(plots: dict[str, bytes]) -> list[str]:
+    """The expert-iteration runs, a row per round, from their logs (``benchmarks/results/expert/NAME.jsonl``: a copy
+    of the run's ``log.jsonl``, committed with its carry directory)."""
+    runs = sorted((RESULTS / "expert").glob("*.jsonl"))
+    out = ["## Expert iteration", "",
+           "Networks trained on what search decides (`tarocchi-rl expert`, [docs/expert.md](../expert.md)); each round "
+           "labels its self-play deals with the search, trains, and is gated head to head against the network it "
+           "would replace on fixed gate deals (kept only above it), then played against "
+           "`ismcts:iterations=300,rollout=heuristic` (the network alone, one forward pass a decision). Targets per "
+           "second: search targets labelled (forced moves and anchors not counted); samples per second: the "
+           "learner's. Minutes: wall time since the run started, on this 2-core machine shared with other work.", ""]
+    if not runs:
+        return out + ["No run recorded yet.", ""]
+    for f in runs:
+        rounds = [json.loads(x) for x in f.read_text().splitlines() if x.strip()]
+        if not rounds:
+            continue
+        k = digits_for(max((v for v in VARIANTS if v in f.stem), key=len, default=""))  # a run is NAME-VARIANT
+        out += [f"### `{f.stem}`", "",
+                "| round | minutes | targets / s | samples / s | vs the network it would replace [95% CI] | kept | "
+                "vs ISMCTS-300 [95% CI] |", "|---|---|---|---|---|---|---|"]
+        for r in rounds:
+            prev, srch = r["vs_previous"], r.get("vs_search")
+            cell_prev = bold_if_above_zero(f"{prev['mean']:+.{k}f} {ci(*prev['ci95'], k)}", prev["ci95"][0])
+            cell_srch = ("not played" if not srch else
+                         bold_if_above_zero(f"{srch['mean']:+.{k}f} {ci(*srch['ci95'], k)} ({srch['deals']:,} deals)",
+                                            srch["ci95"][0]))
+            out.append(f"| {r['round']} | {r['minutes']:.0f} | {r['targets_per_s']:.0f} | "
+                       f"{r['train_samples_per_s']:.0f} | {cell_prev} ({prev['deals']:,} deals) | "
+                       f"{'yes' if r['kept'] else 'no'} | {cell_srch} |")
+        series = {"vs ISMCTS-300": [(r["minutes"], r["vs_search"]["mean"], *r["vs_search"]["ci95"]) for r in rounds
+                                    if r.get("vs_search")]}
+        out += ["", save(curve(f"{f.stem}: the network alone vs ISMCTS-300", series, "minutes of expert iteration"),
+                         f"expert_{f.stem}", plots), ""]
+    return out
+
+
 def ablation_section() -> list[str]:
     out = ["## Ablations", "",
            "`experiments/ablations.py`: every arm is the variant's default config with the arm's overrides, trained "
@@ -525,7 +563,7 @@ def belief_section(plots: dict[str, bytes]) -> list[str]:
 
 def page_training(plots: dict[str, bytes]) -> str:
     return "\n".join(["# Training", "", GENERATED, "", *scratch_section(plots), *finetune_section(plots),
-                      *ablation_section(), *belief_section(plots)])
+                      *expert_section(plots), *ablation_section(), *belief_section(plots)])
 
 
 def page_speed(plots: dict[str, bytes]) -> str:

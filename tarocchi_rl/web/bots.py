@@ -2,8 +2,9 @@
 a path or a command line.
 
 Built in: ``random``, ``heuristic``, ``ismcts`` (a search with a time budget, ``ismcts:time=0.2`` unless the
-server says otherwise) and the shipped trained bots, ``bot:VARIANT`` for every variant with one
-(:func:`tarocchi_rl.shipped.shipped_bots`; each plays its own variant, loaded once per process);
+server says otherwise) and the shipped trained bots, ``bot:VARIANT`` and ``strong:VARIANT`` (its network guiding a
+search at 0.05 s a decision) for every variant with one (:func:`tarocchi_rl.shipped.shipped_bots`; each plays its
+own variant, loaded once per process);
 ``--agents NAME=SPEC`` adds the operator's bots under the names the operator gives (``--agents
 strong=onnx:bots/mineo``); a bare ``SPEC`` gets a neutral name, ``bot1``, ``bot2``, ... (never the spec).
 ``/v1/bots``, the ``hello`` of ``POST /v1/act``, the seat names and the errors a bot's answer carries show
@@ -113,8 +114,11 @@ class BotPool:
 
 
 def shipped_specs() -> list[str]:
-    """The specs of the shipped trained bots, ``bot:VARIANT``: built into every server's catalogue."""
-    return [f"bot:{name}" for name in shipped_bots()]
+    """The specs of the shipped trained bots, built into every server's catalogue: every ``bot:VARIANT`` (the
+    network alone, about a millisecond a decision), then every ``strong:VARIANT`` (the network guiding a search,
+    :mod:`agents.strong`: a search's queue and pacing)."""
+    names = shipped_bots()
+    return [f"bot:{name}" for name in names] + [f"strong:{name}" for name in names]
 
 
 @functools.cache
@@ -130,7 +134,8 @@ class Catalogue:
         self.specs: dict[str, str] = {"random": "random", "heuristic": "heuristic", "ismcts": ismcts}
         self.shared: dict[str, tuple[Any, threading.Lock]] = {}
         self.by_spec: dict[str, str] = {}  # an operator's bare spec -> its name (for --seats)
-        for shipped in shipped_specs():  # the trained bots, named by their spec (it names no path)
+        for shipped in shipped_specs():  # the trained bots, named by their spec (it names no path; shared:
+            # a strong: bot too, its search one decision at a time under the lock, in the search queue)
             self.specs[shipped] = self.by_spec[shipped] = shipped
             self.shared[shipped] = shipped_agent(shipped)
         for name, spec in self._names(extra):

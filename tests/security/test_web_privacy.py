@@ -212,7 +212,8 @@ def test_agents_entries_names_and_their_mistakes():
     cat = Catalogue(["ismcts:iterations=5", "bot1=random", "heuristic", "ismcts:iterations=5", "x=ismcts:iterations=6"])
     assert cat.names == ["random", "heuristic", "ismcts", *shipped_specs(), "bot2", "bot1", "x"]  # bot1 taken
     assert cat.resolve_operator("ismcts:iterations=5", "--seats") == "bot2"
-    assert set(cat.clocks) == {"ismcts", "bot2", "x"}  # the slow bots are paced, the fast ones not
+    strong = {s for s in shipped_specs() if s.startswith("strong:")}  # the shipped networks guiding a search
+    assert set(cat.clocks) == {"ismcts", "bot2", "x", *strong} and len(strong) == 7  # the slow bots are paced
     for bad, message in ((["heuristic=random"], "taken"), (["a=random", "A=heuristic"], "taken"),
                          (["a=nonsense"], "unknown agent spec")):
         with pytest.raises(ValueError, match=message):

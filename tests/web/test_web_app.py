@@ -136,7 +136,7 @@ def test_malformed_messages_get_errors_and_the_table_serves_on(client):
 
 def test_bots_by_index_and_the_extra_agent_play(client):
     names = [b["name"] for b in client.get("/v1/bots").json()["bots"]]
-    assert names == BOT_NAMES and len(shipped_specs()) == 7
+    assert names == BOT_NAMES and len(shipped_specs()) == 14  # bot:VARIANT and strong:VARIANT, seven each
     with client.websocket_connect("/ws") as ws:
         ws.send_json({"type": "start", "variant": "french3", "seats": [0, "human", EXTRA_NAME], "seed": "4"})
         msgs = play_deal(ws, ws.receive_json())
@@ -187,6 +187,30 @@ def test_act_answers_as_the_bot_server(client, variant):
     rnd = BotServer("random", make_agent)
     req = act_requests(variant, 4)[1]
     assert client.post("/v1/act?agent=random", json=req).json() == rnd.handle(json.dumps(req))
+
+
+def test_the_strong_bot_plays_a_table_and_answers_act(client):
+    """strong:VARIANT (the shipped network guiding a search) is built in: a seat at a table of its variant, and
+    ``POST /v1/act?agent=strong:VARIANT`` answers legal moves; it plays its own variant only."""
+    with client.websocket_connect("/ws") as ws:
+        msgs = play_deal(ws, start(ws, "french3", human=1, seed=7, bot="strong:french3"))
+    assert msgs[0]["table"]["seats"][0] == {"seat": 0, "player": "strong:french3"}
+    assert msgs[-1]["type"] == "over"
+    hello = client.post("/v1/act?agent=strong:french3", json={"type": "hello", "id": 1}).json()
+    assert hello["variants"] == ["french3"] and "search" in hello["capabilities"], hello
+    ref, others = Referee(), BotServer("heuristic", make_agent)  # a referee deal, seat 0 asked over /v1/act
+    msg, asked = ref.handle(json.dumps({"type": "new", "variant": "french3", "seed": 2})), 0
+    while msg["type"] == "turn":
+        if msg["seat"] == 0:
+            ans, asked = client.post("/v1/act?agent=strong:french3", json=msg["request"]).json(), asked + 1
+            assert ans["type"] == "action", ans
+        else:
+            ans = others.handle(json.dumps(msg["request"]))
+        msg = ref.handle(json.dumps({"type": "apply", "action": ans["action"]}))  # an illegal one: an error
+    assert msg["type"] == "over" and asked > 5, msg
+    with client.websocket_connect("/ws") as ws:
+        refused = start(ws, "mineo", bot="strong:french3")
+    assert refused["type"] == "error" and "plays french3, not mineo" in refused["error"], refused
 
 
 def test_act_errors(client):

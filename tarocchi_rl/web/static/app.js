@@ -362,7 +362,8 @@ function botsFor(variant) {
 }
 
 function botText(b) {
-  return /^bot:/.test(b.name) ? `${b.name} (trained)` : b.name;
+  if (/^bot:/.test(b.name)) return `${b.name} (trained)`;
+  return /^strong:/.test(b.name) ? `${b.name} (trained + search)` : b.name;
 }
 
 // ?variant=NAME in the address picks the variant of the form; a name the server does not play says so
