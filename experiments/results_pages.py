@@ -586,7 +586,45 @@ def page_speed(plots: dict[str, bytes]) -> str:
         rows.append((d["variant"], d["step_decisions_per_s"], d["step_decisions_per_s"], d["step_decisions_per_s"]))
     if rows:
         out += ["", save(bars("BatchEnv step loop, one thread", rows, "decisions per second"), "speed_step", plots)]
-    return "\n".join([*out, *train_speed_section(), *web_load_section(), *web_export_section(), ""])
+    return "\n".join([*out, *train_speed_section(), *web_load_section(), *web_abuse_section(), *web_export_section(),
+                      ""])
+
+
+CROWD_PHASES = {"calm": "alone (the machine's own noise)", "halfopen": "beside 1,200 half-open connections "
+                "from 80 addresses", "lobby": "beside lobby tables opened in bursts by 6 addresses",
+                "pings": "beside 160 WebSockets from 80 addresses flooding pings", "acts": "beside 40 connections "
+                "from 40 addresses flooding POST /v1/act"}
+
+
+def web_abuse_section() -> list[str]:
+    """A polite client beside crowds of many addresses, several runs of ``experiments/abuse_web.py --phases
+    calm,halfopen,lobby,pings,acts`` (``benchmarks/results/web_abuse/*.json``): the medians over the runs."""
+    files = sorted((RESULTS / "web_abuse").glob("*.json"))
+    if not files:
+        return []
+    out = ["", "## The web server beside crowds", "",
+           "`experiments/abuse_web.py` (crowds in `experiments/abuse_floods.py`): a polite client's `GET /v1/health` "
+           "on a new connection every 50 ms, the page and the API every second, alone and beside each crowd. Issue "
+           "52's targets: served beside 1,200 half-open connections (health under 1 s, the page and the API "
+           "answering), p99 at most 50 ms under the ping and act floods (medians of 3 runs).", ""]
+    for f in files:
+        d = load(f)
+        runs = d["runs"]
+        out += [f"### `{f.name}`", "", d["note"], "",
+                f"Command: `{d['command']}`, {len(runs)} runs ({d['when']}, commit `{d['commit']}`)", "",
+                "| phase | health p50 / p99 / max (ms), medians over the runs | health requests failed | page and "
+                "API answered |", "|---|---|---|---|"]
+        for phase, what in CROWD_PHASES.items():
+            health = [r[phase]["polite"]["health"] for r in runs if phase in r]
+            if not health:
+                continue
+            med = {k: statistics.median(h[k] for h in health) for k in ("p50_ms", "p99_ms", "max_ms")}
+            failed = sum(sum(h["failed"].values()) for h in health)
+            page = [r[phase]["polite"][k] for r in runs for k in ("page", "api")]
+            out.append(f"| {phase}: {what} | {med['p50_ms']:.1f} / {med['p99_ms']:.1f} / {med['max_ms']:.1f} | "
+                       f"{failed} | {sum(x['ok'] for x in page)} / {sum(x['of'] for x in page)} |")
+        out.append("")
+    return out
 
 
 def web_load_section() -> list[str]:
