@@ -2,6 +2,7 @@
 JSON gives, and the site's hooks send repository links where the site can follow them. (The site itself is built
 with ``mkdocs build --strict`` by ``make test``.)"""
 
+import ast
 import importlib.util
 import pathlib
 import re
@@ -219,8 +220,37 @@ def test_api_reference_covers_every_module():
     assert len(names) == len(set(names)) and all(".." not in n for n in names)
 
 
+def imported_test_modules(text: str, package: list[str]) -> list[str]:
+    """The test modules (``test_*``) a file of ``package`` (its dotted parts) imports, read from its syntax tree:
+    ``import tests.a.test_b``, ``from tests.a.test_b import x``, ``from tests.a import test_b as alias``, ``from
+    .test_b import x``, ``from . import test_b`` (wherever the import is: inside a function too)."""
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if any(p.startswith("test_") for p in a.name.split("."))]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = [*base, *(node.module or "").split(".")] if node.module else base
+            if any(p.startswith("test_") for p in module):
+                found.append(".".join(module))
+            found += [".".join([*module, a.name]) for a in node.names if a.name.startswith("test_")]
+    return found
+
+
 def test_test_modules_import_no_other_test_module():
-    """Shared test helpers live in tests/support; a test module importing another couples their collection."""
-    sibling = re.compile(r"^\s*(from\s+(\.+|tests\.)(\w+\.)*test_\w*\s+import|import\s+tests(\.\w+)*\.test_)", re.M)
-    offenders = [str(f.relative_to(ROOT)) for f in (ROOT / "tests").rglob("*.py") if sibling.search(f.read_text())]
-    assert not offenders, f"test modules importing test modules: {offenders}"
+    """Shared test helpers live in tests/support (or tests/oracles); a test module importing another couples their
+    collection. Read from each file's syntax tree, so an alias or a relative import cannot hide one."""
+    offenders = {str(f.relative_to(ROOT)): m for f in (ROOT / "tests").rglob("*.py")
+                 if (m := imported_test_modules(f.read_text(), list(f.relative_to(ROOT).parent.parts)))}
+    assert not offenders, f"files under tests/ importing test modules: {offenders}"
+
+
+def test_the_import_guard_sees_through_aliases_and_relative_imports():
+    cases = {"from tests.core import test_differential_78 as d78": ["tests.core.test_differential_78"],
+             "import tests.core.test_x as t": ["tests.core.test_x"],
+             "from .test_site import ROOT": ["tests.docs.test_site"],
+             "from . import test_site": ["tests.docs.test_site"],
+             "def f():\n    from tests.web.test_challenges import play": ["tests.web.test_challenges"],
+             "from tests.support.challenges import play": []}
+    for text, expected in cases.items():  # as a file of tests/docs
+        assert imported_test_modules(text + "\n", ["tests", "docs"]) == expected, text

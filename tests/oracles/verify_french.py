@@ -8,7 +8,7 @@ the end on the payoffs, and where there was a taker, on his half points and the 
 
 from typing import Any
 
-from tests.core import test_differential_78 as d78
+from tests.oracles import differential as d78
 
 
 def case(variant: str, seed: int) -> tuple[dict[str, Any], str]:
@@ -20,11 +20,11 @@ def play(variant: str, seed: int, options: dict[str, Any], policy_name: str, cou
     """One deal on both; ``counted(inner)`` wraps the policy (the harness's counter). Returns it and the extra
     figures."""
     policy = counted(d78.Policy(seed, d78.french_preferences(seed)))
-    state, oracle = d78.play_both(variant, seed, d78._french(int(variant[-1]), **options), policy, **options)
+    state, oracle = d78.play_both(variant, seed, d78.french_oracle(int(variant[-1]), **options), policy, **options)
     out = state.outcome()
     extra = {}
     if oracle.score()["taker"] >= 0:
         assert out["card_point_units"][0] == oracle.taker_half_points(), f"{variant} seed {seed}: half points"
         assert out["details"]["score"] == oracle.score()["T"], f"{variant} seed {seed}: score"
-        extra["excuse_changed_camp"] = int(d78._excuse_changed_camp(state, oracle))
+        extra["excuse_changed_camp"] = int(d78.excuse_changed_camp(state, oracle))
     return policy, extra

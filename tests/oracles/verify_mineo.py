@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from tests.mineo import test_mineo_differential as md
+from tests.oracles import differential as md
 
 
 def case(variant: str, seed: int) -> tuple[dict[str, Any], str]:
@@ -20,7 +20,7 @@ def case(variant: str, seed: int) -> tuple[dict[str, Any], str]:
 def play(variant: str, seed: int, options: dict[str, Any], policy_name: str, counted: Any) -> tuple[Any, dict]:
     """One deal on both; ``counted(inner)`` wraps the policy (the harness's counter). Returns it and no
     extra figures."""
-    inner = md._PreferCommitments(seed) if policy_name == "commitments" else np.random.default_rng(seed)
+    inner = md.PreferCommitments(seed) if policy_name == "commitments" else np.random.default_rng(seed)
     policy = counted(inner)
-    md.play_both(seed, policy_rng=policy, **options)
+    md.play_mineo_both(seed, policy_rng=policy, **options)
     return policy, {}

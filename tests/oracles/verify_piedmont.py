@@ -8,7 +8,7 @@ each side's thirds of card points with the bonuses and the deck's total agree wi
 
 from typing import Any
 
-from tests.core import test_differential_78 as d78
+from tests.oracles import differential as d78
 
 DECK_THIRDS = {"piedmont3": 231, "piedmont4": 243}
 
@@ -27,7 +27,7 @@ def play(variant: str, seed: int, options: dict[str, Any], policy_name: str, cou
     """One deal on both; ``counted(inner)`` wraps the policy (the harness's counter). Returns it and no extra
     figures."""
     policy = counted(d78.Policy(seed, ("accuso",) if policy_name == "prefer_accuso" else ()))
-    state, oracle = d78.play_both(variant, seed, d78._piedmont(variant, **options), policy, **options)
+    state, oracle = d78.play_both(variant, seed, d78.piedmont_oracle(variant, **options), policy, **options)
     out = state.outcome()
     with_bonus = [u + sum(b["points"] for b in out["bonuses"] if b["side"] == k)
                   for k, u in enumerate(out["card_point_units"])]
