@@ -479,6 +479,10 @@ def expert_section(plots: dict[str, bytes]) -> list[str]:
                 "| round | minutes | targets / s | samples / s | vs the network it would replace [95% CI] | kept | "
                 "vs ISMCTS-300 [95% CI] |", "|---|---|---|---|---|---|---|"]
         for r in rounds:
+            if r.get("filling"):  # learn.min_buffer: a round that only labelled
+                out.append(f"| {r['round']} | {r['minutes']:.0f} | {r['targets_per_s']:.0f} | - | the buffer filling "
+                           f"({r['trained_on']:,} samples): no training, no gate | no | - |")
+                continue
             prev, srch = r["vs_previous"], r.get("vs_search")
             cell_prev = bold_if_above_zero(f"{prev['mean']:+.{k}f} {ci(*prev['ci95'], k)}", prev["ci95"][0])
             cell_srch = ("not played" if not srch else

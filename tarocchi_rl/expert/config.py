@@ -41,7 +41,8 @@ LEAVES = ("heuristic", "net")  # SearchConfig.leaf
 MAX_ITERATIONS = 100_000  # search iterations of one decision (a tree of one node per iteration)
 #: the expert run's keys that a resumed run may change (the stopping rules, the carry cadence, where labelling and
 #: learning run): they do not change what is learned
-RESUMABLE_KEYS = ("max_rounds", "max_minutes", "carry_every_minutes", "num_workers", "device", "torch_threads")
+RESUMABLE_KEYS = ("max_rounds", "max_minutes", "carry_every_minutes", "num_workers", "device", "torch_threads",
+                  "learn.min_buffer")
 
 
 def _need(cond: bool, key: str, msg: str) -> None:
@@ -112,6 +113,10 @@ class LearnConfig:
     ppo_clip: float = 0.2  # its ratio clip (the behaviour policy: the distribution the move was drawn from)
     max_grad_norm: float = 1.0  # global gradient-norm clip
     buffer: int = 400_000  # samples kept across rounds (the newest; regenerated, never saved)
+    # a round whose buffer holds fewer samples labels only (no training, no gate): a resumed run on a new machine
+    # starts with an empty buffer, and a learner trained on one round's samples fell behind (french3: -5.7, -3.5
+    # [-6.3, -0.8] against the network it would replace, where the same learner had been level on 208k samples)
+    min_buffer: int = 0
 
     def validate(self) -> None:
         _in(self.lr, 1e-8, 1.0, "learn.lr")
@@ -124,6 +129,7 @@ class LearnConfig:
         _in(self.ppo_clip, 1e-3, 0.999, "learn.ppo_clip")
         _in(self.max_grad_norm, 1e-6, 1e6, "learn.max_grad_norm")
         _in(self.buffer, 1, 10**8, "learn.buffer")
+        _in(self.min_buffer, 0, self.buffer, "learn.min_buffer")
 
 
 @dataclass

@@ -24,13 +24,15 @@ Run directory (``--out runs/NAME``)::
 A carry directory (``--carry runs-carry/NAME``, committed to git so that a run outlives its machine) holds
 ``resume.pt``, ``log.jsonl`` and ``config.yaml``, rewritten every ``carry_every_minutes`` and when the run stops;
 ``tarocchi-rl expert --resume runs-carry/NAME --out runs/NAME`` continues it on a new machine. The replay buffer is
-not carried: the resumed run refills it with new rounds.
+not carried: a run resumed where it ran reloads it from its shard files, one resumed on a new machine refills it
+with new rounds (with ``learn.min_buffer``, labelling only until it holds that many samples).
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 import shutil
 import signal
 import sys
@@ -50,7 +52,7 @@ from .config import ExpertConfig, expert_config_from_dict, with_resume_overrides
 from .gate import gate_decks, gate_round
 from .labels import merge_stats
 from .learn import ReplayBuffer, train_round
-from .shards import Shard
+from .shards import Shard, ShardError
 from .workers import make_label_pool
 
 EXPERT_FORMAT = "tarocchi-expert/1"  # the ``expert`` entry of resume.pt
@@ -123,6 +125,25 @@ class ExpertRun:
         except (KeyError, RuntimeError, TypeError, ValueError) as err:
             raise CheckpointError(f"{data.get('path')} cannot be resumed: {type(err).__name__}: {err}") from None
 
+    def reload_shards(self) -> int:
+        """The replay buffer refilled from ``out/shards`` (a run resumed where it ran: the shard files of the
+        rounds it completed, the newest that fit; a shard that cannot be read is skipped with a warning); the
+        samples loaded. A new machine has none: the buffer refills from the next rounds (``learn.min_buffer``)."""
+        files = sorted((self.out / "shards").glob("round_*.npz"))
+        rounds = [(f, _shard_round(f)) for f in files]
+        usable = [f for f, r in rounds if r is not None and r <= self.round]
+        chosen: list[Shard] = []
+        for f in reversed(usable):  # the newest first, until the buffer is full
+            if sum(len(s) for s in chosen) >= self.buffer.capacity:
+                break
+            try:
+                chosen.append(Shard.read(f, self.obs_dim, self.n_actions))
+            except (ShardError, OSError) as e:
+                print(f"warning: {f} skipped: {e}", file=sys.stderr)
+        for shard in reversed(chosen):  # the oldest first, as the rounds added them
+            self.buffer.add(shard)
+        return len(self.buffer)
+
     # -- the loop -------------------------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:
         """Rounds until ``max_rounds`` / ``max_minutes`` (or Ctrl-C / SIGTERM: the last complete round kept)."""
@@ -165,12 +186,16 @@ class ExpertRun:
             self.buffer.add(shard)
         self._prune_shards()
         t1 = time.monotonic()
-        losses = train_round(self.net, self.opt, self.buffer.arrays(), self.cfg.learn, self.gen, self.device,
-                             self.cfg.belief_loss)
+        filling = len(self.buffer) < self.cfg.learn.min_buffer  # labels only: too few samples to train on
+        losses: dict[str, float] = {}
+        if not filling:
+            losses = train_round(self.net, self.opt, self.buffer.arrays(), self.cfg.learn, self.gen, self.device,
+                                 self.cfg.belief_loss)
         t_train = time.monotonic() - t1
-        candidate = copy.deepcopy(self.net).to("cpu").eval()
         t2 = time.monotonic()
-        gate = gate_round(self.cfg, candidate, self.best, decks, r)
+        gate: dict[str, Any] = {"kept": False, "filling": True}
+        if not filling:
+            gate = gate_round(self.cfg, copy.deepcopy(self.net).to("cpu").eval(), self.best, decks, r)
         if gate["kept"]:
             self.best.load_state_dict(_cpu_copy(self.net.state_dict()))
             self.kept += 1
@@ -181,7 +206,8 @@ class ExpertRun:
                  "targets_per_s": round(stats["samples"] / max(t_label, 1e-9), 1),
                  "iterations_per_s": round(stats["iterations"] / max(t_label, 1e-9)),
                  "train_s": round(t_train, 1),
-                 "train_samples_per_s": round(len(self.buffer) * self.cfg.learn.epochs / max(t_train, 1e-9), 1),
+                 "train_samples_per_s": 0.0 if filling else round(len(self.buffer) * self.cfg.learn.epochs
+                                                                  / max(t_train, 1e-9), 1),
                  "gate_s": round(time.monotonic() - t2, 1), "minutes": round(self.minutes, 2),
                  "by_kind": stats["by_kind"], **{k: round(v, 5) for k, v in losses.items()}, **gate}
         self._save_round(entry, r)
@@ -225,12 +251,21 @@ class ExpertRun:
     def _say(self, e: dict[str, Any]) -> None:
         if not self.progress:
             return
-        line = (f"round {e['round']}: {e['samples']} targets ({e['targets_per_s']:.0f}/s), kl {e.get('kl', 0):.3f}, "
-                f"value {e.get('value_loss', 0):.3f}, vs previous {e['vs_previous']['mean']:+.3f} "
-                f"{'kept' if e['kept'] else 'not kept'}")
+        line = f"round {e['round']}: {e['samples']} targets ({e['targets_per_s']:.0f}/s)"
+        if e.get("filling"):
+            line += f", the buffer filling ({e['trained_on']} of {self.cfg.learn.min_buffer}): no training"
+        else:
+            line += (f", kl {e.get('kl', 0):.3f}, value {e.get('value_loss', 0):.3f}, vs previous "
+                     f"{e['vs_previous']['mean']:+.3f} {'kept' if e['kept'] else 'not kept'}")
         if "vs_search" in e:
             line += f", vs search {e['vs_search']['mean']:+.3f}"
         print(line + f" [{e['minutes']:.1f} min]", file=sys.stderr, flush=True)
+
+
+def _shard_round(path: Path) -> int | None:
+    """R of a shard file ``round_R_wK.npz`` (None for another name)."""
+    m = re.fullmatch(r"round_(\d+)_w\d+\.npz", path.name)
+    return int(m.group(1)) if m else None
 
 
 def _main_thread() -> bool:
@@ -277,6 +312,7 @@ def resume(path: str | Path, out: str | Path | None = None, carry: str | Path | 
     out = Path(out) if out is not None else src
     run = ExpertRun(cfg, out, None if carry is None else Path(carry), ray_address, progress)
     run.restore(data)
+    run.reload_shards()
     if out.resolve() != src.resolve():
         out.mkdir(parents=True, exist_ok=True)
         if (src / LOG_FILE).is_file() and not (out / LOG_FILE).exists():

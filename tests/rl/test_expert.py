@@ -203,6 +203,32 @@ def test_a_run_stops_and_resumes_from_its_carry_directory_on_another_machine(tmp
     assert len(list((tmp_path / "run2" / "shards").glob("*.npz"))) >= 1
 
 
+def test_a_run_resumed_where_it_ran_reloads_its_buffer_and_a_short_buffer_only_labels(tmp_path):
+    """Resumed in its own directory, the buffer comes back from the shard files of the completed rounds (a shard of
+    a later round, or a damaged one, is left out); with learn.min_buffer above what the buffer holds, a round labels
+    and neither trains nor gates (the learner and the best network unchanged)."""
+    from tarocchi_rl.expert.run import ExpertRun
+
+    cfg = _config(tmp_path, "french3", "max_rounds=1")
+    start(cfg, tmp_path / "run", progress=False)
+    shards = sorted((tmp_path / "run" / "shards").glob("*.npz"))
+    held = sum(len(Shard.read(f)) for f in shards)
+    assert held > 0
+    (tmp_path / "run" / "shards" / "round_00002_w0.npz").write_bytes(shards[0].read_bytes())  # not completed
+    (tmp_path / "run" / "shards" / "round_00001_w9.npz").write_bytes(b"not a shard")
+    data = load_resumable(tmp_path / "run")
+    run = ExpertRun(cfg, tmp_path / "run", None, None, False)
+    run.restore(data)
+    assert run.reload_shards() == held
+    learner = {k: v.clone() for k, v in run.net.state_dict().items()}
+    out = resume(tmp_path / "run", overrides={"max_rounds": 2, "learn.min_buffer": 100000}, progress=False)
+    assert out["rounds"] == 2 and out["kept"] == data["expert"]["kept"]
+    last = json.loads((tmp_path / "run" / "log.jsonl").read_text().splitlines()[-1])
+    assert last["filling"] is True and last["kept"] is False and "vs_previous" not in last, last
+    after = load_resumable(tmp_path / "run")["expert"]["learner"]
+    assert all(torch.equal(after[k], learner[k]) for k in learner)  # no training while the buffer fills
+
+
 def test_resume_keeps_the_config_but_its_stopping_rules(tmp_path):
     cfg = _config(tmp_path, "piedmont3", "max_rounds=1")
     start(cfg, tmp_path / "run", progress=False)
