@@ -92,20 +92,34 @@ def _search_in_chunks(state: BatchState, idx: NDArray[np.int64], tables: Any, it
                       payoff_scale: float, rollout: int, priors: NDArray[np.float32], c_prior: float,
                       scratch: BatchState, seeds: NDArray[np.uint64], chunk: int,
                       log_b: NDArray[np.float64] | None = None, belief_method: str = "exact",
-                      belief_samples: int = DEFAULT_BELIEF_SAMPLES) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """The searches of games ``idx`` as compiled calls of ``chunk`` iterations each, continuing the same trees."""
+                      belief_samples: int = DEFAULT_BELIEF_SAMPLES,
+                      seconds: float | None = None) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """The searches of games ``idx`` as compiled calls of ``chunk`` iterations each, continuing the same trees;
+    with ``seconds``, no call starts that the last one's duration says would end after them (the first always
+    runs; the searches stop short of ``iterations``)."""
     trees = SearchTrees(state, idx, tables, iterations, c, payoff_scale, rollout, priors, c_prior, seeds, scratch,
                         log_b, belief_method, belief_samples)
+    now = time.perf_counter()
+    stop = None if seconds is None else now + seconds
     while trees.done < iterations:  # KeyboardInterrupt is raised here, between two calls
         trees.run(min(chunk, iterations - trees.done))
+        last, now = time.perf_counter() - now, time.perf_counter()
+        if stop is not None and now + last > stop:
+            break
     return trees.decisions()
+
+
+#: with a time budget a search runs in about this many calls over its room (twice the iterations its measured
+#: cost plans), the clock read between them: a position dearer than planned stops at its time (was: 1.5-4 times
+#: its time at p99 with the iterations fixed by the cost measured on other positions)
+DEADLINE_CALLS = 16
 
 
 def _search(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: int, c: float, payoff_scale: float,
             rollout: int, priors: NDArray[np.float32], c_prior: float, seeds: NDArray[np.uint64],
             chunk_iterations: int | None = None, log_b: NDArray[np.float64] | None = None,
-            belief_method: str = "exact",
-            belief_samples: int = DEFAULT_BELIEF_SAMPLES) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+            belief_method: str = "exact", belief_samples: int = DEFAULT_BELIEF_SAMPLES,
+            seconds_per_game: float | None = None) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """Run one batch of searches (rewards: payoffs / payoff_scale); returns (actions int64[k], visits
     float64[k, A]).
 
@@ -114,7 +128,8 @@ def _search(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: 
     pieces that continue the same trees (:class:`~tarocchi_rl.search.ismcts.SearchTrees`), so that Ctrl-C can
     stop it. Each game's search depends only on its seed: the results are those of one ``search_batch`` call.
     ``log_b`` float64[k, C, L] (``belief_method``, ``belief_samples``): determinizations weighted by a belief model
-    (always through :class:`~tarocchi_rl.search.ismcts.SearchTrees`)."""
+    (always through :class:`~tarocchi_rl.search.ismcts.SearchTrees`). ``seconds_per_game``: a deadline, a group of
+    n games stops after n times it (``iterations`` is then the most; the visits say how many ran)."""
     budget = CHUNK_ITERATIONS if chunk_iterations is None else max(1, int(chunk_iterations))
     iterations = int(iterations)
     idx = np.ascontiguousarray(idx, np.int64)
@@ -126,7 +141,13 @@ def _search(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: 
         rows = slice(lo, min(lo + group, k))
         n = rows.stop - lo
         scratch = alloc_state(n)
-        if log_b is None and (n * iterations <= budget or k * iterations <= budget):  # short: one search_batch call
+        if seconds_per_game is not None:  # timed: calls of a part of the iterations, the clock read between them
+            actions[rows], visits[rows] = _search_in_chunks(
+                state, idx[rows], tables, iterations, float(c), float(payoff_scale), int(rollout),
+                np.ascontiguousarray(priors[rows]), float(c_prior), scratch, seeds[rows],
+                max(1, min(budget // n, -(-iterations // DEADLINE_CALLS))), None if log_b is None else log_b[rows],
+                belief_method, belief_samples, seconds=seconds_per_game * n)
+        elif log_b is None and (n * iterations <= budget or k * iterations <= budget):  # short: one search_batch call
             scratch.rng[:] = seeds[rows]
             search_batch(state, idx[rows], tables, scratch, iterations, float(c), float(payoff_scale), int(rollout),
                          np.ascontiguousarray(priors[rows]), float(c_prior), visits[rows], actions[rows])
@@ -380,10 +401,16 @@ class ISMCTSAgent(Agent):
         t0 = time.perf_counter()
         if self.workers == 1:
             seeds = self.rng.integers(1, 2**63, len(rows), dtype=np.uint64)
+            timed: dict[str, Any] = {}
+            if self.time_budget is not None:  # room for twice the planned iterations, stopped by the clock
+                left = self.time_budget - (time.perf_counter() - t_decision) / len(rows)
+                timed = {"seconds_per_game": max(0.0, left)}
+                iters = min(MAX_ITERATIONS, 2 * iters)
             out[todo], visits_all[todo] = _search(env.state, rows, env.tables, iters, self.c, payoff_scale,
                                                   self._kind(), priors, self.c_prior, seeds, log_b=log_b,
-                                                  **self._belief_kw())
-            self._measured(time.perf_counter() - t0, len(rows), iters)
+                                                  **self._belief_kw(), **timed)
+            done = max(1, int(round(visits_all[todo].sum() / len(rows))))  # a root visit an iteration
+            self._measured(time.perf_counter() - t0, len(rows), done)
             return out, visits_all
         import ray
 

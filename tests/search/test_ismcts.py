@@ -95,24 +95,45 @@ def test_a_time_budget_counts_the_belief_model_before_the_search(monkeypatch):
     agent.search(obs, env, np.arange(2))  # calibrated: the cost per game-iteration is measured
     cost = agent._cost
     monkeypatch.setattr(type(agent), "_measured", lambda self, *a: None)  # the cost stays as measured
-    used = []
+    used = []  # (the iterations' room, the deadline per game) of each search
     real_search, real_beliefs = mod._search, agent._log_beliefs
-    monkeypatch.setattr(mod, "_search", lambda st, rows, tb, n, *a, **kw: used.append(n) or real_search(
-        st, rows, tb, n, *a, **kw))
+    monkeypatch.setattr(mod, "_search", lambda st, rows, tb, n, *a, **kw: used.append(
+        (n, kw.get("seconds_per_game"))) or real_search(st, rows, tb, n, *a, **kw))
 
     def slow_beliefs(*a):
         time.sleep(0.015)  # 0.0075 s per game of the two
         return real_beliefs(*a)
 
     agent.search(obs, env, np.arange(2))
-    fast = used.pop()  # the uniform stand-in's microseconds taken out
+    room, fast_deadline = used.pop()  # the uniform stand-in's microseconds taken out
+    fast = room // 2  # room for twice the planned iterations, the deadline stops it
     assert int(0.02 / cost) >= fast >= int(0.015 / cost) and fast > 4
+    assert 0.0 < fast_deadline <= 0.02
     agent._log_beliefs = slow_beliefs
     agent.search(obs, env, np.arange(2))
-    assert 1 <= used.pop() <= int((0.02 - 0.0075) / cost) < fast
-    agent.time_budget = 0.005  # the belief model alone takes longer than the budget: one iteration
+    room, deadline = used.pop()
+    assert 1 <= room // 2 <= int((0.02 - 0.0075) / cost) < fast and deadline <= 0.02 - 0.0075
+    agent.time_budget = 0.005  # the belief model alone takes longer than the budget: one call of one iteration
     agent.search(obs, env, np.arange(2))
-    assert used.pop() == 1
+    assert used.pop() == (2, 0.0)
+
+
+def test_a_deadline_stops_a_search_between_its_calls():
+    """``_search_in_chunks`` with ``seconds``: the first call always runs, no call starts that would end after
+    the deadline (0 s: exactly one call of ``chunk`` iterations); without one, every iteration runs."""
+    from tarocchi_rl.agents.ismcts import _search_in_chunks
+    from tarocchi_rl.core.state import alloc_state
+    from tarocchi_rl.search.ismcts import ROLLOUT_HEURISTIC
+
+    env = games_after("french3", 2, seed=3, steps=[20, 20])
+    rows = np.flatnonzero(env.legal_mask().sum(axis=1) > 1)
+    k, n_act, scale = len(rows), env.num_actions, env.spec.payoff_scale
+    args = (env.state, rows, env.tables, 200, 0.7, scale, ROLLOUT_HEURISTIC, np.zeros((k, n_act), np.float32), 0.0)
+    seeds = np.arange(1, k + 1, dtype=np.uint64)
+    _, visits = _search_in_chunks(*args, alloc_state(k), seeds, 25, seconds=0.0)
+    assert visits.sum(axis=1).tolist() == [25.0] * k
+    _, visits = _search_in_chunks(*args, alloc_state(k), seeds, 25, seconds=None)
+    assert visits.sum(axis=1).tolist() == [200.0] * k
 
 
 def test_prior_from_a_ppo_checkpoint(tmp_path):
