@@ -38,6 +38,7 @@ from numpy.typing import ArrayLike, NDArray
 from . import bounded
 from .arena_blocks import BlockFile, block_key, block_seed
 from .batch import BatchEnv
+from .bounded import shown
 from .core.state import CONTRACT, DECLARER, PAYOFF, PHASE
 from .game import make
 from .policies import AgentLike, agent_label, make_baseline
@@ -110,13 +111,6 @@ def write_deals_file(path: str | os.PathLike[str], variant: str, n: int, seed: i
             f.write(json.dumps({"variant": variant, "options": opts, "deal": {"hands": hands, "stock": stock}}) + "\n")
 
 
-def _short(value: Any, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters, for error messages (safe on deeply nested values)."""
-    try:
-        text = repr(value)
-    except (RecursionError, ValueError):
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def read_deals_file(path: str | os.PathLike[str], variant: str) -> NDArray[np.int16]:
@@ -198,9 +192,9 @@ def _read_deal_line(game: Any, variant: str, line: bytes, where: str) -> NDArray
     except bounded.BoundedInputError as e:
         raise ValueError(f"{where}: {e}") from None
     if not isinstance(obj, dict):
-        raise ValueError(f"{where}: a deal must be a JSON object with variant and deal, got {_short(obj)}")
+        raise ValueError(f"{where}: a deal must be a JSON object with variant and deal, got {shown(obj)}")
     if obj.get("variant") != variant:
-        raise ValueError(f"{where}: deal of variant {_short(obj.get('variant'))}, expected {variant!r}")
+        raise ValueError(f"{where}: deal of variant {shown(obj.get('variant'))}, expected {variant!r}")
     deal = obj.get("deal")
     if not isinstance(deal, dict) or "hands" not in deal or "stock" not in deal:
         raise ValueError(f"{where}: deal must be an object with 'hands' and 'stock'")

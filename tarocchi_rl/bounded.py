@@ -210,3 +210,13 @@ def read_json(path: str | os.PathLike[str], max_bytes: int, *, what: str = "", m
     """The JSON value in the file at ``path``, read with :func:`read_text` and parsed with :func:`loads`."""
     what = what or os.fspath(path)
     return loads(read_text(path, max_bytes, what=what, seconds=seconds), what=what, max_depth=max_depth)
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for an error message about an input (safe on any value: one
+    nested too deeply for ``repr`` or an integer too long to print is shown by its type)."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # nested too deeply, or an int too long to print
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import bounded
+from .bounded import shown
 from .game import RECORD_FORMAT, Game, State
 from .variants import get_variant
 
@@ -46,13 +47,6 @@ def record_of(state: State) -> dict[str, Any]:
 PATH_SHOWN = 1024  # characters of a file path shown in an error (a path is named whole, a value cut at 80)
 
 
-def _show(value: Any, limit: int = 80) -> str:
-    """``repr(value)`` cut to ``limit`` characters, for error messages (safe on deeply nested values)."""
-    try:
-        text = repr(value)
-    except (RecursionError, ValueError):  # nested too deeply, or an int too long to print
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def load(path_or_text: str | os.PathLike[str]) -> dict[str, Any]:
@@ -66,10 +60,10 @@ def load(path_or_text: str | os.PathLike[str]) -> dict[str, Any]:
         raise RecordError(f"a record is read from a file path or JSON text, got {type(path_or_text).__name__}")
     text = os.fspath(path_or_text)
     if not isinstance(text, str):  # a bytes path
-        raise RecordError(f"a record is read from a file path or JSON text, got {_show(text)}")
+        raise RecordError(f"a record is read from a file path or JSON text, got {shown(text, 80)}")
     try:
         if not text.lstrip().startswith("{"):
-            text = bounded.read_text(text, MAX_RECORD_BYTES, what=f"record file {_show(path_or_text, PATH_SHOWN)}")
+            text = bounded.read_text(text, MAX_RECORD_BYTES, what=f"record file {shown(path_or_text, PATH_SHOWN)}")
         record = bounded.loads(text, max_bytes=MAX_RECORD_BYTES)
     except bounded.BoundedInputError as e:
         raise RecordError(str(e)) from None
@@ -85,7 +79,7 @@ def load_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
     (``line K: ...``) or the file."""
     where = os.fspath(path)
     try:
-        chunks = bounded.iter_chunks(path, MAX_RECORDS_FILE_BYTES, what=f"records file {_show(where, PATH_SHOWN)}")
+        chunks = bounded.iter_chunks(path, MAX_RECORDS_FILE_BYTES, what=f"records file {shown(where, PATH_SHOWN)}")
         for k, line in enumerate(bounded.iter_lines(chunks, MAX_RECORD_BYTES), 1):
             if len(line) > MAX_RECORD_BYTES:
                 raise RecordError(f"line {k}: longer than {MAX_RECORD_BYTES:,} bytes")
@@ -117,16 +111,16 @@ def replay(record: dict[str, Any], require_finished: bool = True,
     if not isinstance(record, dict):
         raise RecordError(f"a record must be a JSON object, got {type(record).__name__}")
     if record.get("format") != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}, got {_show(record.get('format'))}")
+        raise RecordError(f"format must be {FORMAT!r}, got {shown(record.get('format'), 80)}")
     for key in ("variant", "deal", "actions"):
         if key not in record:
             raise RecordError(f"missing field {key!r}")
     variant = record["variant"]
     if not isinstance(variant, str):
-        raise RecordError(f"variant must be a string, got {_show(variant)}")
+        raise RecordError(f"variant must be a string, got {shown(variant, 80)}")
     options = record.get("options") or {}
     if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
-        raise RecordError(f"options must be an object, got {_show(options)}")
+        raise RecordError(f"options must be an object, got {shown(options, 80)}")
     try:
         game = Game(variant, **options)
     except (ValueError, TypeError) as e:
@@ -143,7 +137,7 @@ def replay(record: dict[str, Any], require_finished: bool = True,
         raise RecordError("actions must be a list of strings")
     for k, text in enumerate(actions):
         if not isinstance(text, str):
-            raise RecordError(f"action {k}: must be a string, got {_show(text)}", k)
+            raise RecordError(f"action {k}: must be a string, got {shown(text, 80)}", k)
         if state.is_terminal():
             raise RecordError(f"action {k} ({text}): the deal is already over", k)
         try:
@@ -171,14 +165,14 @@ def replay(record: dict[str, Any], require_finished: bool = True,
     result = record.get("result")
     if result is not None:
         if not isinstance(result, dict):
-            raise RecordError(f"result must be an object, got {_show(result)}")
+            raise RecordError(f"result must be an object, got {shown(result, 80)}")
         payoffs = result.get("payoffs")
         if payoffs is not None:
             if not isinstance(payoffs, list) or not all(isinstance(x, int) and not isinstance(x, bool)
                                                         for x in payoffs):
-                raise RecordError(f"result.payoffs must be a list of integers, one per seat, got {_show(payoffs)}")
+                raise RecordError(f"result.payoffs must be a list of integers, one per seat, got {shown(payoffs, 80)}")
             if payoffs != state.returns():
-                raise RecordError(f"result.payoffs {_show(payoffs)} disagree with the engine: {state.returns()}")
+                raise RecordError(f"result.payoffs {shown(payoffs, 80)} disagree with the engine: {state.returns()}")
     return state
 
 
@@ -190,15 +184,15 @@ def stored_seat_kinds(record: dict[str, Any], num_players: int) -> list[str] | N
     if stored is None:
         return None
     if not isinstance(stored, dict):
-        raise RecordError(f"stored must be an object, got {_show(stored)}")
+        raise RecordError(f"stored must be an object, got {shown(stored, 80)}")
     seats = stored.get("seats")
     if not isinstance(seats, list) or len(seats) != num_players:
-        raise RecordError(f"stored.seats must list the {num_players} seats, got {_show(seats)}")
+        raise RecordError(f"stored.seats must list the {num_players} seats, got {shown(seats, 80)}")
     kinds = []
     for k, seat in enumerate(seats):
         kind = seat.get("kind") if isinstance(seat, dict) else None
         if kind not in SEAT_KINDS:
-            raise RecordError(f"stored.seats[{k}].kind must be one of {', '.join(SEAT_KINDS)}, got {_show(kind)}")
+            raise RecordError(f"stored.seats[{k}].kind must be one of {', '.join(SEAT_KINDS)}, got {shown(kind, 80)}")
         kinds.append(kind)
     return kinds
 

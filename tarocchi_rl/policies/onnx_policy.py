@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import bounded
+from ..bounded import shown
 from ..variants import VARIANTS, VariantSpec, get_variant
 from .base import Agent
 from .belief import belief_shape, location_names
@@ -96,11 +97,6 @@ def engine_facts(variant: str, options: dict[str, Any] | None = None) -> dict[st
     }
 
 
-def _short(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def check_manifest(manifest: Any, where: str = MANIFEST_FILE) -> dict[str, Any]:
     """The engine's facts for a manifest that matches them; a :class:`ManifestMismatchError` naming the first
     field that differs otherwise (one line)."""
@@ -110,22 +106,22 @@ def check_manifest(manifest: Any, where: str = MANIFEST_FILE) -> dict[str, Any]:
     if missing:
         raise ManifestMismatchError(f"{where}: field {missing[0]} is missing")
     if manifest["format"] != MANIFEST_FORMAT:
-        raise ManifestMismatchError(f"{where}: field format is {_short(manifest['format'])}, this engine reads "
+        raise ManifestMismatchError(f"{where}: field format is {shown(manifest['format'], 80)}, this engine reads "
                                     f"{MANIFEST_FORMAT}")
     variant = manifest["variant"]
     if variant not in VARIANTS:
-        raise ManifestMismatchError(f"{where}: field variant is {_short(variant)}, which this engine does not "
+        raise ManifestMismatchError(f"{where}: field variant is {shown(variant, 80)}, which this engine does not "
                                     f"know (known: {', '.join(VARIANTS)})")
     options = manifest["options"]
     if not isinstance(options, dict):
-        raise ManifestMismatchError(f"{where}: field options must be an object, got {_short(options)}")
+        raise ManifestMismatchError(f"{where}: field options must be an object, got {shown(options, 80)}")
     try:
         facts = engine_facts(variant, options)
     except ValueError as e:
         raise ManifestMismatchError(f"{where}: field options: {' '.join(str(e).split())}") from None
     if facts["options"] != options:
-        raise ManifestMismatchError(f"{where}: field options is {_short(options)}, this engine resolves them to "
-                                    f"{_short(facts['options'])}")
+        raise ManifestMismatchError(f"{where}: field options is {shown(options, 80)}, this engine resolves them to "
+                                    f"{shown(facts['options'], 80)}")
     listed = manifest["observation_layout"]
     if not isinstance(listed, list) or layout_fingerprint(listed) != manifest["layout_fingerprint"]:
         raise ManifestMismatchError(f"{where}: field layout_fingerprint does not match the manifest's own "
@@ -135,22 +131,22 @@ def check_manifest(manifest: Any, where: str = MANIFEST_FILE) -> dict[str, Any]:
             extra = ""
             if key == "layout_fingerprint":
                 extra = f" ({_layout_difference(listed, facts['observation_layout'])})"
-            raise ManifestMismatchError(f"{where}: field {key} is {_short(manifest[key])}, this engine's {variant} "
-                                        f"has {_short(facts[key])}{extra}")
+            raise ManifestMismatchError(f"{where}: field {key} is {shown(manifest[key], 80)}, this engine's {variant} "
+                                        f"has {shown(facts[key], 80)}{extra}")
     actions = manifest["actions"]
     if not isinstance(actions, list) or len(actions) != facts["num_actions"]:
         raise ManifestMismatchError(f"{where}: field actions must list {facts['num_actions']} action strings")
     for a, (mine, theirs) in enumerate(zip(actions, facts["actions"], strict=True)):
         if mine != theirs:
-            raise ManifestMismatchError(f"{where}: field actions differs at id {a}: {_short(mine)}, this engine "
-                                        f"says {_short(theirs)}")
+            raise ManifestMismatchError(f"{where}: field actions differs at id {a}: {shown(mine, 80)}, this engine "
+                                        f"says {shown(theirs, 80)}")
     return facts
 
 
 def _layout_difference(listed: list[Any], engine: list[dict[str, Any]]) -> str:
     for k, (a, b) in enumerate(zip(listed, engine, strict=False)):
         if a != b:
-            return f"section {k}: {_short(a, 60)} here, {_short(b, 60)} in the engine"
+            return f"section {k}: {shown(a, 60)} here, {shown(b, 60)} in the engine"
     return f"{len(listed)} sections here, {len(engine)} in the engine"
 
 
@@ -256,8 +252,8 @@ class OnnxAgent(Agent):
         if not isinstance(entry, dict) or entry.get("file") != BELIEF_FILE:
             raise OnnxPolicyError(f"{where}: field belief must be null or an object with file {BELIEF_FILE!r}")
         if entry.get("locations") != list(self.belief_locations):
-            raise ManifestMismatchError(f"{where}: field belief.locations is {_short(entry.get('locations'))}, this "
-                                        f"engine's {self.variant} has {_short(list(self.belief_locations))}")
+            raise ManifestMismatchError(f"{where}: field belief.locations is {shown(entry.get('locations'), 80)}, this "
+                                        f"engine's {self.variant} has {shown(list(self.belief_locations), 80)}")
         model = self.path / BELIEF_FILE
         session = make_session(model, threads)
         ins, outs = session.get_inputs(), session.get_outputs()

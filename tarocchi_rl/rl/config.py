@@ -34,6 +34,7 @@ import yaml
 from .. import bounded
 from ..arena import MAX_DEALS
 from ..bits import SEED_MAX
+from ..bounded import shown
 from ..core.obs_layout import build_privileged_layout, card_planes
 from ..core.phases import DECISION_KINDS
 from ..keyvalue import key_values
@@ -61,13 +62,6 @@ MAX_BELIEF_LOSS = 1000.0  # TrainConfig.belief_loss: the auxiliary loss's weight
 BIG = 10**12  # the upper bound of the counts with no natural limit (samples, updates, decisions, intervals)
 
 
-def _show(value: Any, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters, for error messages (safe on deeply nested values)."""
-    try:
-        text = repr(value)
-    except (RecursionError, ValueError):  # nested too deeply, or an int too long to print
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 MAX_CONFIG_BYTES = 1 << 16  # bytes of a config file, or of one value read as YAML (the shipped configs are 1 kB)
@@ -110,9 +104,9 @@ def _yaml(text: str, key: str) -> Any:
         return load_yaml(text)
     except yaml.YAMLError as e:
         why = " ".join(str(getattr(e, "problem", None) or e).split())
-        raise ConfigError(f"{key}: not a valid YAML value ({why}): {_show(text)}") from None
+        raise ConfigError(f"{key}: not a valid YAML value ({why}): {shown(text)}") from None
     except (ValueError, TypeError, OverflowError, RecursionError) as e:  # e.g. a date such as 2024-13-45
-        raise ConfigError(f"{key}: not a valid YAML value ({type(e).__name__}): {_show(text)}") from None
+        raise ConfigError(f"{key}: not a valid YAML value ({type(e).__name__}): {shown(text)}") from None
 
 
 MAX_NETWORK_PARAMETERS = 16_000_000  # parameters of the network (64 MB of float32; the default one has 0.3 to 0.5 M)
@@ -256,7 +250,7 @@ class ImitationConfig:
         _need(not self.records or self.decisions > 0, "imitation.records",
               "needs imitation.decisions > 0: the most recorded decisions imitated")
         _need(self.record_seats in RECORD_SEATS, "imitation.record_seats",
-              f"must be one of {', '.join(RECORD_SEATS)}, got {_show(self.record_seats)}")
+              f"must be one of {', '.join(RECORD_SEATS)}, got {shown(self.record_seats)}")
         _need(self.lr > 0, "imitation.lr", "must be > 0")
         _need(self.minibatch_size >= 1, "imitation.minibatch_size", "must be >= 1")
         _need(self.epochs >= 1, "imitation.epochs", "must be >= 1")
@@ -348,8 +342,8 @@ class TrainConfig:
         _need(self.rollout_steps >= 1, "rollout_steps", "must be >= 1")
         _need(self.num_workers >= 0, "num_workers", "must be >= 0")
         _need(self.torch_threads >= 1, "torch_threads", "must be >= 1")
-        _need(self.device in DEVICES, "device", f"must be one of {', '.join(DEVICES)}, got {_show(self.device)}")
-        _need(self.critic in CRITICS, "critic", f"must be one of {', '.join(CRITICS)}, got {_show(self.critic)}")
+        _need(self.device in DEVICES, "device", f"must be one of {', '.join(DEVICES)}, got {shown(self.device)}")
+        _need(self.critic in CRITICS, "critic", f"must be one of {', '.join(CRITICS)}, got {shown(self.critic)}")
         _need(0 <= self.belief_loss <= MAX_BELIEF_LOSS, "belief_loss", f"must be in [0, {MAX_BELIEF_LOSS:g}]")
         _need(self.checkpoint_every >= 1, "checkpoint_every", "must be >= 1")
         _need(self.keep_checkpoints >= 0, "keep_checkpoints", "must be >= 0")
@@ -401,7 +395,7 @@ def _coerce(value: Any, typ: Any, key: str) -> Any:
         if isinstance(value, str):
             value = _yaml(value, key)
         if not isinstance(value, list):
-            raise ConfigError(f"{key}: expected a list, got {_show(value)}")
+            raise ConfigError(f"{key}: expected a list, got {shown(value)}")
         if len(value) > MAX_LIST:
             raise ConfigError(f"{key}: at most {MAX_LIST} entries, got {len(value)}")
         return [_coerce(v, item, f"{key}[{k}]") for k, v in enumerate(value)]
@@ -409,7 +403,7 @@ def _coerce(value: Any, typ: Any, key: str) -> Any:
         if isinstance(value, str):
             value = _yaml(value, key)
         if not isinstance(value, dict):
-            raise ConfigError(f"{key}: expected a mapping, got {_show(value)}")
+            raise ConfigError(f"{key}: expected a mapping, got {shown(value)}")
         return dict(value)
     return _coerce_scalar(value, typ, key)
 
@@ -428,35 +422,35 @@ def _coerce_scalar(value: Any, typ: Any, key: str) -> Any:
             parsed = _yaml(value, key)  # .inf, .nan and other YAML spellings of numbers
             if isinstance(parsed, bool) or not isinstance(parsed, (int, float)):
                 what = "an integer" if typ is int else "a number"
-                raise ConfigError(f"{key}: expected {what}, got {_show(value)}") from None
+                raise ConfigError(f"{key}: expected {what}, got {shown(value)}") from None
             value = parsed
     elif isinstance(value, str) and typ is not str:
         value = _yaml(value, key)
     if typ is bool:
         if not isinstance(value, bool):
-            raise ConfigError(f"{key}: expected true or false, got {_show(value)}")
+            raise ConfigError(f"{key}: expected true or false, got {shown(value)}")
         return value
     if typ is int:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{key}: expected an integer, got {_show(value)}")
+            raise ConfigError(f"{key}: expected an integer, got {shown(value)}")
         if not -(2**63) <= value < 2**63:
-            raise ConfigError(f"{key}: an integer must fit in 64 bits, got {_show(value)}")
+            raise ConfigError(f"{key}: an integer must fit in 64 bits, got {shown(value)}")
         return value
     if typ is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{key}: expected a number, got {_show(value)}")
+            raise ConfigError(f"{key}: expected a number, got {shown(value)}")
         try:
             number = float(value)
         except OverflowError:  # an int too large for a float
             number = math.inf
         if not math.isfinite(number):
-            raise ConfigError(f"{key}: must be a finite number, got {_show(value)}")
+            raise ConfigError(f"{key}: must be a finite number, got {shown(value)}")
         return number
     if typ is str:
         if not isinstance(value, str):
-            raise ConfigError(f"{key}: expected a string, got {_show(value)}")
+            raise ConfigError(f"{key}: expected a string, got {shown(value)}")
         return value
     raise ConfigError(f"{key}: unsupported field type {typ}")  # pragma: no cover
 
@@ -466,7 +460,7 @@ ONE_OR_MANY = ("imitation.records",)  # list fields that also take one string (n
 
 def _build(cls: Any, data: dict, prefix: str) -> Any:
     if not isinstance(data, dict):
-        raise ConfigError(f"{prefix or 'config'}: expected a mapping, got {_show(data)}")
+        raise ConfigError(f"{prefix or 'config'}: expected a mapping, got {shown(data)}")
     hints = typing.get_type_hints(cls)
     known = {f.name for f in fields(cls)}
     kwargs = {}
@@ -531,7 +525,7 @@ def load_typed_config(schema: type[Config], path: str | os.PathLike[str] | None 
         except yaml.YAMLError as e:
             raise ConfigError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
         except (ValueError, TypeError, OverflowError, RecursionError) as e:  # YAML that PyYAML cannot build
-            raise ConfigError(f"{path}: not a valid YAML config ({type(e).__name__}: {_show(str(e), 200)})") from None
+            raise ConfigError(f"{path}: not a valid YAML config ({type(e).__name__}: {shown(str(e), 200)})") from None
         if loaded is None:
             loaded = {}
         if not isinstance(loaded, dict):

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..bounded import shown
 from ..game import State
 from ..records import RecordError, load_lines, replay, stored_seat_kinds
 from ..variants import VariantSpec, get_variant
@@ -105,14 +106,14 @@ def _samples(record: dict[str, Any], cfg: TrainConfig, spec: VariantSpec, option
              privileged: bool, most: int) -> tuple[dict[str, np.ndarray], int]:
     """The samples of one record (at most ``most``) and their number; a RecordError for a bad record."""
     if "variant" in record and record["variant"] != cfg.variant:
-        raise RecordError(f"a record of variant {_show(record['variant'])}, the run trains {cfg.variant}")
+        raise RecordError(f"a record of variant {shown(record['variant'], 80)}, the run trains {cfg.variant}")
     raw = record.get("options") or {}
     try:
         played = spec.resolve_options(dict(raw)) if isinstance(raw, dict) else None
     except (ValueError, TypeError):  # replay names what is wrong with them
         played = None
     if played is not None and played != options:
-        raise RecordError(f"options {_show(played)} differ from the run's {_show(options)}")
+        raise RecordError(f"options {shown(played, 80)} differ from the run's {shown(options, 80)}")
     kinds = stored_seat_kinds(record, spec.n_players)
     if cfg.imitation.record_seats == "all" or kinds is None:
         chosen = [True] * spec.n_players
@@ -147,6 +148,3 @@ def _samples(record: dict[str, Any], cfg: TrainConfig, spec: VariantSpec, option
     return sample, n
 
 
-def _show(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..bounded import shown
 from ..cards import TRUMP, Deck
 from ..core.obs_layout import build_privileged_layout, layout_table
 from ..core.tables import RuleTables
@@ -83,13 +84,6 @@ OUTCOME_FIELDS = {
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1  # the core's payoffs are int32 (core/state.py)
 
 
-def _short(value: object, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters, for error messages."""
-    try:
-        text = repr(value)
-    except (RecursionError, ValueError):  # nested too deeply, or an int too long to print
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -181,19 +175,19 @@ class VariantSpec:
         for k, v in options.items():
             if k not in self.options:
                 known = ", ".join(sorted(self.options)) or "none"
-                raise ValueError(f"unknown option {_short(k)} for variant {self.name!r} (options: {known})")
+                raise ValueError(f"unknown option {shown(k)} for variant {self.name!r} (options: {known})")
             typ, _ = self.options[k]
             if typ is bool and not isinstance(v, bool):
-                raise ValueError(f"option {k!r} of variant {self.name!r} must be true or false, got {_short(v)}")
+                raise ValueError(f"option {k!r} of variant {self.name!r} must be true or false, got {shown(v)}")
             if typ is int and (isinstance(v, bool) or not isinstance(v, int)):
-                raise ValueError(f"option {k!r} of variant {self.name!r} must be an integer, got {_short(v)}")
+                raise ValueError(f"option {k!r} of variant {self.name!r} must be an integer, got {shown(v)}")
             if typ is str and not isinstance(v, str):
-                raise ValueError(f"option {k!r} of variant {self.name!r} must be a string, got {_short(v)}")
+                raise ValueError(f"option {k!r} of variant {self.name!r} must be a string, got {shown(v)}")
             if k in self.option_ranges:
                 lo, hi = self.option_ranges[k]
                 if not lo <= v <= hi:
                     raise ValueError(f"option {k!r} of variant {self.name!r} must be in [{lo}, {hi}], got "
-                                     f"{_short(v)}")
+                                     f"{shown(v)}")
             out[k] = v
         self.tables(out)  # the family checks the values (e.g. honour_5, excuse_last_trick): ValueError naming them
         lo, hi = self.rules.utility_bounds(**self.fixed_or_name(), **out)

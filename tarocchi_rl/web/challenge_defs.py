@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 from .. import __version__, bounded
 from ..agents.registry import agent_kinds
 from ..arena import check_plays, read_deals_file
+from ..bounded import shown
 from ..game import make
 from ..play import make_bot
 from ..policies import HeuristicAgent
@@ -117,7 +118,7 @@ def is_deterministic(agent: Any) -> bool:
 
 def _bot(entry: Any, where: str) -> ChallengeBot:
     if not isinstance(entry, str) or not entry.strip() or len(entry) > 500:
-        raise ValueError(f"{where}: expected a bot spec (NAME=SPEC or a spec such as heuristic), got {_short(entry)}")
+        raise ValueError(f"{where}: expected a bot spec (NAME=SPEC or a spec such as heuristic), got {shown(entry)}")
     name, spec = named_entry(entry)
     if name is None:
         if not SHOWN_SPEC.fullmatch(spec):
@@ -127,9 +128,6 @@ def _bot(entry: Any, where: str) -> ChallengeBot:
     return ChallengeBot(name, spec)
 
 
-def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _spec_files(spec: str) -> list[Path]:
@@ -242,15 +240,15 @@ def _challenge(item: Any, where: str, base: str) -> Challenge:
         raise ValueError(f"{where}: unknown field {extra[0][:40]!r} (known: {', '.join(FIELDS)})")
     name = item.get("name")
     if not isinstance(name, str) or not NAME.fullmatch(name):
-        raise ValueError(f"{where}: name: 1-40 letters, digits, - and _, got {_short(name)}")
+        raise ValueError(f"{where}: name: 1-40 letters, digits, - and _, got {shown(name)}")
     where = f"{where} ({name})"
     variant = item.get("variant")
     if not isinstance(variant, str) or variant not in VARIANTS:
-        raise ValueError(f"{where}: variant: unknown {_short(variant)} (known: {', '.join(VARIANTS)})")
+        raise ValueError(f"{where}: variant: unknown {shown(variant)} (known: {', '.join(VARIANTS)})")
     n = get_variant(variant).n_players
     seat = item.get("seat", 0)
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
-        raise ValueError(f"{where}: seat: the person's seat, 0..{n - 1}, got {_short(seat)}")
+        raise ValueError(f"{where}: seat: the person's seat, 0..{n - 1}, got {shown(seat)}")
     opponents = item.get("opponents")
     if not isinstance(opponents, list) or len(opponents) != n - 1:
         raise ValueError(f"{where}: opponents: a list of {n - 1} bots, the seats other than {seat} in order")
