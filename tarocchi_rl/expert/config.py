@@ -38,6 +38,7 @@ from ..rl.config import (
 from ..variants import VARIANTS, get_variant
 
 LEAVES = ("heuristic", "net")  # SearchConfig.leaf
+TARGETS = ("visits", "q")  # SearchConfig.target
 MAX_ITERATIONS = 100_000  # search iterations of one decision (a tree of one node per iteration)
 #: the expert run's keys that a resumed run may change (the stopping rules, the carry cadence, where labelling and
 #: learning run): they do not change what is learned
@@ -87,9 +88,17 @@ class SearchConfig:
     # a decision of a kind with a budget of 0 is a sample whose target is the network's own policy (an anchor)
     anchor: bool = True
     games: int = 64  # deals a worker plays at once (one batched core; searched together)
+    # the policy target: visits (the root's visit distribution) | q (the network's policy reweighted by the root
+    # actions' values: prior * exp(q_weight * (q - v)), each q shrunk toward the root value v by q_shrink visits)
+    target: str = "visits"
+    q_weight: float = 20.0  # target q: logits per payoff_scale of value (20: 10 points at scale 100 = 2 logits)
+    q_shrink: float = 10.0  # target q: pseudo-visits at the root value added to each action's mean
 
     def validate(self) -> None:
         _need(self.leaf in LEAVES, "search.leaf", f"must be one of {', '.join(LEAVES)}, got {self.leaf!r}")
+        _need(self.target in TARGETS, "search.target", f"must be one of {', '.join(TARGETS)}, got {self.target!r}")
+        _in(self.q_weight, 0.0, 1000.0, "search.q_weight")
+        _in(self.q_shrink, 0.0, 1e6, "search.q_shrink")
         self.budget.validate()
         _in(self.c, 0.0, 100.0, "search.c")
         _in(self.c_prior, 0.0, 1000.0, "search.c_prior")

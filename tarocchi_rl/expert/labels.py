@@ -11,8 +11,10 @@ One worker (:class:`Labeller`, a Ray actor or in the learner's process) holds th
         the rest: searched, grouped by budget (search.budget: iterations by kind of decision) --
             leaf heuristic: plain ISMCTS, heuristic rollouts, the network's policy a PUCT prior at the root
             leaf net:       the search guided by the network (priors at every node, value head at the leaves)
-          -> the root's visit distribution (the policy target) and its mean value (the search value); the move
-             played is drawn from visits^(1/T) (T = search.temperature; 0: the most visited)
+          -> the policy target: the root's visit distribution (search.target visits), or the network's policy
+             reweighted by the root actions' values (q: :func:`q_improved_policy`); the root's mean value (the
+             search value); the move played is drawn from the target^(1/T) (T = search.temperature; 0: its
+             most probable move)
     at each deal's end: every sample of a seat gets the deal's outcome (its payoff / payoff_scale)
 
 The samples of one call form a shard (:mod:`tarocchi_rl.expert.shards`). Forced decisions are counted, not kept.
@@ -136,8 +138,7 @@ class Labeller:
             np.add.at(stats.anchored, kind[anchors], 1)
         for iterations in np.unique(budget[budget > 0]):
             rows = np.flatnonzero(budget == iterations)
-            visits, value = self._search(env, live[rows], obs[rows], mask[rows], probs[rows], int(iterations))
-            policy = (visits / visits.sum(axis=1, keepdims=True)).astype(np.float32)
+            policy, value = self._search(env, live[rows], obs[rows], mask[rows], probs[rows], int(iterations))
             played, behaviour = self._draw(policy)
             moves[rows] = played
             stats.iterations += int(iterations) * len(rows)
@@ -148,8 +149,9 @@ class Labeller:
         return moves
 
     def _search(self, env: BatchEnv, games: NDArray[np.int64], obs: NDArray[np.float32], mask: NDArray[np.bool_],
-                probs: NDArray[np.float32], iterations: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """(root visits float64[k, A], root value float64[k]: the visit-weighted mean of the root actions' values)."""
+                probs: NDArray[np.float32], iterations: int) -> tuple[NDArray[np.float32], NDArray[np.float64]]:
+        """(the policy target float32[k, A] (``search.target``), the root value float64[k]: the visit-weighted
+        mean of the root actions' values)."""
         s, scale = self.cfg.search, self.payoff_scale
         seeds = self.rng.integers(1, 2**63, len(games), dtype=np.uint64)
         if s.leaf == "net":
@@ -164,7 +166,9 @@ class Labeller:
             trees.run(iterations)
             visits, means = trees.root_statistics()
         value = np.nansum(visits * np.nan_to_num(means), axis=1) / np.maximum(visits.sum(axis=1), 1.0)
-        return visits, value
+        if s.target == "q":
+            return q_improved_policy(probs, visits, means, value, mask, s.q_weight, s.q_shrink), value
+        return (visits / visits.sum(axis=1, keepdims=True)).astype(np.float32), value
 
     def _draw(self, policy: NDArray[np.float32]) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """The moves drawn from visits^(1/T) and their probabilities under that draw (the behaviour policy)."""
@@ -197,6 +201,28 @@ class Labeller:
 
 _DTYPES = {"obs": np.float32, "mask": np.bool_, "policy": np.float32, "search_value": np.float32, "game": np.int64,
            "seat": np.int8, "phase": np.int8, "action": np.int16, "behaviour": np.float32, "belief": np.int8}
+
+
+def q_improved_policy(prior: NDArray[np.floating], visits: NDArray[np.float64], means: NDArray[np.float64],
+                      value: NDArray[np.float64], mask: NDArray[np.bool_], weight: float,
+                      shrink: float) -> NDArray[np.float32]:
+    """The prior reweighted by the search's values, float32[k, A] (rows sum to 1, 0 off ``mask``)::
+
+        q(a)      = (N(a) * mean(a) + shrink * v) / (N(a) + shrink)     an action seldom visited stays near v
+        target(a) ∝ prior(a) * exp(weight * (q(a) - v))                 over the legal actions
+
+    the closed-form improvement of a policy under a KL bound (as MPO's and Gumbel MuZero's targets): it moves the
+    prior as far as the values' differences say, where visit counts move it as far as the search's exploration did
+    (about as often between two runs of the same search as between the search and the network, on french3).
+    ``prior`` float[k, A]; ``visits`` float64[k, A] (N); ``means`` float64[k, A] (NaN where not visited);
+    ``value`` float64[k] (v, payoff / payoff_scale); ``mask`` bool[k, A]."""
+    seen = visits + shrink
+    q = np.where(seen > 0, (visits * np.nan_to_num(means) + shrink * value[:, None]) / np.where(seen > 0, seen, 1.0),
+                 value[:, None])
+    logits = np.log(np.maximum(np.where(mask, prior, 0.0), 1e-8)) + weight * (q - value[:, None])
+    logits = np.where(mask, logits, -np.inf)
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
 @dataclass

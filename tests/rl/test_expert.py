@@ -93,6 +93,34 @@ def test_sharpened_targets_keep_the_argmax_and_reach_one_hot():
     assert torch.equal(sharpened(p, 0.0), torch.tensor([[1.0, 0, 0, 0], [0, 0, 1.0, 0]]))
 
 
+def test_q_targets_move_the_prior_by_the_values_and_a_seldom_visited_action_little():
+    from tarocchi_rl.expert.labels import q_improved_policy
+
+    prior = np.array([[0.4, 0.4, 0.2, 0.0]])
+    mask = np.array([[True, True, True, False]])
+    visits = np.array([[100.0, 100.0, 1.0, 0.0]])
+    means = np.array([[0.5, 0.3, 1.0, np.nan]])  # the third: one lucky rollout
+    v = np.array([0.4])
+    assert np.allclose(q_improved_policy(prior, visits, means, v, mask, 0.0, 10.0), prior)  # weight 0: the prior
+    p = q_improved_policy(prior, visits, means, v, mask, 20.0, 10.0)
+    assert np.isclose(p.sum(), 1.0) and p[0, 3] == 0.0
+    q0, q1 = (100 * 0.5 + 10 * 0.4) / 110, (100 * 0.3 + 10 * 0.4) / 110
+    assert np.isclose(p[0, 0] / p[0, 1], np.exp(20 * (q0 - q1)), rtol=1e-4)  # the values' difference, in logits
+    assert p[0, 0] > 0.4 > p[0, 1] and p[0, 2] < p[0, 0]  # one visit's 1.0 shrunk to (1 + 4) / 11
+    unseen = q_improved_policy(prior, np.zeros((1, 4)), np.full((1, 4), np.nan), v, mask, 20.0, 0.0)
+    assert np.allclose(unseen, prior)  # nothing searched: nothing moves
+
+
+def test_labels_with_q_targets_are_policies_over_the_legal_moves(tmp_path):
+    cfg = _config(tmp_path, "french3", "search.target=q")
+    lab = Labeller(cfg.to_dict(), 0, 1)
+    a = Shard.from_arrays(lab.label(lab.net.state_dict(), 2, 1)["shard"]).arrays
+    assert np.allclose(a["policy"].sum(axis=1), 1.0) and (a["policy"][~a["mask"]] == 0).all()
+    assert (a["policy"][a["mask"]] > 0).all()  # every legal move keeps a share of the prior
+    with pytest.raises(ConfigError, match="search.target: must be one of visits, q"):
+        _config(tmp_path, "french3", "search.target=values")
+
+
 def test_labels_depend_on_seed_stream_and_round_only(tmp_path):
     cfg = _config(tmp_path, "piedmont3")
     a, b = Labeller(cfg.to_dict(), 0, 1), Labeller(cfg.to_dict(), 0, 1)
