@@ -165,6 +165,19 @@ def test_names_clash_with_the_built_ins_and_yaml_files_load(tmp_path, capsys):
     assert ch.players() == ["human", "heuristic", "strong"] and ch.deals == 1 and ch.bot.name == "heuristic"
 
 
+def test_the_strong_bots_challenges_file_offers_each_variants_strong_bot_on_the_built_in_deals():
+    """configs/challenges_strong.yaml: ``VARIANT-strong`` for every variant, the deals of ``VARIANT-8``, heuristic
+    opponents, ``strong:VARIANT`` challenged (``serve --challenges`` reads it beside the built-ins)."""
+    loaded = {c.name: c for c in load_challenges(str(ROOT / "configs/challenges_strong.yaml"), taken=[
+        f"{v}-{BUILTIN_DEALS}" for v in VARIANTS])}
+    assert set(loaded) == {f"{v}-strong" for v in VARIANTS}
+    for v in VARIANTS:
+        ch = loaded[f"{v}-strong"]
+        assert ch.variant == v and ch.bot.spec == f"strong:{v}" and ch.deals == BUILTIN_DEALS
+        assert ch.players()[0] == "human" and set(ch.players()[1:]) == {"heuristic"}
+        assert np.array_equal(ch.decks, read_deals_file(str(ROOT / f"benchmarks/deals/{v}.jsonl.gz"), v)[:8])
+
+
 def test_the_built_in_challenges_are_the_first_frozen_deals_of_every_variant_with_a_shipped_bot(tmp_path):
     with LocalClient(create_app(ServerConfig(warmup=False))) as client:
         listed = {c["name"]: c for c in client.get("/v1/challenges").json()["challenges"]}
