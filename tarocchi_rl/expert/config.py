@@ -43,7 +43,7 @@ MAX_ITERATIONS = 100_000  # search iterations of one decision (a tree of one nod
 #: the expert run's keys that a resumed run may change (the stopping rules, the carry cadence, where labelling and
 #: learning run): they do not change what is learned
 RESUMABLE_KEYS = ("max_rounds", "max_minutes", "carry_every_minutes", "num_workers", "device", "torch_threads",
-                  "learn.min_buffer")
+                  "learn.min_buffer", "learn.lr", "learn.epochs")  # the learning rate and passes: from the next round
 
 
 def _need(cond: bool, key: str, msg: str) -> None:

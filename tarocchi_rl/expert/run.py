@@ -119,6 +119,8 @@ class ExpertRun:
             self.best.load_state_dict(data["model"])
             self.net.load_state_dict(e["learner"])
             self.opt.load_state_dict(e["optimizer"])
+            for group in self.opt.param_groups:  # the config's rate (learn.lr may change on resume), not the saved one
+                group["lr"] = self.cfg.learn.lr
             self.gen.set_state(e["learner_rng"])
             self.round, self.kept = int(e["round"]), int(e["kept"])
             self.samples, self.minutes = int(data["samples"]), float(data["minutes"])
@@ -209,6 +211,7 @@ class ExpertRun:
                  "train_samples_per_s": 0.0 if filling else round(len(self.buffer) * self.cfg.learn.epochs
                                                                   / max(t_train, 1e-9), 1),
                  "gate_s": round(time.monotonic() - t2, 1), "minutes": round(self.minutes, 2),
+                 "lr": self.cfg.learn.lr, "epochs": self.cfg.learn.epochs,
                  "by_kind": stats["by_kind"], **{k: round(v, 5) for k, v in losses.items()}, **gate}
         self._save_round(entry, r)
         return entry

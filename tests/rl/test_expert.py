@@ -261,7 +261,11 @@ def test_resume_keeps_the_config_but_its_stopping_rules(tmp_path):
     cfg = _config(tmp_path, "piedmont3", "max_rounds=1")
     start(cfg, tmp_path / "run", progress=False)
     with pytest.raises(ConfigError, match="keeps its config"):
-        resume(tmp_path / "run", overrides={"learn.lr": 0.1}, progress=False)
+        resume(tmp_path / "run", overrides={"learn.buffer": 10}, progress=False)
+    resume(tmp_path / "run", overrides={"max_rounds": 2, "learn.lr": 0.003}, progress=False)  # from the next round
+    rounds = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    assert [(r["round"], r["lr"]) for r in rounds] == [(1, cfg.learn.lr), (2, 0.003)]
+    assert load_resumable(tmp_path / "run")["expert"]["optimizer"]["param_groups"][0]["lr"] == 0.003
     with pytest.raises(CheckpointError, match="no resume.pt"):
         resume(tmp_path / "nothing", progress=False)
     ppo = tmp_path / "ppo.pt"
