@@ -10,10 +10,12 @@ trained network head to head against the starting one on the run's gate deals: w
         --shards 'runs/expert-french3/shards/*.npz' [--phases 5] [--epochs 4 --lr 3e-4] [--json]
 
 ``noise``: the run's labelling search run twice on the same positions (the starting network's own greedy play,
-positions of card play with more than one legal move): how often the two searches' most visited moves are the
-same, and how often the first is the network's move::
+positions of card play with more than one legal move): how often the two searches' targets have the same most
+probable move (``--target``: the visits or the q target; default the run's), and how often the first is the
+network's move::
 
-    .venv/bin/python experiments/expert_diagnose.py noise runs-carry/expert-french3 --budgets 600,2400 --deals 64
+    .venv/bin/python experiments/expert_diagnose.py noise runs-carry/expert-french3-q --budgets 600,2400 \
+        --deals 64 --target visits
 
 Both read a run or carry directory (``resume.pt``, loaded as any checkpoint: no pickle) and use one thread.
 """
@@ -34,7 +36,7 @@ import torch
 from tarocchi_rl.batch import BatchEnv
 from tarocchi_rl.core.phases import DECISION_KINDS, PLAY
 from tarocchi_rl.core.state import PHASE
-from tarocchi_rl.expert.config import ExpertConfig, with_resume_overrides
+from tarocchi_rl.expert.config import TARGETS, ExpertConfig, with_resume_overrides
 from tarocchi_rl.expert.gate import gate_decks, head_to_head, network_agent
 from tarocchi_rl.expert.labels import Labeller
 from tarocchi_rl.expert.learn import train_round
@@ -109,6 +111,8 @@ def distill(args: argparse.Namespace) -> dict[str, Any]:
 
 def noise(args: argparse.Namespace) -> dict[str, Any]:
     cfg, _, start, _, _ = _networks(args.run)
+    if args.target:
+        cfg.search.target = args.target
     labeller = Labeller(cfg.to_dict(), stream=99)
     labeller.net.load_state_dict(start.state_dict())
     agent = PPOAgent(net=labeller.net, threads=1)
@@ -160,6 +164,8 @@ def main() -> None:
     n.add_argument("--budgets", default="600", help="iterations, comma-separated")
     n.add_argument("--deals", type=int, default=64)
     n.add_argument("--seed", type=int, default=5)
+    n.add_argument("--target", choices=TARGETS, default=None,
+                   help="the policy target whose most probable move is compared (default: the run's search.target)")
     for q in (d, n):
         q.add_argument("--json", action="store_true", help="stdout: the result as JSON alone")
     args = p.parse_args()

@@ -23,9 +23,9 @@ def test_a_tiny_runs_shards_are_distilled_and_its_search_run_twice(tmp_path):
     for key in ("vs_start", "bid_only_vs_start", "discard_only_vs_start", "play_only_vs_start"):
         assert r[key]["deals"] == 4 and r[key]["ci95"][0] <= r[key]["mean"] <= r[key]["ci95"][1]
     done = ok(run_script("expert_diagnose", "noise", str(tmp_path / "run"), "--budgets", "4,8", "--deals", "2",
-                         "--json"))
+                         "--target", "q", "--json"))
     r = last_json(done.stdout)
-    assert r["positions"] > 0 and set(r["budgets"]) == {"4", "8"}
+    assert r["positions"] > 0 and set(r["budgets"]) == {"4", "8"} and r["target"] == "q"
     assert all(0 <= v["searches_agree"] <= 1 and 0 <= v["search_is_network"] <= 1 for v in r["budgets"].values())
     done = run_script("expert_diagnose", "distill", str(tmp_path / "run"), "--shards", str(tmp_path / "none*.npz"))
     assert done.returncode != 0 and "no shard file matches" in done.stderr and "Traceback" not in done.stderr
