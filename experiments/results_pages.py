@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tarocchi_rl import shipped
-from tarocchi_rl.arena import head_to_head_of
+from tarocchi_rl.arena import bootstrap_ci, head_to_head_of
 from tarocchi_rl.variants import VARIANTS  # every variant the engine plays, in its order: one headline row each
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -297,6 +297,40 @@ def search_match_rows(folder: str) -> list[str]:
     return out
 
 
+STRONG_DEALS = 500  # the first frozen deals of a strong bot's match (experiments/strong_vs_search.py)
+
+
+def strong_rows() -> list[str]:
+    """``benchmarks/results/strong/``: a finished match (``VARIANT.json``) as written, one in progress from its
+    blocks file (the deals played so far, their head to head with the arena's bootstrap CI)."""
+    import numpy as np
+
+    out = ["| variant | A | B | deals | A - B, mean / deal [95% CI] | ms per decision (A, B) |",
+           "|---|---|---|---|---|---|"]
+    folder = RESULTS / "strong"
+    for v in VARIANTS:
+        k = digits_for(v)
+        done, blocks = folder / f"{v}.json", folder / f"{v}_blocks.jsonl"
+        if done.is_file():
+            d = load(done)
+            lo, hi = d["a_minus_b_ci95"]
+            ms = "-" if d["ms_per_decision_a"] is None else (f"{d['ms_per_decision_a']:.1f}, "
+                                                             f"{d['ms_per_decision_b']:.1f}")
+            cell = bold_if_above_zero(f"{d['a_minus_b']:+.{k}f} {ci(lo, hi, k)}", lo)
+            out.append(f"| {v} | `{d['a']}` | `{d['b']}` | {d['deals']:,} | {cell} | {ms} |")
+        elif blocks.is_file():
+            lines = sorted((json.loads(x) for x in blocks.read_text().splitlines() if x.strip()),
+                           key=lambda b: b["key"]["first_deal"])
+            diff = np.concatenate([np.subtract(*b["scores"]) for b in lines])
+            lo, hi = bootstrap_ci(diff, np.random.default_rng([20261201, 2]))
+            a, b = lines[0]["key"]["agents"]
+            out.append(f"| {v} | `{a}` | `{b}` | {len(diff):,} of {STRONG_DEALS} (in progress) | "
+                       f"{diff.mean():+.{k}f} {ci(lo, hi, k)} | - |")
+        else:
+            out.append(f"| {v} | `strong:{v}` | - | not played yet | - | - |")
+    return out
+
+
 def page_search(plots: dict[str, bytes]) -> str:
     out = ["# Search", "", GENERATED, "",
            "The leaderboard with the search agents (every pair on the first 500 frozen deals; fixed iteration "
@@ -320,7 +354,14 @@ def page_search(plots: dict[str, bytes]) -> str:
             "its belief model's forward pass). `belief=oracle:P` is not a player: a model that reads the true deal "
             "(P on each unseen card's true location), the bound of what beliefs could bring. The belief model and "
             "the machine's load are in each file's note.", "", *search_match_rows("learned_inference"), "",
-            *belief_sampler_section(), *belief_tables_section()]
+            *belief_sampler_section(), *belief_tables_section(),
+            "", "## The strong bot", "",
+            "`experiments/strong_vs_search.py`: `strong:VARIANT` (the shipped network guiding ISMCTS, 0.05 s a "
+            "decision, [docs/expert.md](../expert.md#the-strong-bot)) against ISMCTS at 1,000 iterations with "
+            "heuristic rollouts, head to head on the first 500 frozen deals, one process a core; a match is played "
+            "in blocks of 100 deals, across sessions (`benchmarks/results/strong/VARIANT_blocks.jsonl`). The wall "
+            "time per decision is measured on the blocks of the process that finished the match, forced moves "
+            "included.", "", *strong_rows()]
     return "\n".join(out)
 
 

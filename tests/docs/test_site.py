@@ -254,3 +254,23 @@ def test_the_import_guard_sees_through_aliases_and_relative_imports():
              "from tests.support.challenges import play": []}
     for text, expected in cases.items():  # as a file of tests/docs
         assert imported_test_modules(text + "\n", ["tests", "docs"]) == expected, text
+
+
+def test_the_strong_bots_rows_show_a_finished_match_and_one_in_progress_from_its_blocks(tmp_path, monkeypatch):
+    import json
+
+    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    (tmp_path / "strong").mkdir()
+    monkeypatch.setattr(pages, "RESULTS", tmp_path)
+    (tmp_path / "strong" / "mineo.json").write_text(json.dumps(
+        {"variant": "mineo", "a": "strong:mineo,time=0.05", "b": "ismcts:iterations=1000", "deals": 500,
+         "a_minus_b": 0.5, "a_minus_b_ci95": [0.1, 0.9], "ms_per_decision_a": 41.25, "ms_per_decision_b": 9.0}))
+    agents = ["strong:french3,time=0.05", "ismcts:iterations=1000"]
+    blocks = [{"key": {"first_deal": first, "agents": agents}, "scores": [[10.0, 0.0], [4.0, 2.0]]}
+              for first in (100, 0)]
+    (tmp_path / "strong" / "french3_blocks.jsonl").write_text("".join(json.dumps(b) + "\n" for b in blocks))
+    rows = {r.split(" | ")[0].lstrip("| "): r for r in pages.strong_rows()[2:]}
+    assert rows["mineo"] == ("| mineo | `strong:mineo,time=0.05` | `ismcts:iterations=1000` | 500 | "
+                             "**+0.500 [+0.100, +0.900]** | 41.2, 9.0 |")
+    assert "| 4 of 500 (in progress) | +2.00 [" in rows["french3"]  # (6 - 2 + 6 - 2) / 4 deals
+    assert rows["tarok3"].endswith("| not played yet | - | - |")
