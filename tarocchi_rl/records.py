@@ -39,14 +39,7 @@ class RecordError(ValueError):
         self.action_index = action_index
 
 
-def record_of(state: State) -> dict[str, Any]:
-    """The record of a State (``result`` present once the deal is over): ``state.to_record()``."""
-    return state.to_record()
-
-
 PATH_SHOWN = 1024  # characters of a file path shown in an error (a path is named whole, a value cut at 80)
-
-
 
 
 def load(path_or_text: str | os.PathLike[str]) -> dict[str, Any]:

@@ -258,15 +258,3 @@ def seat_request(views: Views, seat: int) -> dict[str, Any]:
         "history": view[1:],
         "decision": PHASE_NAMES[int(views.state._env.state.meta[0, PHASE])],
     }
-
-
-def views_of_row(env: Any, i: int) -> Views:
-    """Views of game ``i`` of a :class:`~tarocchi_rl.batch.BatchEnv` that keeps its history
-    (``env.keep_history()``): its deal replayed."""
-    if env.history is None:
-        raise ValueError("views_of_row needs env.keep_history() before the deal starts")
-    n = env.spec.deck.n_cards
-    v = Views(core_game(env.variant, env.options), env.state.deck[i, :n].tolist())
-    for a in env.history[i]:
-        v.apply(a)
-    return v

@@ -73,7 +73,6 @@ from ..agents.cmd import stop_all as stop_programs
 from ..bot import BotServer, request_id
 from ..bounded import BoundedInputError, loads
 from ..play import bot_seeds, make_bot, new_seed
-from ..records import RecordError, describe_outcome, replay
 from ..variants import VARIANTS, get_variant
 from ..views import seat_request
 from . import limits, workers
@@ -83,11 +82,10 @@ from .challenges import Challenges
 from .headers import SecurityHeaders
 from .inline import InlineAct
 from .openapi import Endpoint
-from .resume import TAKEN_TEXT
-from .score_sheet import score_sheet
+from .resume import TAKEN_TEXT, OwnTables
 from .shared import BOT_FAILED, SEAT_GRACE, BotFailed, Conn, SharedTables
 from .store import open_store
-from .table import SeatBot, Table, check_options, client_seed, replay_steps, variants_info
+from .table import SeatBot, Table, check_options, client_seed, variants_info
 from .writer import StoreWriter, TableRecorder, new_person_id
 
 __all__ = ["PROTOCOL", "ServerConfig", "WS_MESSAGES", "app_from_env", "create_app"]
@@ -111,8 +109,28 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")  # the Host names of a serv
 JSON_MEDIA_TYPE = "application/json"  # the only body a POST takes (a cross-site form cannot send it unasked)
 WARM_SEARCH = "ismcts:iterations=8"  # the search run at startup in the search queue's thread
 log = logging.getLogger("tarocchi_rl.web")
-WARM_LOG = "tarocchi_rl.web.warmup"  # a line per warm-up step (serve prints them: serve.print_warmup_progress)
+WARM_LOG = "tarocchi_rl.web.warmup"  # a line per warm-up step (print_warmup_progress prints them)
 warm_log = logging.getLogger(WARM_LOG)
+
+
+class _ToStderr(logging.StreamHandler):
+    """Writes to the sys.stderr of the moment (a test may have replaced it since the handler was made)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.setStream(sys.stderr)
+        super().emit(record)
+
+
+def print_warmup_progress() -> None:
+    """The app's warm-up steps (:data:`WARM_LOG`) printed to stderr as they end, one line
+    each, so that a first start (Numba's cache cold: minutes) says what it is doing."""
+    logger = logging.getLogger(WARM_LOG)
+    if not any(isinstance(h, _ToStderr) for h in logger.handlers):
+        handler = _ToStderr()
+        handler.setFormatter(logging.Formatter("warm-up: %(message)s"))
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
 T = TypeVar("T")
 
 
@@ -191,7 +209,7 @@ class Server:
                        for kind, q in config.queues.items()}
         self.recorder: TableRecorder | None = None  # the games' database (config.db), from the app's startup
         self.default_bot = DEFAULT_BOT
-        self.shared = SharedTables(self)  # the tables of several people, by code
+        self.shared = SharedTables(self, OwnTables)  # the tables of several people, by code
         self.challenges = Challenges(config.challenges, config.builtin_challenges)  # duplicate challenges
 
     def _processes(self, kind: str) -> "limits.Processes | None":
@@ -526,25 +544,6 @@ async def act(request: Request) -> Response:
     return json_response(out, 400 if out.get("type") == "error" else 200)
 
 
-def replay_result(record: Any, steps: bool) -> dict[str, Any]:
-    """A record checked and scored (``steps``: and every position); RecordError when it is not valid. Runs in a
-    worker process (:func:`tarocchi_rl.web.workers.replay`)."""
-    if isinstance(record, dict) and isinstance(record.get("variant"), str) and record["variant"] in VARIANTS:
-        try:
-            check_options(record["variant"], record.get("options") or {})
-        except ValueError as e:
-            raise RecordError(str(e)) from None
-    state = replay(record)
-    out = state.outcome()
-    result: dict[str, Any] = {"valid": True, "variant": state.game.variant, "options": dict(state.game.options),
-                              "actions": len(state.history), "outcome": out,
-                              "summary": describe_outcome(out, state.game.variant), "sheet": score_sheet(state),
-                              "record": state.to_record()}
-    if steps:
-        result["steps"] = replay_steps(record)
-    return result
-
-
 async def replay_record(request: Request) -> Response:
     flag = request.query_params.get("steps", "false").lower()
     if flag not in ("true", "false", "1", "0", "yes", "no"):
@@ -766,8 +765,6 @@ async def _timed(what: str, job: Any) -> Any:
 
 def app_from_env() -> Starlette:
     """The app of a ``serve --workers N`` process: its configuration from the environment (:data:`CONFIG_ENV`)."""
-    from .serve import print_warmup_progress  # (serve imports this module)
-
     print_warmup_progress()
     sys.setswitchinterval(limits.GIL_SWITCH_SECONDS)  # as serve sets it in a single process
     return create_app(ServerConfig(**json.loads(os.environ.get(CONFIG_ENV, "{}"))))

@@ -3,7 +3,6 @@ builds the app from :data:`tarocchi_rl.web.app.CONFIG_ENV`; a table lives in the
 
 import contextlib
 import dataclasses
-import logging
 import os
 import sys
 import threading
@@ -13,33 +12,11 @@ from typing import Any
 from starlette.applications import Starlette
 
 from . import limits
-from .app import CONFIG_ENV, MAX_WS_MESSAGE, ServerConfig, config_env, create_app, hosts_for
+from .app import CONFIG_ENV, MAX_WS_MESSAGE, ServerConfig, config_env, create_app, hosts_for, print_warmup_progress
 from .shared import SINGLE_PROCESS
 from .store import new_sqlite_file, prepare_database
 
 OPEN_FILES_MARGIN = 256  # files a server holds besides its connections (the database, pipes, the static files)
-
-
-class _ToStderr(logging.StreamHandler):
-    """Writes to the sys.stderr of the moment (a test may have replaced it since the handler was made)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.setStream(sys.stderr)
-        super().emit(record)
-
-
-def print_warmup_progress() -> None:
-    """The app's warm-up steps (:data:`~tarocchi_rl.web.app.WARM_LOG`) printed to stderr as they end, one line
-    each, so that a first start (Numba's cache cold: minutes) says what it is doing."""
-    from .app import WARM_LOG
-
-    logger = logging.getLogger(WARM_LOG)
-    if not any(isinstance(h, _ToStderr) for h in logger.handlers):
-        handler = _ToStderr()
-        handler.setFormatter(logging.Formatter("warm-up: %(message)s"))
-        logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
 
 
 def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,

@@ -49,6 +49,7 @@ from .table import DecisionClock, Table, check_options, client_seed
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Server
+    from .resume import OwnTables
 
 __all__ = ["BOT_FAILED", "BotFailed", "CODE_ALPHABET", "CODE_LENGTH", "Conn", "LOBBY_PER_CLIENT", "LOBBY_SIZE",
            "Link", "PersonSeat", "SEAT_GRACE", "SINGLE_PROCESS", "SharedTable", "SharedTables", "new_code",
@@ -246,14 +247,12 @@ class SharedTable:
 class SharedTables:
     """The shared tables of a server process, by code (module docstring). Used from the event loop only."""
 
-    def __init__(self, host: "Server") -> None:
+    def __init__(self, host: "Server", own: "Callable[[SharedTables], OwnTables]") -> None:
         self.host = host
         self.tables: dict[str, SharedTable] = {}
         self.guesses: collections.OrderedDict[str, limits.TokenBucket] = collections.OrderedDict()
         self._tasks: set[asyncio.Task[Any]] = set()
-        from .resume import OwnTables  # (it imports this module)
-
-        self.own = OwnTables(self)  # the deals of one person, taken back after a reload (resume.py)
+        self.own = own(self)  # the deals of one person, taken back after a reload (resume.py: it imports this module)
 
     @property
     def grace(self) -> float:

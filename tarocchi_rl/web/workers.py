@@ -14,9 +14,12 @@ from typing import Any
 
 from ..bot import BotServer, play_deal
 from ..play import make_bot
-from ..records import RecordError
+from ..records import RecordError, describe_outcome
+from ..records import replay as replay_record
 from ..variants import VARIANTS, get_variant
 from .bots import BotPool
+from .score_sheet import score_sheet
+from .table import check_options, replay_steps
 
 __all__ = ["act", "ping", "replay", "start"]
 
@@ -62,9 +65,26 @@ def act(name: str, line: str) -> dict[str, Any]:
 
 def replay(record: Any, steps: bool) -> dict[str, Any]:
     """``{"result": ...}``, the checked and scored record, or ``{"error": ..., "action_index": ...}``."""
-    from .app import replay_result
-
     try:
         return {"result": replay_result(record, steps)}
     except RecordError as e:
         return {"error": str(e), "action_index": e.action_index}
+
+
+def replay_result(record: Any, steps: bool) -> dict[str, Any]:
+    """A record checked and scored (``steps``: and every position); RecordError when it is not valid. Runs in a
+    worker process (:func:`replay`)."""
+    if isinstance(record, dict) and isinstance(record.get("variant"), str) and record["variant"] in VARIANTS:
+        try:
+            check_options(record["variant"], record.get("options") or {})
+        except ValueError as e:
+            raise RecordError(str(e)) from None
+    state = replay_record(record)
+    out = state.outcome()
+    result: dict[str, Any] = {"valid": True, "variant": state.game.variant, "options": dict(state.game.options),
+                              "actions": len(state.history), "outcome": out,
+                              "summary": describe_outcome(out, state.game.variant), "sheet": score_sheet(state),
+                              "record": state.to_record()}
+    if steps:
+        result["steps"] = replay_steps(record)
+    return result
