@@ -20,3 +20,12 @@ def test_every_script_has_a_smoke_test():
         if not (test.is_file() and name in test.read_text()):
             untested.append(f"{script.relative_to(ROOT)} (no {test.relative_to(ROOT)} naming it)")
     assert not untested, "scripts without a smoke test: " + ", ".join(untested)
+
+
+def test_every_script_is_listed_in_the_readme_and_no_other():
+    """experiments/README.md lists each script once, with what it measures and writes (issue 54, item 4)."""
+    import re
+
+    listed = re.findall(r"^\| `(\w+)\.py` \|", (EXPERIMENTS / "README.md").read_text(), re.M)
+    assert len(listed) == len(set(listed)), "a script listed twice"
+    assert set(listed) == {p.stem for p in EXPERIMENTS.glob("*.py")}
