@@ -6,10 +6,9 @@ A thin wrapper over ``tarocchi-rl bench`` (medians of several runs) that stamps 
 import argparse
 import datetime
 import json
-import os
-import platform
 
 from tarocchi_rl.bench import format_report, run
+from tarocchi_rl.provenance import machine_stamp
 
 
 def main():
@@ -22,8 +21,7 @@ def main():
     p.add_argument("--out", default=None, help="JSON file to write (default: print only)")
     a = p.parse_args()
     r = run(a.variant, a.batch, a.threads, a.seconds, a.repeats)
-    r["machine"] = {"platform": platform.platform(), "cpus": os.cpu_count(),
-                    "python": platform.python_version()}
+    r["machine"] = machine_stamp()
     r["when"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     print(format_report(r))
     if a.out:

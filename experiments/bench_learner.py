@@ -23,8 +23,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
-import platform
 import statistics
 import tempfile
 import time
@@ -32,6 +30,7 @@ import time
 import numpy as np
 import torch
 
+from tarocchi_rl.provenance import machine_stamp
 from tarocchi_rl.rl.config import load_config
 from tarocchi_rl.rl.network import privileged_dim
 from tarocchi_rl.rl.trainer import Trainer
@@ -90,7 +89,7 @@ def bench(config: str, overrides: list[str], seconds: float, repeats: int, sampl
         "bf16": trainer.bf16, "torch_threads": cfg.torch_threads, "variant": cfg.variant, "config": config,
         "overrides": overrides, "torch": torch.__version__,
         "gpu": torch.cuda.get_device_name() if trainer.device.type == "cuda" else None,
-        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()},
+        "machine": machine_stamp(),
         "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
 

@@ -26,8 +26,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
-import platform
 import random
 import statistics
 import sys
@@ -37,6 +35,7 @@ from typing import Any
 import numba
 
 from tarocchi_rl.bench import bench_rollout
+from tarocchi_rl.provenance import machine_stamp
 from tarocchi_rl.variants import get_variant
 
 
@@ -134,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         print("bench_openspiel_tarok: pyspiel (OpenSpiel's Python package) is not installed", file=sys.stderr)
         return 2
     r = run(a.variant, a.seconds, a.repeats, a.batch)
-    r["machine"] = {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()}
+    r["machine"] = machine_stamp()
     r["when"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     r["note"] = a.note
     print(format_report(r))

@@ -60,12 +60,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import time
 
 import numpy as np
+
+from tarocchi_rl.provenance import machine_stamp
 
 HIDDEN = 256
 VARIANT = "mineo"
@@ -406,8 +407,7 @@ def main(argv=None):
            "repeats": [{k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()
                         if k not in ("agent_steps", "module_steps_lifetime")} for r in reps],
            "settings": settings, "seconds": a.seconds, "warmup_iterations": a.warmup,
-           "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
-                       "python": platform.python_version()},
+           "machine": machine_stamp(),
            "argv": sys.argv[1:]}
     print(json.dumps(out), flush=True)
     if a.stack == "rllib":

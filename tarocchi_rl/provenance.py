@@ -1,9 +1,11 @@
-"""Where code ran from: the git commit of the source tree this package was imported from.
+"""Where code ran from: the git commit of the source tree this package was imported from, and the machine.
 
 Recorded by the trainer in every checkpoint (``sources``: one entry per start or resume of a run) and by the
 export in a bot's manifest (the commit it was exported from), so that a bot names the code that trained it.
 """
 
+import os
+import platform
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -22,3 +24,8 @@ def git_state() -> dict[str, Any]:
     except (OSError, subprocess.SubprocessError):
         return {"git_commit": None, "git_dirty": None}
     return {"git_commit": commit or None, "git_dirty": dirty}
+
+
+def machine_stamp() -> dict[str, Any]:
+    """{"platform", "cpus", "python"}: the machine a benchmark's result file was measured on."""
+    return {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()}
