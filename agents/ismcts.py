@@ -103,7 +103,8 @@ def _search_in_chunks(state: BatchState, idx: NDArray[np.int64], tables: Any, it
     stop = None if seconds is None else now + seconds
     while trees.done < iterations:  # KeyboardInterrupt is raised here, between two calls
         trees.run(min(chunk, iterations - trees.done))
-        last, now = time.perf_counter() - now, time.perf_counter()
+        t = time.perf_counter()
+        last, now = t - now, t
         if stop is not None and now + last > stop:
             break
     return trees.decisions()

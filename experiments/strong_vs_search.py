@@ -34,22 +34,18 @@ from tarocchi_rl.arena_blocks import BLOCK_DEALS  # noqa: E402
 from tarocchi_rl.variants import VARIANTS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-TIMED: dict[str, Timed] = {}  # the agents this process built, by spec (their seconds and decisions add up)
+TIMED: dict[str, list[Timed]] = {}  # the agents this process built, by spec (every block builds its own)
 
 
 def timed_agent(spec: str, seed: int = 0) -> Any:
-    """``make_agent`` with a clock: every block's agents are built afresh; their times are summed by spec."""
+    """``make_agent`` with a clock, kept under its spec in :data:`TIMED`."""
     agent = Timed(make_agent(spec, seed=seed))
-    if spec in TIMED:
-        agent.seconds, agent.decisions = 0.0, 0
-        TIMED[spec + f"#{len(TIMED)}"] = agent
-    else:
-        TIMED[spec] = agent
+    TIMED.setdefault(spec, []).append(agent)
     return agent
 
 
 def ms_per_decision(spec: str) -> float | None:
-    parts = [a for k, a in TIMED.items() if k.split("#")[0] == spec]
+    parts = TIMED.get(spec, [])
     decisions = sum(a.decisions for a in parts)
     return None if decisions == 0 else 1000 * sum(a.seconds for a in parts) / decisions
 

@@ -40,10 +40,11 @@ from ..variants import VARIANTS, get_variant
 LEAVES = ("heuristic", "net")  # SearchConfig.leaf
 TARGETS = ("visits", "q")  # SearchConfig.target
 MAX_ITERATIONS = 100_000  # search iterations of one decision (a tree of one node per iteration)
-#: the expert run's keys that a resumed run may change (the stopping rules, the carry cadence, where labelling and
-#: learning run): they do not change what is learned
+#: the expert run's keys that a resumed run may change: the stopping rules, the carry cadence, where labelling and
+#: learning run (these do not change what is learned), and the learning rate and passes from the next round on (each
+#: round's log line records them)
 RESUMABLE_KEYS = ("max_rounds", "max_minutes", "carry_every_minutes", "num_workers", "device", "torch_threads",
-                  "learn.min_buffer", "learn.lr", "learn.epochs")  # the learning rate and passes: from the next round
+                  "learn.min_buffer", "learn.lr", "learn.epochs")
 
 
 def _need(cond: bool, key: str, msg: str) -> None:
