@@ -43,7 +43,7 @@ def split_agent_specs(text: str) -> list[str]:
 def agent_fingerprint(spec: str) -> str:
     """A digest of an agent spec and of the bytes of every file it names (a bot directory, a shipped bot, a
     checkpoint, a search's network), so that a recorded result is reused only for the same agent (the resumable
-    arena, :mod:`tarocchi_rl.arena_blocks`). A directory's documentation (``*.md``: a model card) and the code
+    arena, :mod:`tarocchi_rl.arena.blocks`). A directory's documentation (``*.md``: a model card) and the code
     are not part of it. ``cmd:`` specs are a ValueError: their program is outside the files a spec names."""
     tokens = [t.strip() for t in re.split(r"[:,=]", spec)]
     if any(t.lower() == "cmd" for t in tokens):

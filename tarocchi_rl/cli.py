@@ -108,7 +108,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     resumable: dict[str, Any] = {"workers": args.workers}  # run_arena says when --workers lacks --blocks
     if args.blocks:
         from .agents.specs import agent_fingerprint
-        from .arena_blocks import BLOCK_DEALS
+        from .arena.blocks import BLOCK_DEALS
 
         resumable |= {"blocks_file": args.blocks, "fingerprint": agent_fingerprint, "batch_deals": BLOCK_DEALS}
     r = run_arena(args.variant, specs, deals=args.deals, seed=args.seed, decks=decks, out_dir=args.out,

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .arena import MAX_DEALS, read_deals_file, run_arena
-from .arena_blocks import BLOCK_DEALS
+from .arena.blocks import BLOCK_DEALS
 from .shipped import MODELS_DIR
 
 SEARCH_DEALS = 500  # deals of the table that includes the search agents (the first ones of the set)
@@ -63,7 +63,7 @@ def run_leaderboard(variant: str, deals_file: str | Path, agents: Sequence[str],
                     fingerprint: Callable[[str], str] | None = None, workers: int = 1) -> dict[str, Any]:
     """Both arenas of one variant (module docstring); returns {"variant", "deals_file", "tables": {name: arena
     result}}. A set with fewer deals than ``search_deals`` plays all of them in the search table.
-    ``blocks_dir``: resumable (:mod:`tarocchi_rl.arena_blocks`): the finished blocks of both tables are kept in
+    ``blocks_dir``: resumable (:mod:`tarocchi_rl.arena.blocks`): the finished blocks of both tables are kept in
     ``BLOCKS_DIR/VARIANT.jsonl`` (``fingerprint``: the agents' digests) and a rerun plays only the missing ones;
     the search table then plays blocks of ``BLOCK_DEALS`` deals, the missing ones in ``workers`` processes."""
     if not 1 <= search_deals <= MAX_DEALS:

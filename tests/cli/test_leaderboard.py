@@ -102,8 +102,8 @@ def test_the_committed_search_tables_are_their_committed_blocks(variant, last_bi
     Counts compare exactly; the ratings and CIs within tests/support/numbers_close.py's tolerance: their last bits
     depend on the CPU (SIMD log / exp). The "nudged" run is the guard: every rating and CI is moved a few units in
     the last place, as another machine would compute them, and the committed table must still match."""
-    from tarocchi_rl import arena
     from tarocchi_rl.agents.specs import agent_fingerprint
+    from tarocchi_rl.arena import statistics
     from tarocchi_rl.leaderboard import run_leaderboard
     from tarocchi_rl.shipped import bot_exported_on, played_before_the_bot
 
@@ -111,9 +111,9 @@ def test_the_committed_search_tables_are_their_committed_blocks(variant, last_bi
         raise AssertionError(f"a block was not found and would be played: {args}")
 
     if last_bits == "nudged":
-        bradley_terry, bootstrap_ci = arena.bradley_terry, arena.bootstrap_ci
-        monkeypatch.setattr(arena, "bradley_terry", lambda *a, **k: nudged(bradley_terry(*a, **k)))
-        monkeypatch.setattr(arena, "bootstrap_ci", lambda *a, **k: nudged(bootstrap_ci(*a, **k)))
+        bradley_terry, bootstrap_ci = statistics.bradley_terry, statistics.bootstrap_ci
+        monkeypatch.setattr(statistics, "bradley_terry", lambda *a, **k: nudged(bradley_terry(*a, **k)))
+        monkeypatch.setattr(statistics, "bootstrap_ci", lambda *a, **k: nudged(bootstrap_ci(*a, **k)))
     monkeypatch.chdir(ROOT)
     results = ROOT / "benchmarks/results/with_search"
     (tmp_path / "blocks").mkdir()

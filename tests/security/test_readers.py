@@ -22,8 +22,8 @@ import pytest
 from experiments import probe_readers  # the probes as commands, measured
 from tarocchi_rl import bounded
 from tarocchi_rl.arena import MAX_DEAL_LINE, MAX_DEALS_FILE_BYTES, MAX_DEALS_FILE_LINES, read_deals_file
-from tarocchi_rl.arena_blocks import MAX_LINE as MAX_BLOCK_LINE
-from tarocchi_rl.arena_blocks import BlockFile
+from tarocchi_rl.arena.blocks import MAX_LINE as MAX_BLOCK_LINE
+from tarocchi_rl.arena.blocks import BlockFile
 from tarocchi_rl.bot import MAX_LINE, BotServer, read_lines
 from tarocchi_rl.play import MAX_OPTION_CHARS, parse_options
 from tarocchi_rl.policies.onnx_policy import OnnxPolicyError, read_manifest

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from . import __version__, bounded
+from .. import __version__, bounded
 
 FORMAT = "tarocchi-arena-block/1"
 KEY_FIELDS = ("version", "variant", "options", "agents", "fingerprints", "seeds", "seatings", "first_deal",
