@@ -9,8 +9,8 @@
         batches = workers.sample(weights, league)       one rollout per worker, GAE already computed
         (critic: perfect) advantages and targets recomputed with the perfect-information critic
         (belief_loss > 0) the belief targets of the rollout, and the calibration of the beliefs it was played with
-        for epoch in 1..ppo.epochs: for each shuffled minibatch: ppo_loss (+ the critic's value loss, + belief_loss
-            x the belief head's cross-entropy) -> backward
+        ppo_update (rl/update.py): for epoch in 1..ppo.epochs, for each shuffled minibatch: ppo_loss (+ the
+            critic's value loss, + belief_loss x the belief head's cross-entropy) -> backward
             -> clip grads (the critic's apart) -> Adam step(s)
         every league.snapshot_every updates: the current weights join the league pool
         every log_every updates: TensorBoard scalars
@@ -88,11 +88,9 @@ Faults:
 * ``--resume`` falls back from a damaged ``latest.pt`` (:func:`~tarocchi_rl.rl.checkpoint.load_resume_checkpoint`).
 """
 
-import contextlib
 import copy
 import dataclasses
 import json
-import math
 import os
 import shutil
 import signal
@@ -123,7 +121,7 @@ from .checkpoint import (
 )
 from .config import RESUMABLE_KEYS, TrainConfig, config_from_dict, dump_config
 from .imitation import imitate, teacher_source
-from .losses import belief_loss, explained_variance, gae, ppo_loss
+from .losses import explained_variance, gae
 from .network import (
     build_critic,
     build_network,
@@ -135,14 +133,13 @@ from .network import (
 from .policy import PPOAgent
 from .record_imitation import check_records, record_chunks
 from .rollout import AgentFactory, merge_stats
+from .update import BELIEF_TARGET, TRAIN_KEYS, Learner, NonFiniteError, ppo_update
 from .workers import LocalPool, make_worker_pool
 
 MAX_EVAL_LOG_BYTES = 1 << 26  # bytes of eval.jsonl read back on --resume (an evaluation's line is about 300)
 MAX_EVAL_LINE = 1 << 16  # bytes of one of its lines: a longer one is not an evaluation and is dropped
 EVAL_SEED = 20261129  # the arena deals of the periodic evaluations: the same every time, comparable over a run
 # the rollout arrays PPO uses (hidden: the privileged observation, width 0 unless critic: perfect)
-TRAIN_KEYS = ("obs", "mask", "action", "logp", "value", "advantage", "ret", "hidden")
-BELIEF_TARGET = "belief_target"  # int64[N, C]: each unseen card's location (belief_loss > 0), -1 for the others
 CALIBRATION_SAMPLES = 4096  # samples of a rollout whose beliefs are measured before each update (belief_loss > 0)
 
 
@@ -160,10 +157,6 @@ def _cpu_tree(obj: Any) -> Any:
     if isinstance(obj, (list, tuple)):
         return type(obj)(_cpu_tree(v) for v in obj)
     return copy.deepcopy(obj)
-
-
-class NonFiniteError(ValueError):
-    """The learner saw a NaN or infinite loss or weight: the run stops before checkpointing it."""
 
 
 @dataclass
@@ -241,6 +234,8 @@ class Trainer:
             self.critic.to(self.device)
             self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=cfg.ppo.lr, eps=1e-5)
         self.gen = torch.Generator().manual_seed(cfg.seed)  # the minibatch shuffles
+        self.learner = Learner(self.net, self.critic, [self.opt] if self.critic_opt is None else
+                               [self.opt, self.critic_opt], self.device, self.bf16, self.gen)
         self.update = 0
         self.learner_samples = 0  # the learner seats' decisions trained on so far
         self.all_decisions = 0  # every seat's decisions played so far (learner, snapshots, heuristic)
@@ -499,13 +494,12 @@ class Trainer:
         return p.lr + (p.lr_end - p.lr) * frac
 
     def _learn(self, batches: list[dict]) -> dict:
-        """One PPO update on the concatenated rollouts (N samples); returns the averaged loss statistics,
-        ``explained_variance`` and ``lr`` (empty when N = 0). With ``critic: perfect`` the advantages and value
-        targets are first recomputed with the critic (:meth:`_critic_targets`)."""
-        p = self.cfg.ppo
+        """One PPO update (:func:`~tarocchi_rl.rl.update.ppo_update`) on the concatenated rollouts (N samples);
+        returns the averaged loss statistics, ``explained_variance`` and ``lr`` (empty when N = 0). With ``critic:
+        perfect`` the advantages and value targets are first recomputed with the critic (:meth:`_critic_targets`);
+        with a belief head, the belief targets are derived and the beliefs' calibration measured first."""
         data = {k: np.concatenate([b[k] for b in batches]) for k in TRAIN_KEYS}
-        n = len(data["action"])
-        if n == 0:
+        if len(data["action"]) == 0:
             return {}
         critic_values = None
         if self.critic is not None:
@@ -514,25 +508,9 @@ class Trainer:
         if self.net.has_beliefs:
             data[BELIEF_TARGET] = belief_targets(data["obs"], data["hidden"], self.cfg.variant)
             calibration = self._belief_calibration(data["obs"], data[BELIEF_TARGET])
-        tensors = self._to_device(data)
         lr = self._lr()
-        for opt in self._optimizers():
-            for g in opt.param_groups:
-                g["lr"] = lr
-        sums: dict[str, float] = {}
-        count = 0
-        for _ in range(p.epochs):
-            kls: list[float] = []
-            for idx in torch.randperm(n, generator=self.gen).split(p.minibatch_size):
-                idx = idx.to(self.device)
-                st = self._minibatch_step({k: t[idx] for k, t in tensors.items()})
-                for k, v in st.items():
-                    sums[k] = sums.get(k, 0.0) + v
-                count += 1
-                kls.append(st["approx_kl"])
-            if p.target_kl and np.mean(kls) > p.target_kl:
-                break
-        out = {k: v / count for k, v in sums.items()}
+        out: dict[str, Any] = ppo_update(self.learner, data, self.cfg.ppo, lr, self.cfg.belief_loss,
+                                         warmup=self.update < self.cfg.ppo.policy_warmup, update=self.update)
         out["explained_variance"] = explained_variance(data["value"], data["ret"])
         if critic_values is not None:
             out["critic_explained_variance"] = explained_variance(critic_values, data["ret"])
@@ -547,25 +525,10 @@ class Trainer:
         obs, targets = obs[:CALIBRATION_SAMPLES], targets[:CALIBRATION_SAMPLES]
         if not (targets >= 0).any():
             return {}
-        with self._autocast():
+        with self.learner.autocast():
             probs = self.net.beliefs(torch.from_numpy(obs).to(self.device)).float().cpu().numpy()
         r = reliability(probs, targets)
         return {f"belief/{k}": float(r[k]) for k in ("ece", "top1", "nll")}
-
-    def _optimizers(self) -> list[torch.optim.Optimizer]:
-        return [self.opt] if self.critic_opt is None else [self.opt, self.critic_opt]
-
-    def _to_device(self, data: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
-        """The arrays of :data:`TRAIN_KEYS` (and :data:`BELIEF_TARGET` when present) as tensors on the learner's
-        device (through pinned memory to a GPU)."""
-        tensors = {k: torch.from_numpy(data[k]) for k in (*TRAIN_KEYS, BELIEF_TARGET) if k in data}
-        if self.device.type == "cpu":
-            return tensors
-        return {k: t.pin_memory().to(self.device, non_blocking=True) for k, t in tensors.items()}
-
-    def _autocast(self) -> Any:
-        """bf16 autocast of the forward passes (``bf16`` on CUDA), else nothing."""
-        return torch.autocast("cuda", dtype=torch.bfloat16) if self.bf16 else contextlib.nullcontext()
 
     @torch.no_grad()
     def _critic_targets(self, batches: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -586,40 +549,6 @@ class Trainer:
             rets.append(adv + v)
             values.append(v)
         return np.concatenate(advs), np.concatenate(rets), np.concatenate(values)
-
-    def _minibatch_step(self, mb: dict) -> dict:
-        """One Adam step on a minibatch (tensors of :data:`TRAIN_KEYS`, M rows); returns its loss statistics.
-        A non-finite loss raises :class:`NonFiniteError` before the step."""
-        p = self.cfg.ppo
-        warmup = self.update < p.policy_warmup  # the trunk and the policy fixed: only the heads and the critic learn
-        with self._autocast():
-            logits, values, beliefs = self.net.forward_all(mb["obs"], mb["mask"], heads_only=warmup)
-            critic_values = None if self.critic is None else self.critic(mb["obs"], mb["hidden"])
-        loss, st = ppo_loss(logits.float(), values.float(), mb["action"], mb["logp"], mb["advantage"], mb["ret"],
-                            p.clip, p.value_coef, p.entropy_coef, p.normalize_advantages,
-                            policy_weight=0.0 if warmup else 1.0)
-        if beliefs is not None:  # the belief head's auxiliary cross-entropy on the unseen cards
-            b_loss = belief_loss(beliefs, mb[BELIEF_TARGET])
-            loss = loss + self.cfg.belief_loss * b_loss
-            st["belief"] = b_loss.item()
-        if critic_values is not None:  # the critic's value loss, weighted as the policy network's
-            critic_loss = 0.5 * (critic_values.float() - mb["ret"]).pow(2).mean()
-            loss = loss + p.value_coef * critic_loss
-            st["critic_loss"] = critic_loss.item()
-        if not bool(torch.isfinite(loss)):
-            parts = ", ".join(f"{k}={v:.4g}" for k, v in st.items() if isinstance(v, float) and not math.isfinite(v))
-            raise NonFiniteError(f"non-finite loss at update {self.update + 1}: loss={float(loss.detach()):.4g}"
-                                 + (f" ({parts})" if parts else "") + f" (ppo.lr={self._lr():.4g}); "
-                                 "stopped before writing a checkpoint of these weights")
-        for opt in self._optimizers():
-            opt.zero_grad(set_to_none=True)
-        loss.backward()
-        st["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(self.net.parameters(), p.max_grad_norm))
-        if self.critic is not None:  # clipped on its own: the critic's gradient never scales the policy's
-            st["critic_grad_norm"] = float(torch.nn.utils.clip_grad_norm_(self.critic.parameters(), p.max_grad_norm))
-        for opt in self._optimizers():
-            opt.step()
-        return st
 
     # -- logging, evaluation, checkpoints ---------------------------------------------------------------
     def _log(self, writer: Any, rollout: dict, learn: dict, rollout_s: float, learn_s: float, total_s: float) -> None:

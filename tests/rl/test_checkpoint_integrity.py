@@ -77,8 +77,9 @@ def test_resume_with_every_checkpoint_damaged_is_one_clear_error(tmp_path):
 def test_non_finite_loss_stops_before_a_checkpoint(tmp_path, monkeypatch, capsys):
     from tarocchi_rl.cli import main
     from tarocchi_rl.rl import trainer as tr
+    from tarocchi_rl.rl import update
 
-    real = tr.ppo_loss
+    real = update.ppo_loss
 
     def poisoned(*a, **k):  # from update 3 on
         loss, st = real(*a, **k)
@@ -92,7 +93,7 @@ def test_non_finite_loss_stops_before_a_checkpoint(tmp_path, monkeypatch, capsys
         tr_update["u"] = self.update
         return out
 
-    monkeypatch.setattr(tr, "ppo_loss", poisoned)
+    monkeypatch.setattr(update, "ppo_loss", poisoned)
     monkeypatch.setattr(tr.Trainer, "_count", count)
     run = tmp_path / "nan"
     with pytest.raises(tr.NonFiniteError, match="non-finite loss at update 3") as e:
@@ -104,7 +105,7 @@ def test_non_finite_loss_stops_before_a_checkpoint(tmp_path, monkeypatch, capsys
     assert data["update"] == 2 and all(bool(torch.isfinite(t).all()) for t in data["model"].values())
 
     # a NaN weight after update 1, through the CLI: one line, exit 2, nothing checkpointed
-    monkeypatch.setattr(tr, "ppo_loss", real)
+    monkeypatch.setattr(update, "ppo_loss", real)
     real_learn = tr.Trainer._learn
 
     def learn(self, batches):
