@@ -32,7 +32,7 @@ from tarocchi_rl.arena import MAX_DEALS
 from tarocchi_rl.core.phases import DECISION_KINDS
 from tarocchi_rl.policies import BASELINES, AgentLike, ComposeAgent, make_baseline
 from tarocchi_rl.policies.onnx_policy import OnnxAgent, OnnxPolicyError, read_manifest
-from tarocchi_rl.shipped import shipped_bot
+from tarocchi_rl.shipped import bot_directory
 
 from .args import Arg
 from .registry import AgentKind, make_agent, register_kind
@@ -127,10 +127,9 @@ def _part_source(spec: str) -> tuple[str, str]:
         return "agent", name
     if name == "ppo" and args and "," not in args:
         return "ppo", args.strip()
-    if name == "onnx" and args and "," not in args:
-        return "bot", args.strip()
-    if name == "bot" and args and "," not in args:
-        return "bot", str(shipped_bot(args.strip()))
+    directory = bot_directory(spec) if args.strip() and "," not in args else None
+    if directory is not None:  # onnx:DIR, bot:NAME
+        return "bot", str(directory)
     raise OnnxPolicyError(f"a composed export holds trained policies (ppo:PATH, onnx:DIR, bot:NAME, without "
                           f"options) and baselines (random, heuristic), got {spec!r}")
 

@@ -40,7 +40,7 @@ from tarocchi_rl.search.inference import (
     uniform_beliefs,
 )
 from tarocchi_rl.search.ismcts import ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, SearchTrees, search_batch
-from tarocchi_rl.shipped import shipped_bot
+from tarocchi_rl.shipped import bot_directory
 from tarocchi_rl.variants import get_variant
 
 from .args import Arg, check_spec_path, defaults
@@ -183,9 +183,10 @@ class _RemoteSearcher:
 def policy_path(spec: str) -> str:
     """The file or directory of a ``prior=`` / ``net=`` value: ``bot:NAME`` (a shipped bot: a ValueError naming
     those shipped when there is none), ``onnx:DIR`` or a path (checked by :func:`check_spec_path`)."""
+    directory = bot_directory(spec)
     if spec.startswith("bot:"):
-        return str(shipped_bot(spec[len("bot:"):].strip()))
-    return check_spec_path("ismcts", spec[len("onnx:"):] if spec.startswith("onnx:") else spec)
+        return str(directory)
+    return check_spec_path("ismcts", spec if directory is None else str(directory))
 
 
 def load_prior(prior: str) -> Any:

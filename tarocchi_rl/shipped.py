@@ -69,3 +69,14 @@ def shipped_bot(name: str) -> Path:
     if not ok or not (MODELS_DIR / name / "manifest.json").is_file():
         raise ValueError(f"no shipped bot {name[:80]!r} (shipped: {', '.join(shipped_bots()) or 'none'})")
     return MODELS_DIR / name
+
+
+def bot_directory(spec: str) -> Path | None:
+    """The bot directory an agent spec names: ``bot:NAME`` a shipped bot (:func:`shipped_bot`: a ValueError naming
+    those shipped when there is none), ``onnx:DIR`` the path DIR as given (its reader checks it); None for a spec of
+    another kind. The spec's text after the colon is the name or the path, whole (no options)."""
+    kind, colon, rest = spec.strip().partition(":")
+    kind = kind.strip().lower()
+    if not colon or kind not in ("bot", "onnx"):
+        return None
+    return shipped_bot(rest.strip()) if kind == "bot" else Path(rest.strip())

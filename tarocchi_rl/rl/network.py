@@ -261,16 +261,13 @@ def onnx_initial_weights(spec: str, cfg: TrainConfig, net: nn.Module) -> dict[st
         engine_facts,
         read_manifest,
     )
+    from ..shipped import bot_directory
 
-    if spec.startswith("bot:"):  # a shipped bot by variant name (models/ in a checkout, package data in a wheel)
-        from ..shipped import shipped_bot
-
-        try:
-            directory = Path(shipped_bot(spec[len("bot:"):].strip()))
-        except ValueError as e:
-            raise CheckpointError(f"init: {e}") from None
-    else:
-        directory = Path(spec.removeprefix("onnx:"))
+    try:  # bot:NAME: a shipped bot by variant name (models/ in a checkout, package data in a wheel)
+        directory = bot_directory(spec)
+    except ValueError as e:
+        raise CheckpointError(f"init: {e}") from None
+    assert directory is not None  # the caller passes bot: and onnx: specs only
     try:
         manifest = read_manifest(directory)
         check_manifest(manifest, str(directory / "manifest.json"))
