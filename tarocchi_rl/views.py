@@ -33,9 +33,31 @@ from tarocchi_rl.core.phases import DONE, PHASE_NAMES, PLAY
 from tarocchi_rl.core.state import CALLED, CUR, HAND, PAYOFF, PHASE, SHOWN, SHOWN_BY, STOCK, STOCK_SHOWN, TRICK_NUM
 from tarocchi_rl.game import Game, make
 
-__all__ = ["Views", "core_game"]
+__all__ = ["REVEAL_KINDS", "Views", "core_game", "split_entry"]
 
 _Entry = str | tuple[str, ...]  # one step of the log: seen alike by every seat, or one string per seat
+REVEAL_KINDS = ("stock", "called", "show", "+")  # the parts of an entry after its action, in the order written
+
+
+def split_entry(text: str) -> tuple[int, str, list[tuple[str, list[str]]]]:
+    """One view entry, ``"<seat>:<action>[;stock:..][;called:..][;show<s>:..][;+..]"`` (module docstring), split:
+    (seat, action, [(part, card names)]), the part one of ``stock``, ``called``, ``show<s>``, ``+``, the names as
+    written (blanks dropped). The form only: whether the seat, the action and the cards exist in a game is the
+    reader's to check. A ValueError saying what is wrong otherwise."""
+    head, *rest = text.strip().split(";")
+    seat, colon, action = head.partition(":")
+    if not colon or not seat.strip().isdigit() or not action.strip():
+        raise ValueError(f"{text!r} does not start with <seat>:<action>")
+    parts: list[tuple[str, list[str]]] = []
+    for part in (p.strip() for p in rest):
+        if part.startswith("+"):
+            key, body = "+", part[1:]
+        else:
+            key, colon, body = part.partition(":")
+            if not (colon and (key in ("stock", "called") or (key[:4] == "show" and key[4:].isdigit()))):
+                raise ValueError(f"unknown part {part!r} (known: stock:, called:, show<seat>:, +)")
+        parts.append((key, [n for n in (t.strip() for t in body.split(",")) if n]))
+    return int(seat), action.strip(), parts
 
 
 class _Layout:

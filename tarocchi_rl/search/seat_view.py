@@ -37,12 +37,11 @@ from ..core.phases import PLAY
 from ..core.state import CALLED, DISCARDED, EXCLUDED, HAND, PHASE, STOCK
 from ..core.tables import CARD_BIT, CARD_WORD, P_FIRST_ROUND, P_HAND, P_PLAYERS, P_STOCK
 from ..game import Game
-from ..views import Views
+from ..views import REVEAL_KINDS, Views, split_entry
 from .determinize import determinize
 
 DRAWS = 64  # determinizations tried per failing step (in batches of DRAW_BATCH)
 DRAW_BATCH = 16
-REVEAL_KINDS = ("stock", "called", "show", "+")  # the parts of an entry after its action, in Views' order
 
 
 class ViewError(ValueError):
@@ -77,9 +76,11 @@ class Entry:
     text: str = ""  # as Views writes it (canonical)
 
 
-def _cards(game: Game, text: str, where: str) -> list[int]:
+def _cards(game: Game, text: str | list[str], where: str) -> list[int]:
+    """Dense card ids of card names (a list, or a comma-separated text); a ViewError for an unknown or repeated
+    card."""
     out: list[int] = []
-    for name in (t.strip() for t in text.split(",")):
+    for name in (t.strip() for t in (text.split(",") if isinstance(text, str) else text)):
         if not name:
             continue
         try:
@@ -99,14 +100,12 @@ def parse_entry(game: Game, raw: Any, where: str) -> Entry:
     """``"<seat>:<action>[;stock:..][;called:..][;show<s>:..][;+..]"`` -> Entry (card lists in any order)."""
     if not isinstance(raw, str):
         raise ViewError(f"{where}: an entry must be a string such as '1:play:KC', got {raw!r}")
-    head, *rest = raw.strip().split(";")
-    seat, colon, action = head.partition(":")
-    if not colon or not seat.strip().isdigit() or not action.strip():
-        raise ViewError(f"{where}: {raw!r} does not start with <seat>:<action>")
-    actor = int(seat)
+    try:
+        actor, action, parts = split_entry(raw)
+    except ValueError as e:
+        raise ViewError(f"{where}: {e}") from None
     if not 0 <= actor < game.num_players:
         raise ViewError(f"{where}: seat {actor} out of range 0..{game.num_players - 1}")
-    action = action.strip()
     kind, _, arg = action.partition(":")
     if action.lower() != "discard:?":
         try:
@@ -120,17 +119,10 @@ def parse_entry(game: Game, raw: Any, where: str) -> Entry:
     else:
         action = action.lower()
     entry = Entry(where, actor, action)
-    for part in (p.strip() for p in rest):
-        if part.startswith("+"):
-            key, body = "+", part[1:]
-        else:
-            key, colon, body = part.partition(":")
-            ok = colon and (key in ("stock", "called") or (key[:4] == "show" and key[4:].isdigit()))
-            if not ok:
-                raise ViewError(f"{where}: unknown part {part!r} (known: stock:, called:, show<seat>:, +)")
-            if key.startswith("show") and not 0 <= int(key[4:]) < game.num_players:
-                raise ViewError(f"{where}: {key}: seat out of range")
-        ids = _cards(game, body, where)
+    for key, names in parts:
+        if key.startswith("show") and not 0 <= int(key[4:]) < game.num_players:
+            raise ViewError(f"{where}: {key}: seat out of range")
+        ids = _cards(game, names, where)
         if key in entry.cards:
             raise ViewError(f"{where}: {key} given twice")
         entry.cards[key] = ids

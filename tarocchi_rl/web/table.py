@@ -71,7 +71,7 @@ from ..game import Game
 from ..play import bot_action, taken_cards
 from ..records import describe_outcome
 from ..variants import FAMILIES, VARIANTS, get_variant
-from ..views import Views, core_game
+from ..views import Views, core_game, split_entry
 from .score_sheet import END_COUNT, family, score_sheet
 
 __all__ = ["DecisionClock", "INT_OPTION_RANGE", "STRING_CHOICES", "SeatBot", "Table", "check_options",
@@ -204,20 +204,19 @@ class SeatBot:
 
 
 def _parse_entry(text: str) -> dict[str, Any]:
-    """One view entry (``2:bid:pass;stock:5S,T3;+5S``) -> seat, action and what the step showed."""
-    head, *parts = text.split(";")
-    seat, _, action = head.partition(":")
-    out: dict[str, Any] = {"seat": int(seat), "action": action}
-    for p in parts:
-        if p.startswith("stock:"):
-            out["stock"] = [c for c in p[len("stock:"):].split(",") if c]
-        elif p.startswith("called:"):
-            out["called"] = p[len("called:"):]
-        elif p.startswith("show"):
-            who, _, cards = p[len("show"):].partition(":")
-            out.setdefault("shown", []).append({"seat": int(who), "cards": [c for c in cards.split(",") if c]})
-        elif p.startswith("+"):
-            out["received"] = [c for c in p[1:].split(",") if c]
+    """One view entry (``2:bid:pass;stock:5S,T3;+5S``, :func:`tarocchi_rl.views.split_entry`) -> seat, action and
+    what the step showed."""
+    seat, action, parts = split_entry(text)
+    out: dict[str, Any] = {"seat": seat, "action": action}
+    for key, cards in parts:
+        if key == "stock":
+            out["stock"] = cards
+        elif key == "called":
+            out["called"] = cards[0] if cards else ""
+        elif key == "+":
+            out["received"] = cards
+        else:  # show<seat>
+            out.setdefault("shown", []).append({"seat": int(key[len("show"):]), "cards": cards})
     return out
 
 
