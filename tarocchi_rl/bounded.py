@@ -28,13 +28,13 @@ import re
 import select
 import stat
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
 __all__ = ["BoundedInputError", "CHUNK", "MAX_DEPTH", "MAX_INT_DIGITS", "READ_SECONDS", "check_depth",
-           "iter_chunks", "iter_lines", "loads", "read_bytes", "read_json", "read_text"]
+           "iter_chunks", "iter_json_lines", "iter_lines", "loads", "read_bytes", "read_json", "read_text"]
 
 MAX_DEPTH = 64  # nesting of objects and arrays; the deepest real input (a record's steps) is 4
 MAX_INT_DIGITS = 40  # digits of one JSON integer; seeds are below 2**64 (20 digits)
@@ -183,6 +183,28 @@ def _bounded_int(max_digits: int, what: str) -> Any:
         return int(digits)
 
     return parse_int
+
+
+def iter_json_lines(chunks: Iterable[bytes], max_line: int, where: Callable[[int], str],
+                    max_lines: int | None = None) -> Iterator[tuple[int, Any]]:
+    """The JSON value of every line that is not blank of a JSON-lines text given in chunks: (line number from 1,
+    value). Each line at most ``max_line`` bytes, UTF-8, within :func:`loads`' bounds, and at most ``max_lines``
+    lines (blank ones counted) when given; otherwise a :class:`BoundedInputError` starting with ``where(k)`` for
+    line k (``where(0)`` for the whole text)."""
+    for k, line in enumerate(iter_lines(chunks, max_line), 1):
+        if max_lines is not None and k > max_lines:
+            raise BoundedInputError(f"{where(0)}: more than {max_lines:,} lines")
+        if len(line) > max_line:
+            raise BoundedInputError(f"{where(k)}: longer than {max_line:,} bytes")
+        if not line.strip():
+            continue
+        try:
+            value = loads(line.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            raise BoundedInputError(f"{where(k)}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        except BoundedInputError as e:
+            raise BoundedInputError(f"{where(k)}: {e}") from None
+        yield k, value
 
 
 def loads(text: str | bytes, *, what: str = "", max_bytes: int | None = None, max_depth: int = MAX_DEPTH,

@@ -73,17 +73,7 @@ def load_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
     where = os.fspath(path)
     try:
         chunks = bounded.iter_chunks(path, MAX_RECORDS_FILE_BYTES, what=f"records file {shown(where, PATH_SHOWN)}")
-        for k, line in enumerate(bounded.iter_lines(chunks, MAX_RECORD_BYTES), 1):
-            if len(line) > MAX_RECORD_BYTES:
-                raise RecordError(f"line {k}: longer than {MAX_RECORD_BYTES:,} bytes")
-            if not line.strip():
-                continue
-            try:
-                record = bounded.loads(line.decode("utf-8"))
-            except UnicodeDecodeError as e:
-                raise RecordError(f"line {k}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-            except bounded.BoundedInputError as e:
-                raise RecordError(f"line {k}: {e}") from None
+        for k, record in bounded.iter_json_lines(chunks, MAX_RECORD_BYTES, lambda k: f"line {k}"):
             if not isinstance(record, dict):
                 raise RecordError(f"line {k}: a record must be a JSON object, got {type(record).__name__}")
             yield k, record

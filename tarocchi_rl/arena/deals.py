@@ -103,14 +103,14 @@ def read_deals_file(path: str | os.PathLike[str], variant: str) -> NDArray[np.in
         raise ValueError(f"deals file {where}: is a directory")
     decks: list[NDArray[np.int16]] = []
     try:
-        for k, line in enumerate(_deal_lines(path, where), 1):
-            if k > MAX_DEALS_FILE_LINES:
-                raise ValueError(f"deals file {where}: more than {MAX_DEALS_FILE_LINES:,} lines")
-            if not line.strip():
-                continue
+        def where_line(k: int) -> str:  # FILE:LINE, the file alone for the whole file
+            return f"{where}:{k}" if k else f"deals file {where}"
+
+        for k, obj in bounded.iter_json_lines(_deal_chunks(path, where), MAX_DEAL_LINE, where_line,
+                                              max_lines=MAX_DEALS_FILE_LINES):
             if len(decks) == MAX_DEALS:
                 raise ValueError(f"deals file {where}: more than {MAX_DEALS:,} deals")
-            decks.append(_read_deal_line(game, variant, line, f"{where}:{k}"))
+            decks.append(_read_deal(game, variant, obj, f"{where}:{k}"))
     except bounded.BoundedInputError as e:
         raise ValueError(str(e)) from None
     if not decks:
@@ -118,13 +118,12 @@ def read_deals_file(path: str | os.PathLike[str], variant: str) -> NDArray[np.in
     return np.array(decks)
 
 
-def _deal_lines(path: str | os.PathLike[str], where: str) -> Iterator[bytes]:
-    """The lines of a deals file, gunzipped when its name ends in ``.gz``, within :data:`MAX_DEALS_FILE_BYTES`
-    (a line longer than :data:`MAX_DEAL_LINE` comes cut, for :func:`_read_deal_line` to refuse)."""
+def _deal_chunks(path: str | os.PathLike[str], where: str) -> Iterator[bytes]:
+    """The bytes of a deals file, gunzipped when its name ends in ``.gz``, within :data:`MAX_DEALS_FILE_BYTES`."""
     chunks = bounded.iter_chunks(path, MAX_DEALS_FILE_BYTES, what=f"deals file {where}")
     if where.endswith(".gz"):
         chunks = _gunzip(chunks, MAX_DEALS_FILE_BYTES, f"deals file {where}")
-    return bounded.iter_lines(chunks, MAX_DEAL_LINE)
+    return iter(chunks)
 
 
 def _gunzip(chunks: Iterable[bytes], max_bytes: int, what: str) -> Iterator[bytes]:
@@ -155,16 +154,8 @@ def _gunzip(chunks: Iterable[bytes], max_bytes: int, what: str) -> Iterator[byte
         raise ValueError(f"{what}: damaged gzip data (cut short)")
 
 
-def _read_deal_line(game: Any, variant: str, line: bytes, where: str) -> NDArray[np.int16]:
-    """One line of a deals file as a deck (ValueError starting with ``FILE:LINE:``)."""
-    if len(line) > MAX_DEAL_LINE:
-        raise ValueError(f"{where}: longer than {MAX_DEAL_LINE:,} bytes")
-    try:
-        obj = bounded.loads(line.decode("utf-8"))
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{where}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except bounded.BoundedInputError as e:
-        raise ValueError(f"{where}: {e}") from None
+def _read_deal(game: Any, variant: str, obj: Any, where: str) -> NDArray[np.int16]:
+    """One line's JSON value of a deals file as a deck (ValueError starting with ``FILE:LINE:``)."""
     if not isinstance(obj, dict):
         raise ValueError(f"{where}: a deal must be a JSON object with variant and deal, got {shown(obj)}")
     if obj.get("variant") != variant:
