@@ -492,7 +492,8 @@ def new_deal_row(st, i, tb):
 @njit(cache=True, parallel=True)
 def reset_batch(st, tb, shuffle):
     """Reset every game; with ``shuffle`` a new deal is drawn from each game's RNG first."""
-    for i in prange(st.meta.shape[0]):
+    for i_ in prange(st.meta.shape[0]):
+        i = np.int64(i_)  # prange's own index would compile every callee twice (int64, uint64)
         if shuffle:
             new_deal_row(st, i, tb)
         else:
@@ -502,7 +503,8 @@ def reset_batch(st, tb, shuffle):
 @njit(cache=True, parallel=True)
 def legal_mask_batch(st, tb, out):
     """out: bool[B, n_actions] legal actions of every game (all False for games that are done)."""
-    for i in prange(st.meta.shape[0]):
+    for i_ in prange(st.meta.shape[0]):
+        i = np.int64(i_)  # prange's own index would compile every callee twice (int64, uint64)
         legal_mask_row(st, i, tb, out[i])
 
 
@@ -542,14 +544,16 @@ def step_batch(st, actions, tb, auto_reset, done_out, payoff_out):
     payoff_out : int32[B, 4] their payoffs (0 elsewhere)
     With ``auto_reset`` a game that ends is immediately re-dealt from its RNG.
     """
-    for i in prange(st.meta.shape[0]):
+    for i_ in prange(st.meta.shape[0]):
+        i = np.int64(i_)  # prange's own index would compile every callee twice (int64, uint64)
         step_one(st, i, actions[i], tb, auto_reset, done_out, payoff_out)
 
 
 @njit(cache=True, parallel=True)
 def random_actions_batch(st, tb, out):
     """out: int64[B] a uniformly random legal action per game (-1 for games done), from each game's RNG."""
-    for i in prange(st.meta.shape[0]):
+    for i_ in prange(st.meta.shape[0]):
+        i = np.int64(i_)  # prange's own index would compile every callee twice (int64, uint64)
         out[i] = random_action_row(st, i, tb)
 
 
@@ -560,5 +564,6 @@ def rollout_random_batch(st, tb, deals_per_game, payoff_sum, counts):
     payoff_sum : int64[B, 4]   payoffs summed over the deals played by each game
     counts : int64[B, 2]       [deals, card plays] per game
     """
-    for i in prange(st.meta.shape[0]):
+    for i_ in prange(st.meta.shape[0]):
+        i = np.int64(i_)  # prange's own index would compile every callee twice (int64, uint64)
         rollout_row(st, i, tb, deals_per_game, payoff_sum, counts)

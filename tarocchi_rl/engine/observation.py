@@ -147,7 +147,8 @@ def observe_row(st, i, viewer, tb, out):
 @njit(cache=True, parallel=True)
 def observe_batch(st, tb, viewers, out):
     """out: float32[B, obs_dim], game i seen by seat viewers[i] (int64; viewer < 0 gives zeros)."""
-    for i in prange(st.meta.shape[0]):
+    for i_ in prange(st.meta.shape[0]):
+        i = np.int64(i_)  # prange's own index would compile every callee twice (int64, uint64)
         if viewers[i] < 0:
             out[i, :] = 0.0
         else:
@@ -183,7 +184,8 @@ def privileged_row(st, i, viewer, tb, offsets, out):
 @njit(cache=True, parallel=True)
 def privileged_batch(st, tb, offsets, viewers, out):
     """out: float32[B, H], the hidden part of game i seen from seat viewers[i] (int64; viewer < 0 gives zeros)."""
-    for i in prange(st.meta.shape[0]):
+    for i_ in prange(st.meta.shape[0]):
+        i = np.int64(i_)  # prange's own index would compile every callee twice (int64, uint64)
         if viewers[i] < 0:
             out[i, :] = 0.0
         else:

@@ -484,7 +484,8 @@ def heuristic_row(st, i, tb):
 @njit(cache=True, parallel=True)
 def heuristic_actions(st, tb, idx, out):
     """out[k] = the heuristic's action in game idx[k] (-1 for games that are done)."""
-    for k in prange(idx.shape[0]):
+    for k_ in prange(idx.shape[0]):
+        k = np.int64(k_)  # prange's own index would compile every callee twice (int64, uint64)
         out[k] = heuristic_row(st, idx[k], tb)
 
 

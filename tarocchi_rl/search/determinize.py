@@ -1129,7 +1129,8 @@ def determinize_batch(src, i, observer, tb, dst):
     pi = np.empty(NI, np.int64)
     pm = np.empty(NM, np.uint64)
     pf = _plan_row(src, i, observer, tb, pi, pm)
-    for j in prange(dst.meta.shape[0]):
+    for j_ in prange(dst.meta.shape[0]):
+        j = np.int64(j_)  # prange's own index would compile every callee twice (int64, uint64)
         sample_row(src, i, observer, tb, pi, pm, pf, dst, j)
     return pi[I_STATUS] == 1
 
@@ -1149,7 +1150,8 @@ def determinize_serial(src, i, observer, tb, dst):
 @njit(cache=True, parallel=True)
 def sample_batch(src, i, observer, tb, pi, pm, pf, dst):
     """determinize_batch from a ready plan (see :func:`make_plan`)."""
-    for j in prange(dst.meta.shape[0]):
+    for j_ in prange(dst.meta.shape[0]):
+        j = np.int64(j_)  # prange's own index would compile every callee twice (int64, uint64)
         sample_row(src, i, observer, tb, pi, pm, pf, dst, j)
 
 

@@ -154,7 +154,8 @@ def descend_batch(root, idx, tb, scratch, t, n_nodes, legal, path, depth, leaf_k
     """:func:`_descend_row` for every game idx[k] (scratch row k, tree k, belief plan b_ints[k] and
     b_floats[b_offsets[k]:b_offsets[k + 1]]): depth[k], leaf_kind[k] (-1: no room left to expand: the path is
     backed up with the rollout of the position)."""
-    for k in prange(idx.shape[0]):
+    for k_ in prange(idx.shape[0]):
+        k = np.int64(k_)  # prange's own index would compile every callee twice (int64, uint64)
         depth[k], leaf_kind[k], n_nodes[k] = _descend_row(
             root, idx[k], tb, scratch, k, t, n_nodes[k], legal[k], path, c_puct, fpu, plans_i[k], plans_m[k],
             plans_f[k], observers[k], lazy, b_ints[k], b_floats[b_offsets[k] : b_offsets[k + 1]])
@@ -171,7 +172,8 @@ def legal_masks_of(scratch, rows, tb, out):
 @njit(cache=True, parallel=True)
 def rollout_batch(scratch, tb, rows, kind):
     """Play scratch rows ``rows`` to their end (random or heuristic actions)."""
-    for r in prange(rows.shape[0]):
+    for r_ in prange(rows.shape[0]):
+        r = np.int64(r_)  # prange's own index would compile every callee twice (int64, uint64)
         _rollout(scratch, rows[r], tb, kind)
 
 
@@ -196,7 +198,8 @@ def _backup_row(t, k, path, d, values, new_prior, has_prior):
 @njit(cache=True, parallel=True)
 def backup_batch(t, path, depth, values, new_prior, has_prior):
     """:func:`_backup_row` of every tree k, with ``values[k]``, ``new_prior[k]``, ``has_prior[k]``."""
-    for k in prange(path.shape[0]):
+    for k_ in prange(path.shape[0]):
+        k = np.int64(k_)  # prange's own index would compile every callee twice (int64, uint64)
         _backup_row(t, k, path, depth[k], values[k], new_prior[k], has_prior[k])
 
 

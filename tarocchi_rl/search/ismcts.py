@@ -268,7 +268,8 @@ def search_row(root, i, tb, scratch, j, iterations, c_explore, payoff_scale, rol
 def search_batch(root, idx, tb, scratch, iterations, c_explore, payoff_scale, rollout_kind, priors, c_prior,
                  visits_out, actions_out):
     """search_row for every game idx[k] (scratch row k, priors[k], visits_out[k]) -> actions_out[k]."""
-    for k in prange(idx.shape[0]):
+    for k_ in prange(idx.shape[0]):
+        k = np.int64(k_)  # prange's own index would compile every callee twice (int64, uint64)
         actions_out[k] = search_row(root, idx[k], tb, scratch, k, iterations, c_explore, payoff_scale,
                                     rollout_kind, priors[k], c_prior, visits_out[k])
 
@@ -320,7 +321,8 @@ def _continue_row(root, i, tb, scratch, j, n_iter, c_explore, payoff_scale, roll
 def _continue_batch(root, idx, tb, scratch, n_iter, c_explore, payoff_scale, rollout_kind, priors, c_prior, nodes,
                     stats, legal, stamp, path, counters, logbs, belief_method, belief_samples):
     """:func:`_continue_row` for every game ``idx[k]`` (scratch row k, the k-th tree, buffers and log beliefs)."""
-    for k in prange(idx.shape[0]):
+    for k_ in prange(idx.shape[0]):
+        k = np.int64(k_)  # prange's own index would compile every callee twice (int64, uint64)
         _continue_row(root, idx[k], tb, scratch, k, n_iter, c_explore, payoff_scale, rollout_kind, priors[k],
                       c_prior, nodes[k], stats[k], legal[k], stamp[k], path[k], counters[k], logbs[k],
                       belief_method, belief_samples)
