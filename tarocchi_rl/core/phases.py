@@ -27,3 +27,6 @@ BIDDING_PHASES = (EARLY, AUCTION, BID)
 # ``discard``; the cards played to tricks are ``play``. ``DECISION_KIND_OF_PHASE[phase]`` is the kind's index.
 DECISION_KINDS = ("bid", "discard", "play")
 DECISION_KIND_OF_PHASE = (0, 0, 1, 0, 0, 2, -1, 0, 0, 0, 0)  # by phase code; done: -1 (no decision)
+# The commitments (calls, scommessa, rivanto, chelem, poignée, accuso): decisions of kind ``bid`` outside the auction
+DECLARATION_PHASES = tuple(p for p, k in enumerate(DECISION_KIND_OF_PHASE) if k == 0 and p not in BIDDING_PHASES)
+TRICK_PHASES = (PLAY, POIGNEE)  # the phases during which a trick may lie on the table (a poignée before a card)

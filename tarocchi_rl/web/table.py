@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ..bits import check_seed, parse_seed
-from ..core.phases import ACCUSO, BIDDING_PHASES, CHELEM, DISCARD, PHASE_NAMES, PLAY, POIGNEE, RIVANTO, SCOMMESSA
+from ..core.phases import BIDDING_PHASES, DECLARATION_PHASES, DISCARD, PHASE_NAMES, PLAY, TRICK_PHASES
 from ..core.points import card_points
 from ..core.state import (
     CALLED,
@@ -82,7 +82,6 @@ STRING_CHOICES: dict[str, tuple[str, ...]] = {k: tuple(v) for f in FAMILIES for 
 INT_OPTION_RANGE = (0, 99)  # integer options from a client (accuso_points): each value is a cached game
 MAX_ACTION_TEXT = 64
 MAX_SEED_TEXT = 20  # digits of a seed sent as a string (seeds are below 2**63)
-DECLARATION_PHASES = (SCOMMESSA, RIVANTO, CHELEM, POIGNEE, ACCUSO)
 PACE_SAMPLES = 31  # a slow bot's typical decision time: the median of its last PACE_SAMPLES searched decisions
 FIRST_PACE = 0.2  # seconds a forced move waits before the bot has searched once (the built-in search's budget)
 MAX_PACE = 30.0  # seconds: the longest wait of a forced move (a table's thread is never held longer)
@@ -543,7 +542,7 @@ class Table:
                          if st.cards[0, SHOWN_BY + q].any()],
             "trick": ({"number": int(m[TRICK_NUM]), "leader": int(self.current[0]["seat"]) if self.current
                        else int(m[TRICK_LEADER]), "cards": list(self.current)}
-                      if phase in (PLAY, POIGNEE) else None),
+                      if phase in TRICK_PHASES else None),
             "last_trick": self.tricks[-1] if self.tricks else None,
             "tricks_played": len(self.tricks),
             "hand_counts": [len(g.deck.cards_of(st.cards[0, HAND + q])) for q in range(n)],  # public: face down
