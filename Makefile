@@ -51,7 +51,7 @@ docs-build: $(STAMP)
 
 # The results pages (docs/results/) and the README's headline table, from the JSON in benchmarks/results/
 results: $(STAMP)
-	$(BIN)/python experiments/results_pages.py
+	$(BIN)/python experiments/docs/results_pages.py
 
 test-nojit: $(STAMP)
 	NUMBA_DISABLE_JIT=1 $(BIN)/pytest -q -n 2 -m nojit
@@ -64,7 +64,7 @@ fuzz: $(STAMP)
 # The rules proven at scale: 100,000 random deals of each variant played on the core and on the independent
 # oracles of tests/oracles side by side (legal sets at every decision, payoffs at the end), on two processes.
 verify: $(STAMP)
-	$(BIN)/python experiments/verify_rules.py --deals 100000
+	$(BIN)/python experiments/checks/verify_rules.py --deals 100000
 
 demo: $(STAMP)
 	$(BIN)/tarocchi-rl demo

@@ -931,7 +931,7 @@ def outcome(st, i: int, tb) -> dict:
 # | attacking  | the declarer's side in the positive contracts; nobody in klop and the beggars                  |
 # | reserved   | the Pagat, while another card is legal (kept for the last trick: the ultimo)                   |
 # thresholds by contract code 0..7 (99: never): the strength from which the forced declarer's mean score is above 0
-# in heuristic self-play (experiments/calibrate_tarok_bids.py, 20,000 deals per contract)
+# in heuristic self-play (experiments/studies/calibrate_tarok_bids.py, 20,000 deals per contract)
 HEURISTIC_BIDS_3 = (99, 99, 16, 18, 20, 99, 99, 99)  # three, two, one (no solos with three players)
 HEURISTIC_BIDS_4 = (99, 99, 9, 10, 12, 15, 16, 18)  # three, two, one, solo three, solo two, solo one
 _HIGH_TAROKS = np.uint64(0x3FC000)  # T15 .. T22: bits 14 .. 21

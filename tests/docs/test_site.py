@@ -52,7 +52,7 @@ def test_site_has_the_topic_pages():
 
 def test_results_pages_are_current_with_the_json():
     pytest.importorskip("matplotlib")
-    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    pages = load(ROOT / "experiments" / "docs" / "results_pages.py", "results_pages")
     built, plots = pages.build()
     assert set(built) == {"index.md", "leaderboards.md", "search.md", "exploitability.md", "training.md", "speed.md"}
     assert plots and all(svg.lstrip().startswith(b"<?xml") for svg in plots.values())
@@ -85,7 +85,7 @@ def search_table(other: str, mean: float, lo: float, hi: float) -> dict:
 def test_a_headline_figure_comes_from_the_latest_head_to_head_match(tmp_path, monkeypatch):
     """The latest match of the pair (by date, then the file's name) that records A's score minus B's; a file with
     A's score alone (written before the scripts recorded the difference) is another quantity and is left out."""
-    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    pages = load(ROOT / "experiments" / "docs" / "results_pages.py", "results_pages")
     (tmp_path / "search").mkdir()
     row = {"a": "bot:piedmont3", "b": pages.PLAIN_SEARCH, "deals": 500, "mean_a_vs_b": 1.5, "ci95": [0.5, 2.5]}
     h2h = row | {"a_minus_b": 3.0, "a_minus_b_ci95": [2.0, 4.0]}
@@ -106,7 +106,7 @@ def test_a_headline_figure_comes_from_the_latest_head_to_head_match(tmp_path, mo
 def test_a_figure_of_todays_bot_wins_over_the_previous_bots(tmp_path, monkeypatch):
     """A search table played before today's bot yields to a match played with it; with nothing newer the table's
     figure stays, and its cell says "the previous bot"."""
-    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    pages = load(ROOT / "experiments" / "docs" / "results_pages.py", "results_pages")
     (tmp_path / "search").mkdir()
     monkeypatch.setattr(pages, "RESULTS", tmp_path)
     monkeypatch.setattr(pages, "MODELS", bot_exported(tmp_path, "2026-12-04"))
@@ -132,7 +132,7 @@ def test_a_figure_of_todays_bot_wins_over_the_previous_bots(tmp_path, monkeypatc
 def test_a_table_played_before_the_shipped_bot_says_so(tmp_path, monkeypatch):
     """A leaderboard file dated before models/V was exported holds the replaced bot's rows: its section says "the
     previous bot"; a table of the export's day or later does not."""
-    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    pages = load(ROOT / "experiments" / "docs" / "results_pages.py", "results_pages")
     monkeypatch.setattr(pages, "MODELS", bot_exported(tmp_path, "2026-12-04"))
     assert pages.played_before_the_bot({"variant": "piedmont3", "date": "2026-12-03"})
     assert not pages.played_before_the_bot({"variant": "piedmont3", "date": "2026-12-04"})
@@ -143,7 +143,7 @@ def test_a_table_played_before_the_shipped_bot_says_so(tmp_path, monkeypatch):
 
 def headline_cells() -> list[tuple[str, str]]:
     """Every cell of the committed headline: (variant, the cell's text)."""
-    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    pages = load(ROOT / "experiments" / "docs" / "results_pages.py", "results_pages")
     rows = pages.headline_rows()[2:]
     return [(r.split("|")[1].strip(" `"), c.strip()) for r in rows for c in r.split("|")[2:-1]]
 
@@ -151,7 +151,7 @@ def headline_cells() -> list[tuple[str, str]]:
 def test_every_headline_cell_is_head_to_head_of_todays_bots():
     """Every variant the engine plays has a headline row whose three cells are head to head, from tables or matches
     played with today's shipped bots (a match played before a bot's export names "the previous bot")."""
-    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    pages = load(ROOT / "experiments" / "docs" / "results_pages.py", "results_pages")
     from tarocchi_rl.variants import VARIANTS
 
     for v in VARIANTS:
@@ -162,7 +162,7 @@ def test_every_headline_cell_is_head_to_head_of_todays_bots():
 
 def test_headline_cells_have_the_same_decimals_and_bold_where_the_ci_is_above_zero():
     cell = re.compile(r"^(\*\*)?([+-]\d+\.(\d+)) \[([+-]\d+\.(\d+)), ([+-]\d+\.(\d+))\](\*\*)? \(")
-    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    pages = load(ROOT / "experiments" / "docs" / "results_pages.py", "results_pages")
     from tarocchi_rl.variants import VARIANTS
 
     cells = headline_cells()
@@ -176,7 +176,7 @@ def test_headline_cells_have_the_same_decimals_and_bold_where_the_ci_is_above_ze
 
 def test_no_results_page_puts_an_image_in_a_table():
     """Markdown: a line after a table's last row joins the table, so an image line never follows a table line."""
-    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    pages = load(ROOT / "experiments" / "docs" / "results_pages.py", "results_pages")
     built, _ = pages.build()
     for name, text in built.items():
         lines = text.splitlines()
@@ -185,7 +185,7 @@ def test_no_results_page_puts_an_image_in_a_table():
 
 
 def test_results_check_names_a_stale_page(tmp_path, monkeypatch):
-    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    pages = load(ROOT / "experiments" / "docs" / "results_pages.py", "results_pages")
     built, _ = pages.build()
     monkeypatch.setattr(pages, "PAGES", tmp_path)
     (tmp_path / "index.md").write_text(built["index.md"].replace("+", "-", 1))
@@ -259,7 +259,7 @@ def test_the_import_guard_sees_through_aliases_and_relative_imports():
 def test_the_strong_bots_rows_show_a_finished_match_and_one_in_progress_from_its_blocks(tmp_path, monkeypatch):
     import json
 
-    pages = load(ROOT / "experiments" / "results_pages.py", "results_pages")
+    pages = load(ROOT / "experiments" / "docs" / "results_pages.py", "results_pages")
     (tmp_path / "strong").mkdir()
     monkeypatch.setattr(pages, "RESULTS", tmp_path)
     (tmp_path / "strong" / "mineo.json").write_text(json.dumps(

@@ -1,4 +1,4 @@
-"""``experiments/bench_ppo_stacks.py --stack openspiel`` runs (it used a State attribute the OpenSpiel wrapper no
+"""``experiments/bench/bench_ppo_stacks.py --stack openspiel`` runs (it used a State attribute the OpenSpiel wrapper no
 longer has): one tiny timed repeat, its JSON line."""
 
 import json
@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = str(Path(__file__).resolve().parents[2] / "experiments" / "bench_ppo_stacks.py")
+SCRIPT = str(Path(__file__).resolve().parents[2] / "experiments" / "bench" / "bench_ppo_stacks.py")
 
 
 def test_the_openspiel_stack_trains_against_heuristic_opponents(tmp_path):

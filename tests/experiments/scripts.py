@@ -9,13 +9,20 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPERIMENTS = ROOT / "experiments"
+FOLDERS = ("bench", "checks", "studies", "docs")  # experiments/'s folders, by purpose (experiments/README.md)
+
+
+def scripts() -> dict[str, Path]:
+    """Every script of experiments/ by name (``bench_core``: ``experiments/bench/bench_core.py``); common.py, the
+    scripts' shared helpers, is not one."""
+    return {p.stem: p for folder in FOLDERS for p in sorted((EXPERIMENTS / folder).glob("*.py"))}
 
 
 def run_script(name: str, *args: str, timeout: float = 300, env: dict[str, str] | None = None,
                cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    """``python experiments/NAME.py ARGS`` (this interpreter, the repository root as the working directory);
+    """``python experiments/FOLDER/NAME.py ARGS`` (this interpreter, the repository root as the working directory);
     stdout and stderr captured as text. ``env``: variables added to this process's environment."""
-    return subprocess.run([sys.executable, str(EXPERIMENTS / f"{name}.py"), *args], cwd=cwd,
+    return subprocess.run([sys.executable, str(scripts()[name]), *args], cwd=cwd,
                           env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=timeout)
 
 

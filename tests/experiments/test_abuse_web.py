@@ -1,6 +1,6 @@
-"""``experiments/abuse_web.py``: one honest table and the probes, quiet and then beside a greedy client (here its
+"""``experiments/checks/abuse_web.py``: one honest table and the probes, quiet and then beside a greedy client (here its
 search flood, crafted impossible histories and one slow upload; its own tables of search bots would cost the
-server a core for the whole phase); and a polite client beside each crowd of ``experiments/abuse_floods.py``. The
+server a core for the whole phase); and a polite client beside each crowd of ``experiments/checks/abuse_floods.py``. The
 latency targets are not checked: a smoke test on a shared machine."""
 
 import json
@@ -45,8 +45,8 @@ def test_the_server_serves_the_honest_table_through_the_abuse(run):
 
 
 def test_a_polite_client_is_answered_beside_every_crowd(run):
-    """The crowd phases of ``experiments/abuse_floods.py``: every polite request answered, the genuine lobby table
-    listed all along and the crowd's gone once it left, each crowd doing what it does."""
+    """The crowd phases of ``experiments/checks/abuse_floods.py``: every polite request answered, the genuine lobby
+    table listed all along and the crowd's gone once it left, each crowd doing what it does."""
     stdout, out = run
     for phase in ("calm", "halfopen", "lobby", "pings", "acts"):
         polite = out[phase]["polite"]

@@ -1,4 +1,4 @@
-"""``experiments/average_checkpoints.py``: the mean of several checkpoints' weights, as a network that loads,
+"""``experiments/studies/average_checkpoints.py``: the mean of several checkpoints' weights, as a network that loads,
 plays and exports (its manifest and card name the checkpoints averaged); checkpoints of different
 networks are refused in one line."""
 

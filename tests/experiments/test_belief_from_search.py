@@ -1,5 +1,5 @@
-"""``experiments/belief_from_search.py``: a belief head fitted to the games of an agent in every seat, written as
-a checkpoint that the search reads as its belief model."""
+"""``experiments/studies/belief_from_search.py``: a belief head fitted to the games of an agent in every seat, written
+as a checkpoint that the search reads as its belief model."""
 
 import json
 

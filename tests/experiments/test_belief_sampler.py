@@ -1,5 +1,5 @@
-"""``experiments/belief_sampler.py``: the share of a seat's unseen cards each sampler (uniform, a belief model's,
-the oracle's) puts where they are, on the same positions."""
+"""``experiments/studies/belief_sampler.py``: the share of a seat's unseen cards each sampler (uniform, a belief
+model's, the oracle's) puts where they are, on the same positions."""
 
 import json
 

@@ -1,5 +1,5 @@
-"""``experiments/bench_belief_tables.py``: this tree's exact belief tables against its own HEAD's, checked out in a
-temporary worktree, one round on a few positions without the JIT (a fresh worktree has no Numba cache): the
+"""``experiments/bench/bench_belief_tables.py``: this tree's exact belief tables against its own HEAD's, checked out in
+a temporary worktree, one round on a few positions without the JIT (a fresh worktree has no Numba cache): the
 comparison's plumbing (the worktree, one subprocess per tree importing its own tree, the figures, the table, the
 JSON, the argument check) is what is checked, not a speed."""
 
@@ -29,7 +29,7 @@ def test_head_and_this_tree_build_the_tables_side_by_side(tmp_path):
     (row,) = data["rows"]
     assert row["variant"] == "piedmont3" and row["old"]["exact_roots"] == row["new"]["exact_roots"] > 0
     assert row["new"]["mean_ms"] > 0 and row["old_over_new_mean"] > 0
-    assert data["old"] == "HEAD" and data["command"].startswith("python experiments/bench_belief_tables.py --old")
+    assert data["old"] == "HEAD" and data["command"].startswith("python experiments/bench/bench_belief_tables.py --old")
     assert git_worktrees() == before  # the worktree is gone
 
 

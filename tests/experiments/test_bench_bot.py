@@ -1,6 +1,6 @@
-"""``experiments/bench_bot.py``: the latency of ``tarocchi-rl bot`` answering real requests through a pipe, with the
-shipped mineo bot (the script's default, a freshly exported network, is bench_policies' fresh_checkpoint and
-export_policy: test_bench_policies runs those; an export costs several CPU seconds)."""
+"""``experiments/bench/bench_bot.py``: the latency of ``tarocchi-rl bot`` answering real requests through a pipe, with
+the shipped mineo bot (the script's default, a freshly exported network, is experiments/common.py's export_fresh:
+test_bench_policies runs its fresh_checkpoint and export_policy; an export costs several CPU seconds)."""
 
 import re
 

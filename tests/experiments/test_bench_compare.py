@@ -1,4 +1,4 @@
-"""``experiments/bench_compare.py``: this tree against its own HEAD checked out in a temporary git worktree, one
+"""``experiments/bench/bench_compare.py``: this tree against its own HEAD checked out in a temporary git worktree, one
 round of each benchmark. A fresh worktree has no Numba cache (compiling the core there takes minutes), so both
 trees run here with ``NUMBA_DISABLE_JIT=1`` on a batch of 4: the comparison's plumbing (the worktree, one
 subprocess per tree and round, each importing its own tree, the table) is what is checked, not a speed."""

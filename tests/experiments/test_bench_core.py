@@ -1,4 +1,4 @@
-"""``experiments/bench_core.py``: one short run of both core benchmarks, recorded as JSON with the machine."""
+"""``experiments/bench/bench_core.py``: one short run of both core benchmarks, recorded as JSON with the machine."""
 
 import json
 

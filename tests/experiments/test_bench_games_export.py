@@ -1,4 +1,4 @@
-"""``experiments/bench_games_export.py`` with tiny settings: a few stored games of every variant are exported by
+"""``experiments/bench/bench_games_export.py`` with tiny settings: a few stored games of every variant are exported by
 ``tarocchi-rl games export`` (one line a game) and the file replays; bad arguments are one line and exit 2."""
 
 import json

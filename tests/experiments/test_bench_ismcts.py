@@ -1,4 +1,4 @@
-"""``experiments/bench_ismcts.py``: our ISMCTS and OpenSpiel's two (Python on mineo, C++ on hearts), one tiny
+"""``experiments/bench/bench_ismcts.py``: our ISMCTS and OpenSpiel's two (Python on mineo, C++ on hearts), one tiny
 repeat each."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""``experiments/bench_learner.py``: PPO updates of a small network on a synthetic batch, timed."""
+"""``experiments/bench/bench_learner.py``: PPO updates of a small network on a synthetic batch, timed."""
 
 from .scripts import last_json, ok, run_script
 

@@ -1,4 +1,4 @@
-"""``experiments/bench_openspiel_tarok.py``: one tiny run of the three loops (ours, OpenSpiel from Python,
+"""``experiments/bench/bench_openspiel_tarok.py``: one tiny run of the three loops (ours, OpenSpiel from Python,
 OpenSpiel's C++ random_sim_test) on the same game, recorded as JSON with the ratios. Skipped where pyspiel
 (OpenSpiel's Python package) is not installed."""
 

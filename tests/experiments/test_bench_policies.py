@@ -1,4 +1,4 @@
-"""``experiments/bench_policies.py``: a fresh default-size network exported to ONNX and both forms (onnx:, ppo:)
+"""``experiments/bench/bench_policies.py``: a fresh default-size network exported to ONNX and both forms (onnx:, ppo:)
 timed in the duplicate arena, one deal, one round."""
 
 from .scripts import last_json, ok, run_script

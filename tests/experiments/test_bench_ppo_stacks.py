@@ -1,5 +1,5 @@
-"""``experiments/bench_ppo_stacks.py``: our trainer's stack in a run of three updates (``--set``), and a stack that
-is not installed in this venv refused in one line (tests/envs/test_bench_stacks_script.py runs the openspiel stack;
+"""``experiments/bench/bench_ppo_stacks.py``: our trainer's stack in a run of three updates (``--set``), and a stack
+that is not installed in this venv refused in one line (tests/envs/test_bench_stacks_script.py runs the openspiel stack;
 rllib needs its own venv, .venv-stacks, which make test does not build)."""
 
 import subprocess

@@ -1,4 +1,4 @@
-"""``experiments/bench_train_compare.py``: this tree's trainer against its own HEAD's, checked out in a temporary
+"""``experiments/bench/bench_train_compare.py``: this tree's trainer against its own HEAD's, checked out in a temporary
 worktree, one round of tiny runs without the JIT (a fresh worktree has no Numba cache): the comparison's plumbing
 (the worktree, one training subprocess per tree importing its own tree, the summary's figures, the table and the
 JSON) is what is checked, not a speed."""

@@ -1,5 +1,5 @@
-"""``experiments/calibrate_tarok_bids.py``: the forced declarer's mean return by hand strength, per contract, on a few
-deals of each tarok variant."""
+"""``experiments/studies/calibrate_tarok_bids.py``: the forced declarer's mean return by hand strength, per contract, on
+a few deals of each tarok variant."""
 
 import pytest
 

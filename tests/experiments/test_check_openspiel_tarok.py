@@ -1,4 +1,4 @@
-"""``experiments/check_openspiel_tarok.py``: the tarok oracle and the batched engine (``--engine core``: tarok3,
+"""``experiments/checks/check_openspiel_tarok.py``: the tarok oracle and the batched engine (``--engine core``: tarok3,
 tarok4) in lockstep with OpenSpiel's ``tarok`` on a few hundred deals of each player count, OpenSpiel's valat
 readings on the engine, the mapping table against OpenSpiel's card names, a divergence found and reported,
 and bad arguments refused in one line. Skipped where pyspiel (OpenSpiel's Python package) is not installed."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from experiments import check_openspiel_tarok as lockstep
+from experiments.checks import check_openspiel_tarok as lockstep
 from tests.oracles.oracle_tarok import TarokOracle, strength
 
 from .scripts import ok, run_script

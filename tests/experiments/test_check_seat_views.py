@@ -1,4 +1,4 @@
-"""``experiments/check_seat_views.py``: positions rebuilt from one seat's view match the real game, per case."""
+"""``experiments/checks/check_seat_views.py``: positions rebuilt from one seat's view match the real game, per case."""
 
 import re
 

@@ -1,4 +1,4 @@
-"""``experiments/expert_diagnose.py``: a tiny expert run's shards distilled into its starting network, and its
+"""``experiments/studies/expert_diagnose.py``: a tiny expert run's shards distilled into its starting network, and its
 labelling search run twice on the same positions."""
 
 from tarocchi_rl.expert.config import load_expert_config

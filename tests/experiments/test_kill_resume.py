@@ -1,4 +1,4 @@
-"""``experiments/kill_resume.py``: the training driver killed once with SIGKILL, then the run resumed to its end
+"""``experiments/checks/kill_resume.py``: the training driver killed once with SIGKILL, then the run resumed to its end
 (the 3-kill version is tests/rl/test_faults.py, marked slow)."""
 
 import json

@@ -1,5 +1,5 @@
-"""``experiments/leak_check.py``, its arena phase for nine seconds: the worker subprocess plays arena rounds while
-this script samples its memory from /proc and summarises the growth (the train phase, a Ray training run of
+"""``experiments/checks/leak_check.py``, its arena phase for nine seconds: the worker subprocess plays arena rounds
+while this script samples its memory from /proc and summarises the growth (the train phase, a Ray training run of
 ``--minutes``, is too long for a smoke test)."""
 
 import json

@@ -1,4 +1,4 @@
-"""``experiments/learned_inference.py``: ISMCTS with cheating (oracle) beliefs against the uniform sampler on a
+"""``experiments/studies/learned_inference.py``: ISMCTS with cheating (oracle) beliefs against the uniform sampler on a
 frozen deal, at equal time per decision."""
 
 import json

@@ -1,4 +1,4 @@
-"""``experiments/learning_curve.py``: a run's ``eval.jsonl`` plotted and tabled (the lines are the trainer's:
+"""``experiments/studies/learning_curve.py``: a run's ``eval.jsonl`` plotted and tabled (the lines are the trainer's:
 ``Trainer._evaluate``)."""
 
 import json

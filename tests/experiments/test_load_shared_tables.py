@@ -1,5 +1,5 @@
-"""``experiments/load_shared_tables.py`` with tiny settings: three shared tables (two scripted people and two bots
-each) play whole deals on ``tarocchi-rl serve`` with SQLite, the lag probe answers, and every game is stored."""
+"""``experiments/checks/load_shared_tables.py`` with tiny settings: three shared tables (two scripted people and two
+bots each) play whole deals on ``tarocchi-rl serve`` with SQLite, the lag probe answers, and every game is stored."""
 
 import json
 

@@ -1,5 +1,5 @@
-"""``experiments/load_web.py``, its tables phase (tests/web/test_load_script.py runs the API phase): two WebSocket
-tables, each a whole deal against heuristic bots on ``tarocchi-rl serve``."""
+"""``experiments/checks/load_web.py``, its tables phase (tests/web/test_load_script.py runs the API phase): two
+WebSocket tables, each a whole deal against heuristic bots on ``tarocchi-rl serve``."""
 
 import json
 

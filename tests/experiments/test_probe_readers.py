@@ -1,5 +1,5 @@
-"""``experiments/probe_readers.py``: the table of hostile inputs, here the start-up row and one probe (every probe
-is checked one by one in tests/security/test_readers.py)."""
+"""``experiments/checks/probe_readers.py``: the table of hostile inputs, here the start-up row and one probe (every
+probe is checked one by one in tests/security/test_readers.py)."""
 
 import re
 

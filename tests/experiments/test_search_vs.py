@@ -1,4 +1,5 @@
-"""``experiments/search_vs.py``: a duplicate match of a search agent against the heuristic, timed per decision."""
+"""``experiments/studies/search_vs.py``: a duplicate match of a search agent against the heuristic, timed per
+decision."""
 
 import json
 import re

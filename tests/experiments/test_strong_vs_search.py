@@ -1,4 +1,4 @@
-"""``experiments/strong_vs_search.py``: the strong bot against a search on the first frozen deals, resumable."""
+"""``experiments/studies/strong_vs_search.py``: the strong bot against a search on the first frozen deals, resumable."""
 
 import json
 

@@ -1,5 +1,5 @@
-"""``experiments/verify_rules.py`` (``make verify``): a few deals of every variant on the core and on the oracles,
-through the two-process pool, summarised as JSON."""
+"""``experiments/checks/verify_rules.py`` (``make verify``): a few deals of every variant on the core and on the
+oracles, through the two-process pool, summarised as JSON."""
 
 import json
 

@@ -2,7 +2,7 @@
 
 Written from the rules in docs/rules.md, section "7. Slovenian tarok (tarok3, tarok4)" (which was written from
 OpenSpiel's sources and by probing pyspiel), for lockstep runs against OpenSpiel
-(experiments/check_openspiel_tarok.py) and later against the batched engine. It shares no code with either:
+(experiments/checks/check_openspiel_tarok.py) and later against the batched engine. It shares no code with either:
 it is slow and plain (lists of card-name strings), meant to be obviously correct. Where OpenSpiel's game
 differs from the usual rules of the game (the kings and trula bonuses, the valat test, the forced Pagat),
 this oracle plays OpenSpiel's reading; each such place says so.

@@ -1,4 +1,4 @@
-"""The French driver of ``make verify`` (experiments/verify_rules.py): one deal on the engine and on
+"""The French driver of ``make verify`` (experiments/checks/verify_rules.py): one deal on the engine and on
 tests/oracles/oracle_french.py, by the 78-card differential test's ``play_both`` (tests/core/test_differential_78.py).
 
 Cases by seed: excuse_last_trick other_side / trick_winner  x  ``french_preferences`` (random / low bids and

@@ -1,4 +1,4 @@
-"""Mineo's driver of ``make verify`` (experiments/verify_rules.py): one deal on the engine and on
+"""Mineo's driver of ``make verify`` (experiments/checks/verify_rules.py): one deal on the engine and on
 tests/oracles/oracle_mineo.py, by the differential test's ``play_both`` (tests/mineo/test_mineo_differential.py).
 
 Cases by seed: early_solo true / false  x  uniform random / ``_PreferCommitments`` (call, scommessa, rivanto). At

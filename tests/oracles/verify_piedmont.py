@@ -1,4 +1,4 @@
-"""The Piedmontese driver of ``make verify`` (experiments/verify_rules.py): one deal on the engine and on
+"""The Piedmontese driver of ``make verify`` (experiments/checks/verify_rules.py): one deal on the engine and on
 tests/oracles/oracle_piedmont.py, by the 78-card differential test's ``play_both`` (tests/core/test_differential_78.py).
 
 Cases by seed: piedmont3 honour_5 mondo / angelo  x  excuse_exchange true / false (uniform random); piedmont4

@@ -1,4 +1,4 @@
-"""Tarok's driver of ``make verify`` (experiments/verify_rules.py): one deal on the engine and on
+"""Tarok's driver of ``make verify`` (experiments/checks/verify_rules.py): one deal on the engine and on
 tests/oracles/oracle_tarok.py in lockstep, by tests/support/tarok.py's ``Both`` (every query asserts that the two
 agree): the player, the legal actions at every decision, the end and the returns.
 

@@ -1,5 +1,5 @@
-"""``experiments/ablations.py`` end to end with tiny runs: every arm trained once per seed (and not again when its
-run is finished), each arm played against the base arm of its seed, the JSON written."""
+"""``experiments/studies/ablations.py`` end to end with tiny runs: every arm trained once per seed (and not again when
+its run is finished), each arm played against the base arm of its seed, the JSON written."""
 
 import json
 import subprocess
@@ -14,8 +14,8 @@ TINY = [s for s in TINY_RUN if not s.startswith(("max_minutes", "eval."))] + ["m
 
 def run(tmp_path, *args):
     sets = [x for s in TINY for x in ("--set", s)]
-    return subprocess.run([sys.executable, str(ROOT / "experiments" / "ablations.py"), "--variant", "french3",
-                           "--seeds", "0", "--deals", "4", "--runs", str(tmp_path / "runs"), "--out",
+    return subprocess.run([sys.executable, str(ROOT / "experiments" / "studies" / "ablations.py"), "--variant",
+                           "french3", "--seeds", "0", "--deals", "4", "--runs", str(tmp_path / "runs"), "--out",
                            str(tmp_path / "out"), *sets, *args], capture_output=True, text=True, timeout=600)
 
 

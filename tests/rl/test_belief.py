@@ -224,7 +224,7 @@ def test_a_checkpoint_as_an_agent_gives_beliefs(tmp_path):
 
 
 def test_the_calibration_experiment_writes_its_table_and_plot(tmp_path, capsys):
-    from experiments import belief_calibration
+    from experiments.studies import belief_calibration
 
     _train(tmp_path / "run", "max_updates=1")
     out_json, out_png = tmp_path / "cal.json", tmp_path / "cal.png"

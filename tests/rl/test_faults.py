@@ -1,7 +1,7 @@
 """Training under faults (issue 14, part 1): a rollout actor killed by PID is replaced and the run completes; a
 new run directory appears whole; a resumed run trims ``eval.jsonl``; a second Ctrl-C during the save is
 ignored; Ctrl-C before there is anything to save is one line. The driver killed with SIGKILL at random
-moments is ``experiments/kill_resume.py`` (20 kills; a 3-kill version here, marked slow)."""
+moments is ``experiments/checks/kill_resume.py`` (20 kills; a 3-kill version here, marked slow)."""
 
 import json
 import os
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments import kill_resume  # process-tree helpers and the kill experiment
+from experiments.checks import kill_resume  # process-tree helpers and the kill experiment
 from tarocchi_rl.rl.checkpoint import load_checkpoint
 from tests.support.checkpoints import TINY_RUN_MINEO, train_tiny
 

@@ -5,10 +5,11 @@ Each hostile input (an endless device, a FIFO nobody writes or one written slowl
 JSON nested 100,000 deep, a 5,000-digit integer, a checkpoint whose config asks for a huge network, a zip bomb,
 a billion-laughs YAML, a gzip bomb) is refused with the module's own error class and one line that names the
 input, within 2 s of the reader's own time and with well under 200 MB of Python allocations (tracemalloc).
-Then the same inputs through the command line (``experiments/probe_readers.py``, one subprocess each): exit
+Then the same inputs through the command line (``experiments/checks/probe_readers.py``, one subprocess each): exit
 status 2, one ``error:`` line on stderr, no traceback, a peak under 200 MB (the figure of issue 30: no probe imports
 torch), and no more than a few seconds beyond what a command's start-up costs. The time bounds are generous: they
-prove "does not hang", not speed (``experiments/probe_readers.py`` measures the 2 s figure on a quiet machine)."""
+prove "does not hang", not speed (``experiments/checks/probe_readers.py`` measures the 2 s figure on a quiet
+machine)."""
 
 import gzip
 import threading
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments import probe_readers  # the probes as commands, measured
+from experiments.checks import probe_readers  # the probes as commands, measured
 from tarocchi_rl import bounded
 from tarocchi_rl.arena import MAX_DEAL_LINE, MAX_DEALS_FILE_BYTES, MAX_DEALS_FILE_LINES, read_deals_file
 from tarocchi_rl.arena.blocks import MAX_LINE as MAX_BLOCK_LINE

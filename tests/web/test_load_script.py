@@ -1,4 +1,4 @@
-"""``experiments/load_web.py`` runs: its API load goes to the variants the bot plays (a one-variant network gets
+"""``experiments/checks/load_web.py`` runs: its API load goes to the variants the bot plays (a one-variant network gets
 its own variant's requests only, and a bot that plays none of ``--variants`` is a one-line refusal)."""
 
 import json
@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = str(ROOT / "experiments" / "load_web.py")
+SCRIPT = str(ROOT / "experiments" / "checks" / "load_web.py")
 
 
 def test_a_bot_that_plays_none_of_the_variants_is_refused_in_one_line():
