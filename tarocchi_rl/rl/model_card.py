@@ -46,7 +46,7 @@ def averaged_phrase(p: dict[str, Any]) -> str:
         return ""
     updates = ", ".join(str(s.get("update")) for s in sources)
     return (f" The weights are the mean of {len(sources)} checkpoints of the run (updates {updates}; "
-            "`experiments/average_checkpoints.py`); its updates and samples are the last one's.")
+            "`experiments/studies/average_checkpoints.py`); its updates and samples are the last one's.")
 
 
 def _commit_name(state: dict[str, Any]) -> str:

@@ -69,7 +69,7 @@ Faults:
   actor whose constructor fails is an error before the run directory exists). A new run directory then
   appears whole, already holding ``config.yaml`` and ``checkpoints/latest.pt`` at update 0
   (:meth:`Trainer._create_run_dir`): with every later write atomic, a driver killed (SIGKILL) at any moment
-  leaves either no run directory or one that ``--resume`` continues (``experiments/kill_resume.py`` checks
+  leaves either no run directory or one that ``--resume`` continues (``experiments/checks/kill_resume.py`` checks
   this). A resumed run trims ``eval.jsonl`` to the evaluations before its checkpoint.
 * A rollout worker that dies (Ray actor lost) is replaced and the run goes on, losing that worker's rollout in
   flight (:class:`~tarocchi_rl.rl.workers.RayPool`). Any other error in the loop (too many worker deaths, a
