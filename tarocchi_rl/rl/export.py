@@ -504,7 +504,7 @@ def _manifest(net: PolicyValueNet, cfg: TrainConfig, data: dict[str, Any], facts
             "update": data.get("update"), "samples": data.get("samples"), "decisions": data.get("decisions"),
             "minutes": data.get("minutes"), "imitation_warm_start": bool(data.get("imitated", False)),
             "training_sources": data.get("sources"),  # the commit of each start / resume of the run (None: older)
-            # the checkpoints whose weights were averaged into this one (experiments/studies/average_checkpoints.py), or None
+            # the checkpoints averaged into this one (experiments/studies/average_checkpoints.py), or None
             "averaged_from": data.get("averaged_from"),
             "tarocchi_rl_version": _package_version(), **git_state(), "torch_version": torch.__version__,
             "exported_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
