@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import pickle
 import re
 from pathlib import Path
 from typing import Any
@@ -156,15 +157,31 @@ class DependencyAwareUserWideLocator(_DependencyStamped, _USER_WIDE):
 LOCATORS = (DependencyAwareUserDirLocator, DependencyAwareLocator, DependencyAwareUserWideLocator)
 
 
+_NUMBA_LOAD_DATA = caching.IndexDataCacheFile._load_data
+
+
+def _load_data_or_miss(self: Any, name: str) -> Any:
+    """Numba's read of a cache entry's data, a damaged entry (cut short, not a pickle) turned into the OSError that
+    Numba takes for a miss: the kernel is compiled again and its entry rewritten, where Numba itself would fail every
+    process that loads it until the cache is deleted."""
+    try:
+        return _NUMBA_LOAD_DATA(self, name)
+    except (pickle.UnpicklingError, EOFError, ValueError) as e:
+        raise OSError(f"damaged Numba cache entry {name}: {e}") from None
+
+
 def install() -> None:
-    """Put :data:`LOCATORS` first among the locators Numba tries (once per process)."""
+    """Put :data:`LOCATORS` first among the locators Numba tries, and read damaged entries as misses (once per
+    process)."""
     classes = _CACHE_IMPL._locator_classes
     for k, locator in enumerate(LOCATORS):
         if locator not in classes:
             classes.insert(k, locator)
+    caching.IndexDataCacheFile._load_data = _load_data_or_miss
 
 
 def uninstall() -> None:
-    """Numba's own locators alone again (tests)."""
+    """Numba's own locators and reads alone again (tests)."""
     classes = _CACHE_IMPL._locator_classes
     classes[:] = [c for c in classes if c not in LOCATORS]
+    caching.IndexDataCacheFile._load_data = _NUMBA_LOAD_DATA

@@ -105,3 +105,23 @@ def test_an_edited_callee_is_seen_by_its_cached_caller(tmp_path: Path, mode: str
         pytest.skip("this Numba release sees the callee's change itself")
     # Numba's own locator keeps the caller's old machine code (the bug this module exists for)
     assert result == ("20" if mode == "numba" else "30")
+
+
+def test_a_damaged_cache_entry_is_compiled_again(tmp_path: Path) -> None:
+    """A cache data file cut short (a disk filled, a copy interrupted) is a miss, not an error in every process that
+    loads it: the kernel is compiled again and its entry rewritten."""
+    write(tmp_path, KPKG)
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT")}
+
+    def run() -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", PROGRAM, str(tmp_path / "kpkg"), "aware"], env=env,
+                              capture_output=True, text=True, timeout=300)
+
+    assert run().stdout.strip() == "20"
+    data = sorted((tmp_path / "kpkg" / "__pycache__").rglob("caller.run-*.nbc"))
+    assert data
+    whole = data[0].read_bytes()
+    data[0].write_bytes(whole[: len(whole) // 2])
+    again = run()
+    assert again.returncode == 0 and again.stdout.strip() == "20", again.stderr[-2000:]
+    assert len(data[0].read_bytes()) > len(whole) // 2  # rewritten

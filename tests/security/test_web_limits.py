@@ -16,6 +16,7 @@ The TestClient's client address is ``testclient`` for every request and WebSocke
 """
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -181,6 +182,14 @@ class Gate:
         return {"type": "action", "action": "bid:pass"}
 
 
+@contextlib.contextmanager
+def opened_at_exit(gate):
+    try:
+        yield gate
+    finally:
+        gate.open.set()
+
+
 def in_background(fn):
     box = {}
     t = threading.Thread(target=lambda: box.setdefault("result", fn()), daemon=True)
@@ -193,7 +202,8 @@ def test_a_full_queue_is_a_503_with_retry_after(max_jobs, per_client, status):
     app = app_with(queues={**limits.QUEUES, "search": limits.QueueLimit(1, max_jobs, per_client)})
     gate = Gate()
     app.state.server.catalogue.pools["ismcts"].handle = gate
-    with LocalClient(app) as c:
+    with LocalClient(app) as c, opened_at_exit(gate):  # a failed assertion must not leave the server's shutdown
+        # waiting on the gated search
         t, box = in_background(lambda: c.post("/v1/act?agent=ismcts", json=act_request()))
         assert gate.entered.wait(10)
         r = c.post("/v1/act?agent=ismcts", json=act_request())
