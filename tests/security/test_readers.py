@@ -33,7 +33,10 @@ from tarocchi_rl.rl.config import MAX_CONFIG_BYTES, MAX_YAML_DEPTH, ConfigError,
 
 SECONDS = 2.0  # a reader's own time on any probe
 PYTHON_MB = 200  # a reader's Python allocations on any probe (tracemalloc peak)
-STARTUP_MARGIN_S = 10.0  # a command's probe may take this much longer than the same command's start-up
+STARTUP_MARGIN_S = 10.0  # a command's probe may take this much longer than the same command's start-up...
+STARTUP_FACTOR = 3.0  # ...measured once, times this: a busy machine slows a whole process start by a factor (a
+# probe timed beside other work took 18.7 s against a start-up of 6.4 s timed alone); a reader that read its
+# input whole (20 GiB sparse, /dev/zero) or waited on a stream would still take minutes
 
 
 def one_line(e: pytest.ExceptionInfo) -> str:
@@ -274,5 +277,5 @@ def test_every_probe_through_the_command_line(name, startup, tmp_path):
     else:  # the bot: an error answer for the long line, then it serves on
         answers = r.stdout.splitlines()
         assert [a.split('"type":"')[1].split('"')[0] for a in answers] == ["error", "hello", "bye"], answers
-    assert r.seconds < seconds + STARTUP_MARGIN_S, (r.seconds, seconds)
+    assert r.seconds < STARTUP_FACTOR * seconds + STARTUP_MARGIN_S, (r.seconds, seconds)
     assert r.peak_mb < probe_readers.FIGURE_MB, r.peak_mb
