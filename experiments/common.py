@@ -12,10 +12,12 @@ import asyncio
 import json
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -151,6 +153,57 @@ async def wait_ready(port: int, proc: subprocess.Popen, timeout: float = 120) ->
             pass
         await asyncio.sleep(0.3)
     raise SystemExit("error: the server did not come up")
+
+
+def stop_process(proc: subprocess.Popen, timeout: float) -> str:
+    """``proc`` stopped: SIGTERM (a clean stop: a server's writer applies what is queued, a reporter prints its
+    report), SIGKILL if it still runs ``timeout`` seconds later. What it printed to a piped stdout ("" if killed or
+    not piped)."""
+    proc.terminate()
+    try:
+        text, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return ""
+    return text or ""
+
+
+@dataclass
+class Served:
+    """A running ``tarocchi-rl serve`` of :func:`serve_process`."""
+
+    port: int  # on 127.0.0.1
+    proc: subprocess.Popen
+    log: Path  # the server's stderr
+
+
+@contextmanager
+def serve_process(args: list[str], log: Path | None = None, stop_timeout: float = 20,
+                  ready_timeout: float = 120) -> Iterator[Served]:
+    """``tarocchi-rl serve --port PORT ARGS`` (this environment's command) on a free loopback port, its stderr
+    written to the file ``log`` (a temporary one if None; a file, not a pipe: a pipe nobody reads would stop the
+    server once full), yielded once it answers ``GET /v1/health`` (:func:`wait_ready`; if it exits first or does
+    not answer within ``ready_timeout`` seconds, the end of its log goes to stderr and SystemExit says which).
+    Stopped at the end whatever happens (:func:`stop_process`, SIGKILL after ``stop_timeout`` seconds)."""
+    port = free_port()
+    cli = str(Path(sys.executable).parent / "tarocchi-rl")
+    with tempfile.TemporaryDirectory(prefix="serve-") as tmp:
+        path = log or Path(tmp) / "serve.log"
+        with open(path, "w") as err:
+            proc = subprocess.Popen([cli, "serve", "--port", str(port), *args], stdout=subprocess.DEVNULL,
+                                    stderr=err, text=True)
+            try:
+                try:
+                    asyncio.run(wait_ready(port, proc, ready_timeout))
+                except SystemExit:
+                    proc.kill()
+                    proc.wait()
+                    print(path.read_text()[-3000:], file=sys.stderr)  # what the server said
+                    raise
+                yield Served(port, proc, path)
+            finally:
+                stop_process(proc, stop_timeout)
 
 
 async def one_table(port: int, variant: str, seed: int, lat: list[float], errors: list[str],

@@ -4,8 +4,8 @@
         [--slow-uploads 50] [--phases quiet,abuse,calm,halfopen,lobby,pings,acts] [--crowd-seconds 20]
         [--halfopen 1200]
 
-The server is ``tarocchi-rl serve`` with its default limits, started as a subprocess on 127.0.0.1 (a free port, as
-``load_web.py`` does; its log to a file) and stopped at the end whatever happens. The phases (``--phases``, in
+The server is ``tarocchi-rl serve`` with its default limits, started as a subprocess on 127.0.0.1 (a free port,
+:func:`common.serve_process`; its log to a file) and stopped at the end whatever happens. The phases (``--phases``, in
 order; about four minutes in all with the defaults, then the script stops by itself):
 
 1. *quiet*: ``--honest`` tables (each a scripted human from its own loopback address playing the first legal move
@@ -41,7 +41,6 @@ import argparse
 import asyncio
 import json
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -56,11 +55,11 @@ from common import (  # noqa: E402
     WEB_VARIANTS,
     client_address,
     deal_requests,
-    free_port,
     one_table,
     percentiles,
     raise_open_files,
-    wait_ready,
+    serve_process,
+    stop_process,
 )
 
 ABUSER = "127.0.0.2"  # the greedy client's one address
@@ -354,12 +353,7 @@ async def abuse_phase(port: int, a: argparse.Namespace, probes: dict[str, bytes]
         await asyncio.sleep(ABUSER_WARMUP)
         out = await honest(port, a.honest, a.think, a.phase_seconds - ABUSER_WARMUP, probes, a.deals)
     finally:
-        proc.terminate()
-        try:
-            text, _ = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            text = ""
+        text = stop_process(proc, 30)
     out["abuser"] = json.loads(text) if text.strip() else {"error": "no report"}
     return out
 
@@ -480,12 +474,7 @@ async def crowd_phase(port: int, mode: str, seconds: float, halfopen: int) -> di
         if mode == "lobby":
             await watcher
     finally:
-        proc.terminate()
-        try:
-            text, _ = proc.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            text = ""
+        text = stop_process(proc, 60)
     out["crowd"] = json.loads(text) if text.strip() else {"error": "no report"}
     if mode == "lobby":
         await asyncio.sleep(1.0)  # the crowd's connections closed: their tables must be gone from the list
@@ -548,39 +537,26 @@ def main() -> int:
 
 def run_phases(a: argparse.Namespace, phases: tuple[str, ...]) -> dict[str, Any]:
     """The server started, the phases run in order, the server stopped; what each phase measured."""
-    port = free_port()
-    cli = str(Path(sys.executable).parent / "tarocchi-rl")
-    db = tempfile.mkdtemp(prefix="abuse-web-")  # the server stores its games as it would in service
-    log = open(Path(db) / "serve.log", "w+")  # a file, not a pipe: a pipe nobody reads would stop the server
-    proc = subprocess.Popen([cli, "serve", "--port", str(port), "--db", f"sqlite:///{db}/games.db",
-                             *a.serve_args.split()], stdout=subprocess.DEVNULL, stderr=log, text=True)
     probes = {"replay": finished_record(), "health": b"", "act": deal_requests(["mineo"], 1, 3)[0][10]}
     out: dict[str, Any] = {"server": {"honest": a.honest, "deals": a.deals, "think_s": a.think,
                                       "honest_addresses": f"{client_address(1000)}..."}}
-    try:
-        asyncio.run(wait_ready(port, proc))
-        asyncio.run(warm(port, probes))
-        for phase in phases:
-            if phase == "quiet":
-                out["quiet"] = asyncio.run(honest(port, a.honest, a.think, a.phase_seconds, probes, a.deals))
-            elif phase == "abuse":
-                out["abuse"] = asyncio.run(abuse_phase(port, a, probes))
-                out["targets"] = verdict(out["quiet"], out["abuse"])
-            else:
-                out[phase] = asyncio.run(crowd_phase(port, phase, a.crowd_seconds, a.halfopen))
-        out["server"]["alive_at_the_end"] = proc.poll() is None
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.seek(0)
-        lines = log.read().splitlines()
-        log.close()
-        out["server"]["log"] = {"lines": len(lines), "errors": sum("ERROR" in x or "Traceback" in x for x in lines),
-                                "last": lines[-5:]}
-        shutil.rmtree(db, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="abuse-web-") as db:  # the server stores its games as in service
+        log = Path(db) / "serve.log"
+        with serve_process(["--db", f"sqlite:///{db}/games.db", *a.serve_args.split()], log=log) as server:
+            port = server.port
+            asyncio.run(warm(port, probes))
+            for phase in phases:
+                if phase == "quiet":
+                    out["quiet"] = asyncio.run(honest(port, a.honest, a.think, a.phase_seconds, probes, a.deals))
+                elif phase == "abuse":
+                    out["abuse"] = asyncio.run(abuse_phase(port, a, probes))
+                    out["targets"] = verdict(out["quiet"], out["abuse"])
+                else:
+                    out[phase] = asyncio.run(crowd_phase(port, phase, a.crowd_seconds, a.halfopen))
+            out["server"]["alive_at_the_end"] = server.proc.poll() is None
+        lines = log.read_text().splitlines()
+    out["server"]["log"] = {"lines": len(lines), "errors": sum("ERROR" in x or "Traceback" in x for x in lines),
+                            "last": lines[-5:]}
     return out
 
 

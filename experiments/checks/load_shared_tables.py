@@ -5,10 +5,10 @@ stored, and the event loop's lag with and without the game store.
                                              [--bound 600] [--db both|sqlite|none] [--probe-every 0.01]
                                              [--json] [--out FILE]
 
-Each run starts ``tarocchi-rl serve --workers 1`` as a subprocess on 127.0.0.1 (a free port, as ``load_web.py``
-does; its default limits) and stops it at the end whatever happens. ``--db both`` (the default) runs twice: once
-with every game stored in a temporary SQLite file (``--db sqlite:///...``), once with ``--db none``; the same load,
-so that the difference is what storing costs.
+Each run starts ``tarocchi-rl serve --workers 1`` as a subprocess on 127.0.0.1 (a free port,
+:func:`common.serve_process`; its default limits) and stops it at the end whatever happens. ``--db both`` (the default)
+runs twice: once with every game stored in a temporary SQLite file (``--db sqlite:///...``), once with ``--db none``;
+the same load, so that the difference is what storing costs.
 
 *Tables*: ``--tables`` shared tables at once (the variants in turn), people arriving over a few seconds. At each,
 one person opens the table (``open``, seats ``human, human, heuristic, heuristic``) and another joins it by its code
@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: common.py
-from common import STAGGER, client_address, free_port, percentiles, wait_ready  # noqa: E402
+from common import STAGGER, client_address, percentiles, serve_process, stop_process  # noqa: E402
 
 SEATS = ["human", "human", "heuristic", "heuristic"]  # two people and two bots at every table
 VARIANTS = "mineo,piedmont4,french4"  # the four-player variants
@@ -186,12 +186,7 @@ def start_probe(port: int, every: float) -> subprocess.Popen:
 
 
 def stop_probe(proc: subprocess.Popen) -> dict[str, Any]:
-    proc.terminate()
-    try:
-        text, _ = proc.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        text = ""
+    text = stop_process(proc, 30)
     return json.loads(text) if text.strip() else {"error": "the lag probe sent no report"}
 
 
@@ -282,32 +277,18 @@ def run(a: argparse.Namespace, db: str) -> dict[str, Any]:
     variants = [v for v in a.variants.split(",") if v]
     with tempfile.TemporaryDirectory(prefix="load-shared-") as tmp:
         url = f"sqlite:///{tmp}/games.db" if db == "sqlite" else "none"
-        port = free_port()
-        cli = str(Path(sys.executable).parent / "tarocchi-rl")
-        proc = subprocess.Popen([cli, "serve", "--port", str(port), "--workers", "1", "--db", url],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        try:
-            try:
-                asyncio.run(wait_ready(port, proc))
-            except SystemExit:
-                proc.kill()
-                print((proc.communicate()[1] or "")[-3000:], file=sys.stderr)  # what the server said
-                raise
+        # stopped cleanly (the writer applies what is queued) before the database is read
+        with serve_process(["--workers", "1", "--db", url], stop_timeout=60) as server:
+            port, pid = server.port, server.proc.pid
             probe = start_probe(port, a.probe_every)
             try:
-                server_before, client_before, t0 = tree_cpu_seconds(proc.pid), time.process_time(), time.time()
+                server_before, client_before, t0 = tree_cpu_seconds(pid), time.process_time(), time.time()
                 with LoadAverage() as load:
                     figures, records = asyncio.run(tables(port, a.tables, variants, a.think, a.bound))
-                cpu = cpu_used(server_before, tree_cpu_seconds(proc.pid), time.process_time() - client_before,
+                cpu = cpu_used(server_before, tree_cpu_seconds(pid), time.process_time() - client_before,
                                time.time() - t0, figures["moves"])
             finally:
                 lag = stop_probe(probe)
-        finally:
-            proc.terminate()  # a clean stop: the writer applies what is queued
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
         out = {"db": "sqlite" if db == "sqlite" else "none", "tables": figures, "lag_probe": lag,
                "load_average": load.summary(), "cpu": cpu}
         if db == "sqlite":

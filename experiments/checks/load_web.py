@@ -4,10 +4,10 @@
                                    [--think 1.0] [--act-clients 16] [--act-seconds 20] [--agent onnx:DIR]
                                    [--workers 1]
 
-The server is started as a subprocess on 127.0.0.1 (a free port), with ``--agents AGENT`` (default: a freshly
-initialised default-size network exported to a temporary ``onnx:`` bot directory; the figures do not depend on the
-weights), and stopped at the end whatever happens. Each table and each API client connects from its own loopback
-address (127.0.x.y): the server's limits are per client address, and these are 200 people, not one.
+The server is started as a subprocess on 127.0.0.1 (a free port, :func:`common.serve_process`), with ``--agents AGENT``
+(default: a freshly initialised default-size network exported to a temporary ``onnx:`` bot directory; the figures do not
+depend on the weights), and stopped at the end whatever happens. Each table and each API client connects from its own
+loopback address (127.0.x.y): the server's limits are per client address, and these are 200 people, not one.
 
 1. *Tables*: ``--tables`` WebSocket clients at once, each a table with one human seat (seat 0) played by this script
    (the first legal action) against heuristic bots in the other seats, the variants in turn; each plays one whole
@@ -27,7 +27,6 @@ Targets (issue 13): tables: every deal completes, no error, p99 <= 50 ms; API: >
 import argparse
 import asyncio
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,9 +40,8 @@ from common import (  # noqa: E402
     client_address,
     deal_requests,
     export_fresh,
-    free_port,
     one_table,
-    wait_ready,
+    serve_process,
 )
 
 
@@ -172,30 +170,15 @@ def main() -> int:
                   file=sys.stderr)
             return 2
         deals = deal_requests(api_variants, a.act_deals, 7) if a.skip != "api" else []
-        port = free_port()
-        cli = str(Path(sys.executable).parent / "tarocchi-rl")
-        proc = subprocess.Popen([cli, "serve", "--port", str(port), "--agents", agent, "--workers", str(a.workers),
-                                 "--db", f"sqlite:///{tmp}/games.db"],  # every game stored, as a server does
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        try:
-            try:
-                asyncio.run(wait_ready(port, proc))
-            except SystemExit:
-                proc.kill()
-                print((proc.communicate()[1] or "")[-3000:], file=sys.stderr)  # what the server said
-                raise
+        with serve_process(["--agents", agent, "--workers", str(a.workers),
+                            "--db", f"sqlite:///{tmp}/games.db"]) as server:  # every game stored, as a server does
+            port = server.port
             out = {"server": {"workers": a.workers, "agent": agent}}
             if a.skip != "tables":
                 out["tables"] = asyncio.run(tables(port, a.tables, variants, a.think))
             if a.skip != "api":
                 name = asyncio.run(extra_bot_name(port, agent))
                 out["api"] = asyncio.run(api(port, name, a.act_clients, a.act_seconds, deals))
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
     print(json.dumps(out, indent=1))
     ok = True
     if "tables" in out:
