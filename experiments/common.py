@@ -10,9 +10,13 @@ Heavy imports (torch, websockets, the library) are made inside the functions tha
 import argparse
 import asyncio
 import json
+import os
+import shutil
 import socket
+import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -96,17 +100,102 @@ def export_fresh(tmp: Path, variant: str) -> str:
 
 
 # -- an old commit beside this tree ---------------------------------------------------------------------------------
-@contextmanager
-def old_tree(ref: str) -> Iterator[Path]:
-    """The commit ``ref`` checked out in a temporary git worktree (removed afterwards)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        old = Path(tmp) / "old"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old), ref], check=True,
-                       capture_output=True)
+OLD_TREES = "TAROCCHI_OLD_TREES"  # the environment variable naming the cache of old trees (tests: a temporary one)
+KEEP_OLD_TREES = 4  # old trees kept in the cache, the most recently used
+
+
+def old_trees_dir() -> Path:
+    """Where :func:`old_commit_tree` keeps old commits' files: ``$TAROCCHI_OLD_TREES``, else
+    ``~/.cache/tarocchi-rl/old-trees`` (``$XDG_CACHE_HOME`` if set)."""
+    if os.environ.get(OLD_TREES):
+        return Path(os.environ[OLD_TREES])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tarocchi-rl" / "old-trees"
+
+
+def old_commit_tree(ref: str) -> Path:
+    """The files of the commit ``ref`` (any git revision: ``HEAD``, ``4b332bb^``), materialised once under
+    :func:`old_trees_dir` as ``FULL_SHA/`` (``git archive``: no worktree to remove, none left behind by a killed
+    run) and reused by every later comparison with that commit, with the Numba cache its runs wrote there (a fresh
+    tree compiles the core for minutes). Written to a temporary folder first and renamed: a half-written tree is
+    never used. The trees beyond the :data:`KEEP_OLD_TREES` most recently used are removed. A ref that names no
+    commit: SystemExit with git's word."""
+    found = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+                           capture_output=True, text=True)
+    if found.returncode != 0:
+        raise SystemExit(f"error: {ref!r} names no commit of {ROOT} {found.stderr.strip()}".rstrip())
+    sha = found.stdout.strip()
+    cache = old_trees_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    tree = cache / sha
+    if not tree.is_dir():
+        tmp = Path(tempfile.mkdtemp(prefix=f".{sha[:12]}-", dir=cache))
         try:
-            yield old
+            archive = subprocess.Popen(["git", "-C", str(ROOT), "archive", "--format=tar", sha],
+                                       stdout=subprocess.PIPE)
+            assert archive.stdout is not None
+            with tarfile.open(fileobj=archive.stdout, mode="r|") as tar:
+                tar.extractall(tmp, filter="data")
+            if archive.wait() != 0:
+                raise SystemExit(f"error: git archive {sha} failed with status {archive.returncode}")
+            try:
+                tmp.rename(tree)
+            except OSError:  # another run materialised it first: theirs is used
+                if not tree.is_dir():
+                    raise
         finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False)
+            shutil.rmtree(tmp, ignore_errors=True)
+    os.utime(tree)  # the most recently used
+    prune_old_trees(cache, keep=tree)
+    return tree
+
+
+def prune_old_trees(cache: Path, keep: Path) -> None:
+    """The cache's trees beyond the :data:`KEEP_OLD_TREES` most recently used removed (never ``keep``), and the
+    temporary folders of materialisations killed over an hour ago."""
+    trees = sorted((p for p in cache.iterdir() if p.is_dir() and len(p.name) == 40 and p != keep),
+                   key=lambda p: p.stat().st_mtime, reverse=True)
+    stale = [p for p in cache.iterdir() if p.name.startswith(".") and time.time() - p.stat().st_mtime > 3600]
+    for p in trees[KEEP_OLD_TREES - 1:] + stale:
+        shutil.rmtree(p, ignore_errors=True)
+
+
+def run_json(tree: Path, args: list[str], own_path: bool = True) -> dict:
+    """``python ARGS`` run in ``tree`` (its working directory) with ``PYTHONPATH`` set to it, so that ``import
+    tarocchi_rl`` loads that tree's code (``own_path=False``: this environment's installed package): the last line
+    of its stdout, a JSON object. A run that fails: SystemExit with the end of its stderr."""
+    env = dict(os.environ, PYTHONPATH=str(tree)) if own_path else dict(os.environ)
+    done = subprocess.run([sys.executable, *args], cwd=tree, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{Path(sys.argv[0]).stem}: a run in {tree} failed (exit {done.returncode}): "
+                         f"{done.stderr.strip()[-500:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def old_and_new(ref: str, keys: list[str], measure: Callable[[Path, str, bool], dict], rounds: int,
+                warm: bool = True, progress: bool = True) -> dict[tuple[str, str], list[dict]]:
+    """The commit ``ref`` (``"old"``, :func:`old_commit_tree`) and this tree (``"new"``, :data:`ROOT`) measured
+    side by side: ``measure(tree, key, short)`` for each key (a variant) returns a dict of figures. First, with
+    ``warm``, one unrecorded short run (``short=True``) per key and tree fills each tree's Numba cache; then
+    ``rounds`` rounds, each measuring every key in both trees, old and new alternating their order round by round so
+    that the machine's noise falls on both (``progress``: a line on stderr after each round). ``runs[key, "old"]``
+    and ``runs[key, "new"]``: the figures of the recorded runs, in round order (:func:`median_of`)."""
+    trees = {"old": old_commit_tree(ref), "new": ROOT}
+    for key in keys if warm else ():
+        for tree in trees.values():
+            measure(tree, key, True)
+    runs: dict[tuple[str, str], list[dict]] = {(key, k): [] for key in keys for k in trees}
+    for r in range(rounds):
+        for key in keys:
+            for k in ("old", "new") if r % 2 == 0 else ("new", "old"):
+                runs[key, k].append(measure(trees[k], key, False))
+        if progress:
+            print(f"round {r + 1}/{rounds} done", file=sys.stderr)
+    return runs
+
+
+def median_of(runs: list[dict], figure: str) -> float:
+    """The median of ``figure`` over the runs of :func:`old_and_new` (one key, one tree)."""
+    return statistics.median(x[figure] for x in runs)
 
 
 # -- tarocchi-rl serve on loopback, and its clients -------------------------------------------------------------------

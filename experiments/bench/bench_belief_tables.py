@@ -5,27 +5,25 @@ root decision, an old commit against this tree, side by side in one run.
         [--rounds 3] [--repeats 5] [--out benchmarks/results/belief_tables/FILE.json]
 
 The tables are built once per decision of a search with ``belief=`` and count against its time budget (at 2 ms a
-decision in French Tarot they took most of it). Each round runs one subprocess per tree (the old one checked out
-in a temporary git worktree, :func:`common.old_tree`, imported through ``PYTHONPATH``) on the same
-positions: ``--positions`` games of random play stopped at random points (seed 3; a tenth at the start of the
-deal), the seat to act, a random belief (Dirichlet(1) per card, seed 0), ``belief_plan(..., METHOD_EXACT)``
-timed ``--repeats`` times, the median kept per position. Reported per tree: the mean, median, 90th percentile
-and largest milliseconds per root (medians over rounds; old and new alternate), with the ratio old / new of the
-means, and how many roots each tree built exact tables for (the rest fall back to SIR: a change of layout must
-not move roots to the cheaper method).
+decision in French Tarot they took most of it). Each round runs one subprocess per tree (the old one materialised
+once, :func:`common.old_commit_tree`, imported through ``PYTHONPATH``; :func:`common.old_and_new`) on the same
+positions: ``--positions`` games of random play stopped at random points (seed 3; a tenth at the start of the deal),
+the seat to act, a random belief (Dirichlet(1) per card, seed 0), ``belief_plan(..., METHOD_EXACT)`` timed
+``--repeats`` times, the median kept per position. Reported per tree: the mean, median, 90th percentile and largest
+milliseconds per root (medians over rounds; old and new alternate), with the ratio old / new of the means, and how
+many roots each tree built exact tables for (the rest fall back to SIR: a change of layout must not move roots to the
+cheaper method).
 """
 
 import argparse
 import json
-import os
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: common.py
-from common import ROOT, old_tree  # noqa: E402
+from common import ROOT, median_of, old_and_new, run_json  # noqa: E402
 
 STATS = ("mean_ms", "median_ms", "p90_ms", "max_ms")
 CODE = """
@@ -86,10 +84,7 @@ print(json.dumps({"mean_ms": float(ms.mean()), "median_ms": float(np.median(ms))
 
 def measure(tree: Path, variant: str, positions: int, repeats: int) -> dict:
     """One subprocess of ``tree``'s tarocchi_rl timing the exact tables of ``positions`` roots of ``variant``."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, "-c", CODE, str(tree), variant, str(positions), str(repeats)], cwd=tree,
-                         env=env, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_json(tree, ["-c", CODE, str(tree), variant, str(positions), str(repeats)])
 
 
 def main() -> int:
@@ -105,25 +100,20 @@ def main() -> int:
         print("bench_belief_tables: --positions, --rounds and --repeats must be >= 1", file=sys.stderr)
         return 2
     variants = [v.strip() for v in a.variants.split(",") if v.strip()]
+
+    def one(tree: Path, v: str, short: bool) -> dict:  # short: the unrecorded run that fills the Numba cache
+        return measure(tree, v, 2, 1) if short else measure(tree, v, a.positions, a.repeats)
+
+    runs = old_and_new(a.old, variants, one, a.rounds, progress=False)
     rows = []
-    with old_tree(a.old) as old:
-        trees = {"old": old, "new": ROOT}
-        for v in variants:  # a first, unrecorded run per tree fills its Numba cache
-            for tree in trees.values():
-                measure(tree, v, 2, 1)
-        runs: dict[tuple[str, str], list[dict]] = {(v, k): [] for v in variants for k in trees}
-        for r in range(a.rounds):
-            for v in variants:
-                for k in (("old", "new") if r % 2 == 0 else ("new", "old")):
-                    runs[v, k].append(measure(trees[k], v, a.positions, a.repeats))
-        for v in variants:
-            row: dict = {"variant": v}
-            for k in trees:
-                row[k] = {s: statistics.median(x[s] for x in runs[v, k]) for s in STATS}
-                row[k]["exact_roots"] = runs[v, k][0]["exact_roots"]
-                row[k + "_runs"] = runs[v, k]
-            row["old_over_new_mean"] = row["old"]["mean_ms"] / max(row["new"]["mean_ms"], 1e-12)
-            rows.append(row)
+    for v in variants:
+        row: dict = {"variant": v}
+        for k in ("old", "new"):
+            row[k] = {s: median_of(runs[v, k], s) for s in STATS}
+            row[k]["exact_roots"] = runs[v, k][0]["exact_roots"]
+            row[k + "_runs"] = runs[v, k]
+        row["old_over_new_mean"] = row["old"]["mean_ms"] / max(row["new"]["mean_ms"], 1e-12)
+        rows.append(row)
     print(f"old = {a.old}, new = this tree; ms per root decision, {a.positions} positions, medians of {a.rounds} "
           "alternating rounds")
     print("| variant | tree | mean | median | p90 | max | exact roots |")

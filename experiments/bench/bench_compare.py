@@ -3,27 +3,24 @@
     python experiments/bench/bench_compare.py --old 4b332bb [--variants mineo,french3] [--rounds 5] [--seconds 2]
     python experiments/bench/bench_compare.py --old 4b332bb --phases    # ns per deal in each phase: where a change is
 
-The old commit is checked out in a temporary git worktree; each measurement runs in a fresh subprocess with
-``PYTHONPATH`` set to one tree (so ``import tarocchi_rl`` loads that tree), and old and new alternate round by
-round so that the machine's noise falls on both. One round per variant and version = one run of each benchmark
-of ``tarocchi_rl.bench`` (fused random rollout, BatchEnv step loop) of ``--seconds``; medians over rounds are
-reported with the ratio new / old. Each tree's Numba cache is warmed by a first unrecorded run. ``--clock cpu``
-times by the process's CPU time instead of the wall clock (on a shared machine the wall clock also counts the
-time other processes took). ``--phases`` splits one random deal into its phases (the shuffle and deal, the
-auction and every decision before trick play, the trick play with its fused playout) and reports CPU nanoseconds
-per deal for each, the best of ``--repeats`` batches per round: the way to find which phase a change slowed.
+The old commit's files are materialised once (:func:`common.old_commit_tree`, cached with their Numba cache); each
+measurement runs in a fresh subprocess with ``PYTHONPATH`` set to one tree (so ``import tarocchi_rl`` loads that
+tree), and old and new alternate round by round so that the machine's noise falls on both
+(:func:`common.old_and_new`). One round per variant and version = one run of each benchmark of ``tarocchi_rl.bench``
+(fused random rollout, BatchEnv step loop) of ``--seconds``; medians over rounds are reported with the ratio new /
+old. Each tree's Numba cache is warmed by a first unrecorded run. ``--clock cpu`` times by the process's CPU time
+instead of the wall clock (on a shared machine the wall clock also counts the time other processes took).
+``--phases`` splits one random deal into its phases (the shuffle and deal, the auction and every decision before
+trick play, the trick play with its fused playout) and reports CPU nanoseconds per deal for each, the best of
+``--repeats`` batches per round: the way to find which phase a change slowed.
 """
 
 import argparse
-import json
-import os
-import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: common.py
-from common import ROOT, old_tree  # noqa: E402
+from common import median_of, old_and_new, run_json  # noqa: E402
 
 METRICS = ("rollout_deals_per_s", "step_decisions_per_s")
 PHASE_METRICS = ("deal_ns", "bidding_ns", "play_ns")  # CPU ns per deal (lower is faster), in PHASES_CODE's order
@@ -124,28 +121,18 @@ def measure(tree: Path, variant: str, batch: int, seconds: float, clock: str = "
     """One run of both benchmarks with ``tree``'s tarocchi_rl (a subprocess); ``clock="cpu"`` times them by the
     process's CPU time (``time.process_time``), which time taken by other processes of the machine does not
     inflate."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, "-c", CODE, str(tree), variant, str(batch), str(seconds), clock], cwd=tree,
-                         env=env, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_json(tree, ["-c", CODE, str(tree), variant, str(batch), str(seconds), clock])
 
 
 def measure_fixed(tree: Path, variant: str, batch: int, calls: int, repeats: int) -> dict:
     """Fixed-work rollout rate of ``tree`` (deals per CPU second, best of ``repeats``), in a subprocess."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, "-c", FIXED_CODE, str(tree), variant, str(batch), str(calls),
-                          str(repeats)], cwd=tree, env=env, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_json(tree, ["-c", FIXED_CODE, str(tree), variant, str(batch), str(calls), str(repeats)])
 
 
 def measure_phases(tree: Path, variant: str, batch: int, repeats: int) -> dict:
     """CPU ns per deal in each phase of ``tree`` (``PHASE_METRICS``, best of ``repeats`` batches), in a
     subprocess."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, "-c", PHASES_CODE, str(tree), variant, str(batch), str(repeats),
-                          ",".join(PHASE_METRICS)],
-                         cwd=tree, env=env, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_json(tree, ["-c", PHASES_CODE, str(tree), variant, str(batch), str(repeats), ",".join(PHASE_METRICS)])
 
 
 def main() -> None:
@@ -166,27 +153,16 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=5)
     a = p.parse_args()
     variants = [v.strip() for v in a.variants.split(",") if v.strip()]
-    with old_tree(a.old) as old:
-        trees = {"old": old, "new": ROOT}
-        metrics = ("rollout_deals_per_s",) if a.fixed_work else PHASE_METRICS if a.phases else METRICS
+    metrics = ("rollout_deals_per_s",) if a.fixed_work else PHASE_METRICS if a.phases else METRICS
 
-        def one(tree: Path, v: str, seconds: float) -> dict:
-            if a.phases:
-                return measure_phases(tree, v, a.batch, a.repeats)
-            if a.fixed_work:
-                return measure_fixed(tree, v, a.batch, a.calls, a.repeats)
-            return measure(tree, v, a.batch, seconds, a.clock)
+    def one(tree: Path, v: str, short: bool) -> dict:  # short: the unrecorded run that warms the Numba cache
+        if a.phases:
+            return measure_phases(tree, v, a.batch, a.repeats)
+        if a.fixed_work:
+            return measure_fixed(tree, v, a.batch, a.calls, a.repeats)
+        return measure(tree, v, a.batch, 0.2 if short else a.seconds, a.clock)
 
-        for v in variants:  # warm both Numba caches
-            for tree in trees.values():
-                one(tree, v, 0.2)
-        runs = {(v, k): [] for v in variants for k in trees}
-        for r in range(a.rounds):
-            order = ("old", "new") if r % 2 == 0 else ("new", "old")
-            for v in variants:
-                for k in order:
-                    runs[v, k].append(one(trees[k], v, a.seconds))
-            print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
+    runs = old_and_new(a.old, variants, one, a.rounds)
     what = (f"fixed work: {a.calls} calls x 4 deals per slot, best of {a.repeats} by CPU time" if a.fixed_work
             else f"CPU ns per deal by phase, best of {a.repeats} batches (lower is faster)" if a.phases
             else f"{a.seconds:g} s ({a.clock} clock)")
@@ -195,8 +171,7 @@ def main() -> None:
     print("| variant | metric | old | new | new / old |\n|---|---|---|---|---|")
     for v in variants:
         for m in metrics:
-            o = statistics.median(x[m] for x in runs[v, "old"])
-            n = statistics.median(x[m] for x in runs[v, "new"])
+            o, n = median_of(runs[v, "old"], m), median_of(runs[v, "new"], m)
             print(f"| {v} | {m} | {o:,.0f} | {n:,.0f} | {n / o:.3f} |")
 
 
