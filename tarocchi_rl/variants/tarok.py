@@ -42,7 +42,7 @@ from ..bits import U0, U1, bit, popcount
 from ..cards import FACE_WORDS, TRUMP, build_deck
 from ..core.deal import deal_hands, give, shuffle_deck
 from ..core.obs_layout import build_layout, section_sizes
-from ..core.phases import BID, DISCARD, DONE
+from ..core.phases import DISCARD, DONE, Phase
 from ..core.points import card_points
 from ..core.state import (
     BEST_BIT,
@@ -113,8 +113,14 @@ from .defaults import (
     observe_nothing,
     whole_hand_dealt,
 )
+from .spec import VariantRow
 
 FAMILY_ID = 3  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
+
+# Tarok's own phase (the engine's: core/phases.py); codes unique across the registry (variants/phases.py):
+# the bidding is French tarot's phase (the same record)
+BID = 7
+PHASES = (Phase(BID, "bid", "bid", bidding=True, what="seats in turn: pass / a contract; the king call, the talon"),)
 
 _RED = ("4", "3", "2", "1", "J", "N", "Q", "K")  # low to high
 _BLACK = ("7", "8", "9", "10", "J", "N", "Q", "K")
@@ -172,6 +178,7 @@ LONG_NAMES = {"tarok3": "Slovenian tarok (3 players, OpenSpiel's rules)",
               "tarok4": "Slovenian tarok (4 players, OpenSpiel's rules)"}
 OBS_SECTIONS = ("hand", "played", "trick", "stock", "discard", "shown", "bids", "declarer", "contract", "called",
                 "points", "tricks_won", "trick_num", "phase", "leader", "seat")
+FAMILY_SECTIONS: tuple[str, ...] = ()  # (no observation section of its own)
 
 # -- facts, read by the adapters, ISMCTS, the trainer and the CLI (variants/__init__.py: the contract) ---------
 PAYOFF_SCALE = 100.0  # returns are OpenSpiel's points (within +-500, most deals within +-100): / 100
@@ -225,8 +232,15 @@ def max_game_length(variant: str) -> int:
 def layout(variant):
     n, _, tricks = SHAPES[variant]
     sizes = section_sizes(n, N_CARDS, len(BIDS), len(CONTRACT_NAMES) - 1, tricks)
-    sizes["called"] = N_CARDS  # the called King, one-hot by dense id
     return build_layout(OBS_SECTIONS, sizes)
+
+
+# the family's variants (the registry, variants/__init__.py, builds each VariantSpec from its row)
+VARIANT_ROWS = {
+    name: VariantRow(options={}, n_players=n, hand_sizes=(hand,) * n, stock_size=TALON, layout=layout(name),
+                     fixed={"variant": name}, long_name=LONG_NAMES[name], option_ranges={})
+    for name, (n, hand, _) in SHAPES.items()
+}
 
 
 def card_values():
@@ -278,6 +292,7 @@ def make_rule_tables(variant="tarok4"):
             P_DISCARD_FALLBACK_EMPTY: 1,
         },
         obs=offsets,
+        phases=PHASES,
     )
 
 
