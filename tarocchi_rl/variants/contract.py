@@ -210,6 +210,21 @@ class FamilyRules(Protocol):
     def CONTRACT_NAMES(self) -> Sequence[str] | None:
         """``meta[CONTRACT]`` -> the contract's name; None: the game has no contract."""
 
+    # -- the score sheet (web/score_sheet.py) -----------------------------------------------------------------
+    def score_sheet_rows(self, out: dict[str, Any], options: dict[str, Any]) -> tuple[str, list[dict[str, str]]]:
+        """A finished deal in words from its outcome (``out``, with sides) and the variant's options: the headline
+        (one sentence) and the rows (``{term, text}`` in order, the payoffs last; ``variants.words`` has the
+        shared wording)."""
+
+    @property
+    def END_COUNT_TEXT(self) -> str:
+        """What the family counts only at the end of the deal, not in the tricks (the table's running tally): the
+        discard, a card kept by its owner's side, a last trick's points."""
+
+    def tally_note(self, final_units: int) -> str:
+        """What the tally adds to a side's final card points (in 1 / CARD_POINT_UNITS) after its sum; "" for
+        nothing."""
+
     # -- the Numba hooks (KERNEL_HOOKS) -----------------------------------------------------------------------
     @property
     def start_row(self) -> Callable[..., Any]: ...

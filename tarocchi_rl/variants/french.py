@@ -26,6 +26,7 @@ The deal: seat s holds ``deck[H*s : H*s+H]`` (H = 24 / 18), the chien is the las
 """
 
 from functools import cache
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -118,6 +119,7 @@ from .defaults import (
     whole_hand_dealt,
 )
 from .spec import VariantRow
+from .words import Row, num, points_text, seats_text, signed
 
 # the family's own entries of the shared tables (core/tables.py: MK_FAMILY + k, P_FAMILY_PARAM + k)
 MK_OUDLERS = MK_FAMILY + 5  # T1, T21, EX
@@ -766,3 +768,60 @@ def outcome(st, i: int, tb) -> dict:
 
 ONE_IN_EVERY_HAND: tuple[int, ...] = ()  # every deal may be played
 STOCK_IN_ORDER = False  # the stock shown: its order tells nothing
+
+
+# -- the score sheet (web/score_sheet.py) -------------------------------------------------------------------------
+END_COUNT_TEXT = ("the taker's discard (the chien in a garde sans, the defence's in a garde contre), the Excuse, kept "
+                  "by its owner's side, and the half point given for it to the side that won its trick")
+SHEET_BONUS_WORDS = {"petit au bout": "petit au bout", "poignee": "poignée", "chelem": "chelem"}
+
+
+def score_sheet_rows(out: dict[str, Any], options: dict[str, Any]) -> tuple[str, list[Row]]:
+    """The score sheet's headline and rows of a finished deal (its outcome): the contract, the oudlers and the
+    points needed, the card points, the base, the bonuses, the score T and the payoffs."""
+    d, n, taker = out["details"], len(out["payoffs"]), out["declarer"]
+    mult, made, base, score = d["multiplier"], d["made"], d["base"], d["score"]
+    units = out["card_point_units"]
+    got, need = points_text(units[0], 2), f"{d['target']:g}"
+    diff = base - 25
+    rows = [
+        {"term": "Contract", "text": f"{out['contract']} by seat {taker}, the taker, against "
+                                     f"{seats_text(out['sides'][1])} (multiplier {mult}: prise 1, garde 2, "
+                                     "garde sans 4, garde contre 6)"},
+        {"term": "Oudlers", "text": f"the taker ended with {d['oudlers']} oudler{'s' if d['oudlers'] != 1 else ''} "
+                                    f"(T1, T21, the Excuse), so needed {need} of the "
+                                    f"{TOTAL_HALF_POINTS // CARD_POINT_UNITS} card points"},
+        {"term": "Card points", "text": f"the taker made {got}, the defence {points_text(units[1], 2)}: the "
+                                        f"contract is {'made' if made else 'failed'} by {diff} (a half point counts "
+                                        "for the side that scores)"},
+        {"term": "Base", "text": f"25 + {diff} = {base}, × {mult} = {base * mult}, "
+                                 f"{'for' if made else 'against'} the taker"},
+    ]
+    terms = [f"{'+' if made else '−'}{base} × {mult}"]
+    for b in out["bonuses"]:
+        pts = b["points"] if b["side"] == 0 else -b["points"]
+        word = SHEET_BONUS_WORDS.get(b["name"], b["name"])
+        terms.append(f"{'+' if pts >= 0 else '−'} {abs(pts)} {word}")
+        rows.append({"term": word.capitalize(), "text": _bonus_text(b, d, mult)})
+    rows.append({"term": "Score", "text": f"T = {' '.join(terms)} = {num(score)}"})
+    rows.append({"term": "Payoffs", "text": f"the taker {n - 1} × T = {signed((n - 1) * score)}, each defender −T = "
+                                            f"{signed(-score)}"})
+    head = (f"{out['contract'].capitalize()} {'made' if made else 'failed'} by {diff}: the taker "
+            f"{signed(out['payoffs'][taker])}, each defender {signed(-score)}")
+    return head, rows
+
+
+def _bonus_text(b: dict[str, Any], d: dict[str, Any], mult: int) -> str:
+    side = "the taker" if b["side"] == 0 else "the defence"
+    if b["name"] == "petit au bout":
+        return f"the Petit (T1) in the last trick: 10 × {mult} = {b['points']} to {side}, who won that trick"
+    if b["name"] == "poignee":
+        shown = ", ".join(f"seat {k} a {p} poignée" for k, p in enumerate(d["poignees"]) if p != "none")
+        return f"{shown} (simple 20, double 30, triple 40): {b['points']} to {side}, the side that won the deal"
+    announced = "announced" if d["chelem_announced"] else "not announced"
+    return f"chelem ({announced}): {b['points']} to {side}"
+
+
+def tally_note(final_units: int) -> str:
+    """What the sheet adds to a side's final card points (in units) in the tally: nothing."""
+    return ""

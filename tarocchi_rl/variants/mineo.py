@@ -27,6 +27,7 @@ monte is ``deck[60:63]``.
 """
 
 from functools import cache
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -114,6 +115,7 @@ from .defaults import (
     trick_winner_unchanged,
 )
 from .spec import VariantRow
+from .words import Row, points_text, seats_text, signed
 
 # the family's own rows of the shared tables (core/tables.py: MK_FAMILY + k)
 MK_PIGLIATA = MK_FAMILY + 0  # T16..T19, T1
@@ -775,3 +777,52 @@ def thirds_of(names) -> int:
 
 ONE_IN_EVERY_HAND: tuple[int, ...] = ()  # every deal may be played
 STOCK_IN_ORDER = False  # the stock shown: its order tells nothing
+
+
+# -- the score sheet (web/score_sheet.py) -------------------------------------------------------------------------
+END_COUNT_TEXT = ("the declarer's discard (his side's first trick), the 5 points of the last trick and the Fuggitivo, "
+                  "kept by its owner's side")
+JOCHI_WORDS = {  # the jochi (docs/rules.md, section 2)
+    "rimatura": "Rimatura (54⅔ card points or more)", "vanto": "Vanto (the last trick)",
+    "rivanto": "Rivanto (the last trick, said by an opponent)", "arie": "Tutte le Arie (T16-T19, or with T20)",
+    "pigliata": "Pigliata (an honour of the other side captured)", "re": "Tutti i Re (the four Kings)",
+    "scommessa": "Scommessa (T20, T1 and the Fuggitivo)",
+}
+
+
+def score_sheet_rows(out: dict[str, Any], options: dict[str, Any]) -> tuple[str, list[Row]]:
+    """The score sheet's headline and rows of a finished deal (its outcome): the contract, the card points, each
+    side's jochi, their difference D and the payoffs."""
+    d, dec = out["details"], out["declarer"]
+    sides, units = out["sides"], out["card_point_units"]
+    solo = out["contract"] != "call"
+    who = f"{out['contract']} by seat {dec}, the declarer"
+    if not solo:
+        who += f", who called {d['called']}: partner seat {d['partner']}"
+    names = ("the declarer's side", "the opponents") if not solo else ("the soloist", "the opponents")
+    got = [[b for b in out["bonuses"] if b["side"] == k] for k in range(2)]
+    jochi = [sum(b["points"] for b in g) for g in got]
+    rows = [{"term": "Contract", "text": who},
+            {"term": "Card points", "text": f"{names[0]} ({seats_text(sides[0])}) {points_text(units[0], 3)}, "
+                                            f"{names[1]} {points_text(units[1], 3)} of "
+                                            f"{points_text(TOTAL_THIRDS, CARD_POINT_UNITS)} (the Rimatura needs "
+                                            f"{points_text(RIMATURA_THIRDS, CARD_POINT_UNITS)})"}]
+    for k in range(2):
+        listed = ", ".join(f"{JOCHI_WORDS.get(b['name'], b['name'])} {b['points']}" for b in got[k]) or "none"
+        rows.append({"term": f"Jochi of {names[k]}", "text": f"{listed}: {jochi[k]}"})
+    mult = 2 if d["doubled"] else 1
+    diff = (jochi[0] - jochi[1]) * mult
+    rows.append({"term": "Difference", "text": f"D = {jochi[0]} − {jochi[1]}"
+                                               + (" × 2 (an early solo doubles the stakes)" if mult == 2 else "")
+                                               + f" = {signed(diff)}"})
+    if solo:
+        pay = f"the soloist 3 × D = {signed(3 * diff)}, each opponent −D = {signed(-diff)}"
+    else:
+        pay = f"the declarer and the partner +D = {signed(diff)} each, each opponent −D = {signed(-diff)}"
+    rows.append({"term": "Payoffs", "text": pay})
+    return f"{out['contract'].capitalize()}: D = {diff}, {pay}", rows
+
+
+def tally_note(final_units: int) -> str:
+    """What the sheet adds to a side's final card points (in units) in the tally: nothing."""
+    return ""

@@ -99,6 +99,7 @@ from .defaults import (
     whole_hand_dealt,
 )
 from .spec import VariantRow
+from .words import Row, points_text, seats_text, signed
 
 # the family's own entries of the shared tables (core/tables.py: MK_FAMILY + k, P_FAMILY_PARAM + k)
 MK_ACCUSO_HONOURS = MK_FAMILY + 0  # the accuso's honours: T1, T20, T21
@@ -537,3 +538,55 @@ def outcome(st, i: int, tb) -> dict:
 
 ONE_IN_EVERY_HAND: tuple[int, ...] = ()  # every deal may be played
 STOCK_IN_ORDER = False  # the stock shown: its order tells nothing
+
+
+# -- the score sheet (web/score_sheet.py) -------------------------------------------------------------------------
+END_COUNT_TEXT = ("the dealer's discard and the Matto, kept by its owner (a third of a point given for it to the "
+                  "trick's winner)")
+
+
+def score_sheet_rows(out: dict[str, Any], options: dict[str, Any]) -> tuple[str, list[Row]]:
+    """The score sheet's headline and rows of a finished deal (its outcome): the dealer, the card points, the Matto,
+    the accuso and the payoffs."""
+    d, sides = out["details"], out["sides"]
+    cards = out["card_point_units"]
+    accuso = [sum(b["points"] for b in out["bonuses"] if b["side"] == k) for k in range(len(sides))]
+    total = sum(cards)
+    rows = [{"term": "Dealer", "text": f"seat {out['declarer']} dealt and discarded"},
+            {"term": "Card points", "text": ", ".join(f"{seats_text(s)} {points_text(cards[k], 3)}"
+                                                      for k, s in enumerate(sides))
+             + f" (of {points_text(total, 3)})"}]
+    rows.append({"term": "Matto", "text": _matto_text(d["excuse"], bool(options.get("excuse_exchange", True)),
+                                                      sides)})
+    if len(sides) == 2:
+        for k, s in enumerate(sides):
+            if accuso[k]:
+                rows.append({"term": "Accuso", "text": f"{seats_text(s)}: {accuso[k]} thirds for the conditions "
+                                                       "declared"})
+        mine = [cards[k] + accuso[k] for k in range(2)]
+        pay = (f"each side its thirds minus the other's: {seats_text(sides[0])} {mine[0]} − {mine[1]} = "
+               f"{signed(mine[0] - mine[1])}, {seats_text(sides[1])} {signed(mine[1] - mine[0])}")
+    else:
+        third = total // 3
+        pay = "each seat its thirds minus a third of the deck (" + str(third) + "): " + ", ".join(
+            f"seat {s[0]} {cards[k]} − {third} = {signed(cards[k] - third)}" for k, s in enumerate(sides))
+    rows.append({"term": "Payoffs", "text": pay})
+    best = max(range(len(out["payoffs"])), key=lambda k: out["payoffs"][k])
+    return f"Seat {best} scores most: {signed(out['payoffs'][best])}", rows
+
+
+def _matto_text(ex: dict[str, Any], exchange: bool, sides: list[list[int]]) -> str:
+    by, won = ex["played_by"], ex["trick_won_by"]
+    if by < 0:
+        return "not played"
+    if ex["to_last_trick_winner"]:
+        return f"played by seat {by} to the last trick: it went to the trick's winner, seat {won}"
+    same = any(by in s and won in s for s in sides)
+    if same or not exchange:
+        return f"played by seat {by} to a trick won by seat {won}: kept by seat {by}'s side"
+    return f"played by seat {by} to a trick won by seat {won}: kept by seat {by}, who gave a third of a point for it"
+
+
+def tally_note(final_units: int) -> str:
+    """What the sheet adds to a side's final card points (in units) in the tally: nothing."""
+    return ""

@@ -114,6 +114,7 @@ from .defaults import (
     whole_hand_dealt,
 )
 from .spec import VariantRow
+from .words import Row, num, payoffs_row, seats_text, signed
 
 FAMILY_ID = 3  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
 
@@ -1040,3 +1041,69 @@ def heuristic_attack(st, i, p, allies, tb):
     if NEGATIVE[st.meta[i, CONTRACT]] == 1:
         return False
     return attack_declarer_side(st, i, p, allies, tb)
+
+
+# -- the score sheet (web/score_sheet.py) -------------------------------------------------------------------------
+END_COUNT_TEXT = "the declarer's discard; the talon's rest counts for nobody and is listed with the opponents"
+WIN_ABOVE = 35  # the normal contracts: the declarer's side wins with more card points than this (of the deck's 70)
+
+
+def score_sheet_rows(out: dict[str, Any], options: dict[str, Any]) -> tuple[str, list[Row]]:
+    """The score sheet's headline and rows of a finished deal (its outcome): the contract and its value, klop's
+    card points, the normal contracts' points, base and bonuses, the Mond, the score and the payoffs."""
+    d, dec, contract = out["details"], out["declarer"], out["contract"]
+    if contract == "klop":
+        points = d["points"]
+        rows = [{"term": "Contract", "text": "klop (every seat passed): each seat for itself"},
+                {"term": "Card points", "text": ", ".join(f"seat {k} {p}" for k, p in enumerate(points))},
+                {"term": "Rule", "text": f"when a seat has more than {KLOP_LIMIT} points or none, each seat above "
+                                         f"{KLOP_LIMIT} gets −{VALUE[KLOP]} and each seat without a trick "
+                                         f"+{VALUE[KLOP]}; otherwise each seat loses its points"}]
+        rows.append(payoffs_row(out))
+        return "Klop: " + ", ".join(f"seat {k} {signed(p)}" for k, p in enumerate(out["payoffs"])), rows
+    call = ""
+    if d["called"] is not None:
+        call = (f", called {d['called']}: " + ("it lay in the talon" if d["king_in_talon"] else
+                                               f"partner seat {d['partner']}" if d["partner"] is not None else
+                                               "held by the declarer"))
+    rows = [{"term": "Contract", "text": f"{contract} by seat {dec}, the declarer, value {d['value']}{call}"}]
+    if TAKEN[CONTRACT_NAMES.index(contract)] > 0:  # the normal contracts: points, base, bonuses
+        rows += _points_rows(out, d)
+    else:
+        rows.append({"term": "Result", "text": f"{'made' if d.get('won') else 'failed'}: the declarer alone scores "
+                                               f"{'+' if d.get('won') else '−'}{d['value']}"})
+    if d["mond_penalty"] is not None:
+        rows.append({"term": "Mond", "text": f"seat {d['mond_penalty']} lost the Mond (T21) to the other side: "
+                                             f"{num(MOND_PENALTY)} to that seat"})
+    rows.append({"term": "Score", "text": f"each seat of the declarer's side ({seats_text(out['sides'][0])}) "
+                                          f"scores {signed(d['score'])}; the opponents 0"})
+    rows.append(payoffs_row(out))
+    result = "won" if d.get("won") else "lost"
+    return f"{contract.capitalize()} {result}: {signed(d['score'])} to the declarer's side", rows
+
+
+def _points_rows(out: dict[str, Any], d: dict[str, Any]) -> list[Row]:
+    """A normal contract's rows: the card points, then the valat alone or the base and the bonuses."""
+    points, value = d["points"], d["value"]
+    rows = [{"term": "Card points", "text": f"the declarer's side {points} of 70 (more than {WIN_ABOVE} wins)"}]
+    extra = [b for b in out["bonuses"] if b["name"] != "mond penalty"]
+    if any(b["name"] == "valat" for b in extra):
+        (v,) = [b for b in extra if b["name"] == "valat"]
+        rows.append({"term": "Valat", "text": "one side's piles hold all 48 cards (OpenSpiel's valat): "
+                                              f"{signed(v['points'])}, nothing else counts"})
+        return rows
+    won = points > WIN_ABOVE
+    rows.append({"term": "Base", "text": f"({points} − {WIN_ABOVE}) {'+' if won else '−'} {value} = {num(d['base'])}"})
+    for b in extra:
+        what = ("the called King or the Pagat in the last trick" if b["name"] == "ultimo" else
+                "exactly four cards in one side's piles (OpenSpiel's test of the four Kings)")
+        rows.append({"term": b["name"].capitalize(), "text": f"{what}: {signed(b['points'])}"})
+    return rows
+
+
+def tally_note(final_units: int) -> str:
+    """What the sheet adds to a side's final card points (in thirds) in the tally: a pile counts in groups of three
+    cards, so a count with a third left over is rounded to whole points."""
+    if final_units % CARD_POINT_UNITS == 0:
+        return ""
+    return f", {(final_units + 1) // CARD_POINT_UNITS} counted in threes"

@@ -73,7 +73,7 @@ from ..records import describe_outcome
 from ..variants import FAMILIES, VARIANTS, get_variant
 from ..variants.phases import BIDDING_PHASES, DECLARATION_PHASES, PHASE_NAMES, TRICK_PHASES
 from ..views import Views, core_game, split_entry
-from .score_sheet import END_COUNT, family, score_sheet
+from .score_sheet import score_sheet
 
 __all__ = ["DecisionClock", "INT_OPTION_RANGE", "STRING_CHOICES", "SeatBot", "Table", "check_options",
            "client_seed", "replay_steps", "variants_info"]
@@ -155,7 +155,7 @@ def variants_info() -> list[dict[str, Any]]:
             "stock_size": spec.stock_size,
             "declarer_role": spec.declarer_role,
             "bonus_unit": rules.BONUS_UNIT,
-            "end_count": END_COUNT[family(name)],  # what the running tally of tricks leaves to the end
+            "end_count": rules.END_COUNT_TEXT,  # what the running tally of tricks leaves to the end
             "card_point_units": rules.CARD_POINT_UNITS,
             "suits": spec.deck.suit_letters,
             "suit_system": spec.deck.suit_system,

@@ -12,11 +12,16 @@ import pytest
 
 from tarocchi_rl.play import make_bot
 from tarocchi_rl.variants import VARIANTS, get_variant
-from tarocchi_rl.web.score_sheet import END_COUNT, family, points_text, score_sheet
+from tarocchi_rl.web.score_sheet import points_text, score_sheet
 from tarocchi_rl.web.table import SeatBot, Table, variants_info
 
 DUMP = re.compile(r"\[|\]|\{|\}|\bTrue\b|\bFalse\b|\bNone\b|details:")  # what a repr of the outcome would show
 NUMBER = r"[+−]?\d+"
+
+
+def family(variant: str) -> str:
+    """The rule family of a variant: its module's name (french, mineo, piedmont, tarok)."""
+    return get_variant(variant).rules.__name__.rsplit(".", 1)[-1]
 
 
 def deals(variant: str, count: int):
@@ -87,7 +92,7 @@ def test_every_sheet_says_the_outcome_in_words(variant):
             assert Fraction(side["end"]).limit_denominator(per) == final - running
             assert points_text(out["card_point_units"][k], per) in side["text"]
         if any(side["end"] for side in tally["sides"]):
-            assert END_COUNT[family(variant)] in tally["text"]
+            assert get_variant(variant).rules.END_COUNT_TEXT in tally["text"]
 
 
 def check_family(variant: str, out: dict, rows: dict[str, str]) -> None:
@@ -111,7 +116,7 @@ def check_family(variant: str, out: dict, rows: dict[str, str]) -> None:
 
 def test_the_variants_say_what_is_counted_at_the_end():
     for v in variants_info():
-        assert v["end_count"] == END_COUNT[family(v["name"])] and v["end_count"]
+        assert v["end_count"] == get_variant(v["name"]).rules.END_COUNT_TEXT and v["end_count"]
 
 
 def test_points_are_written_as_a_person_writes_them():
