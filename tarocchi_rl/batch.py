@@ -24,10 +24,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import engine
 from .bits import seed_states
-from .core.phases import DONE, PHASE_NAMES
+from .core.phases import DONE
 from .core.state import CUR, PAYOFF, PHASE, alloc_state
 from .variants import get_variant
 from .variants.contract import FamilyRules
+from .variants.phases import PHASE_NAMES
 
 
 class BatchEnv:

@@ -18,9 +18,9 @@ from numpy.typing import NDArray
 
 from . import engine
 from .batch import BatchEnv, illegal_action_message
-from .core.phases import PHASE_NAMES
 from .core.state import HAND, PHASE, copy_state
 from .variants import get_variant
+from .variants.phases import PHASE_NAMES
 
 RECORD_FORMAT = "tarocchi-record/1"  # the game-record format written by State.to_record (records.py)
 

@@ -29,9 +29,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tarocchi_rl import engine
-from tarocchi_rl.core.phases import DONE, PHASE_NAMES, PLAY
+from tarocchi_rl.core.phases import DONE, PLAY
 from tarocchi_rl.core.state import CALLED, CUR, HAND, PAYOFF, PHASE, SHOWN, SHOWN_BY, STOCK, STOCK_SHOWN, TRICK_NUM
 from tarocchi_rl.game import Game, make
+from tarocchi_rl.variants.phases import PHASE_NAMES
 
 __all__ = ["REVEAL_KINDS", "Views", "core_game", "split_entry"]
 

@@ -14,8 +14,7 @@ import argparse
 import numpy as np
 
 from tarocchi_rl import BatchEnv
-from tarocchi_rl.core.phases import BID
-from tarocchi_rl.core.state import COMMIT, HAND, PHASE
+from tarocchi_rl.core.state import HAND
 from tarocchi_rl.policies.heuristic import HeuristicAgent
 from tarocchi_rl.variants import tarok
 
@@ -37,8 +36,7 @@ def forced_returns(variant: str, deals: int, seed: int) -> tuple[np.ndarray, dic
             live = np.nonzero(~env.done())[0]
             acts = np.zeros(deals, np.int64)
             acts[live] = agent.act(None, None, env, live)
-            bidding = (st.meta[:, PHASE] == BID) & (st.meta[:, COMMIT + tarok.C_STEP] == tarok.STEP_BIDS)
-            bidding &= ~env.done()
+            bidding = env.legal_mask()[:, tarok.A_SPECIAL : tarok.A_SPECIAL + tarok.K_CALL].any(axis=1)  # a bid
             cur = env.current_player()
             acts[bidding & (cur == 0)] = tarok.A_SPECIAL + c
             acts[bidding & (cur != 0)] = tarok.A_SPECIAL + tarok.K_PASS

@@ -1,7 +1,8 @@
 """Observation layouts: each variant's flat float32 observation is a list of named sections.
 
-One observation kernel (:mod:`tarocchi_rl.engine.observation`) writes every variant; a variant chooses its
-sections and their order here, and the offsets travel in ``RuleTables.obs`` (-1 for a section it lacks).
+One observation kernel (:mod:`tarocchi_rl.engine.observation`) writes the shared sections of every variant, a
+family's hook its own; a variant chooses its sections and their order, and the offsets travel in
+``RuleTables.obs`` (-1 for a section it lacks).
 Seats are *relative* to the viewer: r = (seat - viewer) mod N, r = 0 is the viewer. Card planes are indexed
 by dense card id (:mod:`tarocchi_rl.cards`). Only what the viewer may know is encoded.
 
@@ -10,29 +11,24 @@ by dense card id (:mod:`tarocchi_rl.cards`). Only what the viewer may know is en
 | hand          | C             | own hand                                                                 |
 | played        | N x C         | cards played so far by relative seat r (current trick included)          |
 | trick         | N x C         | the current trick: the card of relative seat r                           |
-| stock         | C             | the monte / chien, once shown to all                                     |
+| stock         | C             | the stock, once shown to all                                             |
 | discard       | C             | own discard (the declarer / dealer / taker only)                         |
 | shown         | C             | discarded trumps (shown to all)                                          |
-| shown_by      | N x C         | cards shown by relative seat r (poignee, accuso)                         |
-| early         | N x 2         | Mineo early round: [pass, solo] per relative seat                        |
-| bids          | N x W         | auction word per relative seat (Mineo W=3: pass/solo/call; French W=5) |
+| shown_by      | N x C         | cards shown by relative seat r (a declaration)                           |
+| bids          | N x W         | auction word per relative seat (W: the family's bid words)               |
 | declarer      | N             | declarer / taker, relative seat                                          |
-| contract      | K             | contract one-hot (Mineo call/solo/forced solo; French prise..garde contre)|
-| doubled       | 1             | Mineo: stakes doubled (early solo)                                       |
-| called        | 21            | Mineo: the called trump T0..T20                                          |
-| partner_known | 1             | Mineo: the viewer knows the partnership (partner, called trump played, or solo) |
-| partner       | N             | Mineo: partner, relative seat (when known and there is one)              |
-| scommessa     | 1             | Mineo: scommessa said                                                    |
-| rivanto       | N             | Mineo: rivanto said, by relative seat                                    |
-| chelem        | 1             | French: chelem announced                                                 |
-| poignee       | N x 3         | French: poignee level declared (simple/double/triple) per relative seat  |
-| accuso        | N             | Piedmontese: accuso declared, per relative seat                          |
+| contract      | K             | contract one-hot (K: the family's contracts)                             |
+| called        | C (or fewer)  | the card called to name a partner, one-hot by dense id (the first ones)  |
 | points        | N             | card points in the tricks won by relative seat r / deck total            |
 | tricks_won    | N             | tricks won by relative seat r / tricks per deal                          |
 | trick_num     | T + 1         | tricks completed, one-hot                                                |
-| phase         | 11            | phase one-hot (:mod:`tarocchi_rl.core.phases`)                           |
+| phase         | 11            | phase one-hot, a phase in its slot (:mod:`tarocchi_rl.core.phases`)      |
 | leader        | N             | leader of the current trick, relative seat                               |
 | seat          | N             | the viewer's own seat (absolute: 0 speaks first, N-1 deals)              |
+
+**A family's own sections** (its calls and declarations) sit among these where its layout puts them: they take
+the entries ``S_FAMILY + k`` of the offsets (k: their position in the family's ``FAMILY_SECTIONS``), the family
+module's table says what they hold, and its ``observe_sections`` hook writes them.
 
 **The privileged observation** (:func:`tarocchi_rl.engine.observation.privileged_batch`): the hidden part of
 the deal, which only the perfect-information critic of training reads (``critic: perfect`` in
@@ -51,27 +47,26 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .phases import N_PHASES
+from .phases import PHASE_SLOTS
 
 SECTIONS = (
-    "hand", "played", "trick", "stock", "discard", "shown", "shown_by", "early", "bids", "declarer", "contract",
-    "doubled", "called", "partner_known", "partner", "scommessa", "rivanto", "chelem", "poignee", "accuso",
+    "hand", "played", "trick", "stock", "discard", "shown", "shown_by", "bids", "declarer", "contract", "called",
     "points", "tricks_won", "trick_num", "phase", "leader", "seat",
 )
-(S_HAND, S_PLAYED, S_TRICK, S_STOCK, S_DISCARD, S_SHOWN, S_SHOWN_BY, S_EARLY, S_BIDS, S_DECLARER, S_CONTRACT,
- S_DOUBLED, S_CALLED, S_PARTNER_KNOWN, S_PARTNER, S_SCOMMESSA, S_RIVANTO, S_CHELEM, S_POIGNEE, S_ACCUSO,
+(S_HAND, S_PLAYED, S_TRICK, S_STOCK, S_DISCARD, S_SHOWN, S_SHOWN_BY, S_BIDS, S_DECLARER, S_CONTRACT, S_CALLED,
  S_POINTS, S_TRICKS_WON, S_TRICK_NUM, S_PHASE, S_LEADER, S_SEAT) = range(len(SECTIONS))
-N_SECTIONS = len(SECTIONS)
+S_FAMILY = len(SECTIONS)  # + k: a family's own section k (its FAMILY_SECTIONS[k])
+MAX_FAMILY_SECTIONS = 8
+N_SECTIONS = S_FAMILY + MAX_FAMILY_SECTIONS
 
 
 def section_sizes(n_players: int, n_cards: int, bid_words: int, n_contracts: int, n_tricks: int) -> dict[str, int]:
+    """The size of each shared section (a family adds its own sections' sizes, and may narrow ``called``)."""
     n, c = n_players, n_cards
     return {
         "hand": c, "played": n * c, "trick": n * c, "stock": c, "discard": c, "shown": c, "shown_by": n * c,
-        "early": n * 2, "bids": n * bid_words, "declarer": n, "contract": n_contracts, "doubled": 1,
-        "called": 21, "partner_known": 1, "partner": n, "scommessa": 1, "rivanto": n, "chelem": 1,
-        "poignee": n * 3, "accuso": n, "points": n, "tricks_won": n, "trick_num": n_tricks + 1,
-        "phase": N_PHASES, "leader": n, "seat": n,
+        "bids": n * bid_words, "declarer": n, "contract": n_contracts, "called": c, "points": n, "tricks_won": n,
+        "trick_num": n_tricks + 1, "phase": PHASE_SLOTS, "leader": n, "seat": n,
     }
 
 
@@ -80,13 +75,23 @@ Row = tuple[int, int, str]
 Rows = list[Row]
 
 
-def build_layout(names: Sequence[str], sizes: dict[str, int]) -> tuple[np.ndarray, int, Rows]:
-    """Offsets (int64[N_SECTIONS], -1 where absent), total size, and the rows of the layout table."""
+def build_layout(names: Sequence[str], sizes: dict[str, int],
+                 family_sections: Sequence[str] = ()) -> tuple[np.ndarray, int, Rows]:
+    """Offsets (int64[N_SECTIONS], -1 where absent), total size, and the rows of the layout table, for the sections
+    ``names`` in order (shared ones, and the family's own ``family_sections``, entry S_FAMILY + k each)."""
+    if len(family_sections) > MAX_FAMILY_SECTIONS:
+        raise ValueError(f"a family has at most {MAX_FAMILY_SECTIONS} sections of its own, got {len(family_sections)}")
     offsets = np.full(N_SECTIONS, -1, np.int64)
     rows: Rows = []
     k = 0
     for name in names:
-        offsets[SECTIONS.index(name)] = k
+        if name in SECTIONS:
+            offsets[SECTIONS.index(name)] = k
+        elif name in family_sections:
+            offsets[S_FAMILY + list(family_sections).index(name)] = k
+        else:
+            raise ValueError(f"unknown observation section {name!r} (shared: {', '.join(SECTIONS)}; the family's: "
+                             f"{', '.join(family_sections) or 'none'})")
         rows.append((k, sizes[name], name))
         k += sizes[name]
     return offsets, k, rows

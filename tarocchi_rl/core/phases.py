@@ -1,32 +1,66 @@
-"""Phase codes, shared by every variant (a variant uses the phases its rules have).
+"""Phases: the three the engine drives, and the record with which a family declares its own.
 
-| code | phase      | variants        | who acts, what                                             |
-|------|------------|-----------------|------------------------------------------------------------|
-| 0    | early      | mineo           | seats 0..3 after 5 cards: pass / solo (doubled)            |
-| 1    | auction    | mineo           | seats 0..3: pass / solo / call                             |
-| 2    | discard    | all             | declarer / dealer / taker: discard one card per action     |
-| 3    | scommessa  | mineo           | declarer: pass / scommessa                                 |
-| 4    | rivanto    | mineo           | declarer+1..+3: pass / rivanto                             |
-| 5    | play       | all             | the seat to play: a card                                   |
-| 6    | done       | all             | -                                                          |
-| 7    | bid        | french          | seats in turn: pass / prise / garde / garde sans / contre  |
-| 8    | chelem     | french          | taker: pass / chelem                                       |
-| 9    | poignee    | french          | each seat before his first card: pass / poignee level      |
-| 10   | accuso     | piedmont4       | seats 0..3 after the discard: pass / accuso                |
+``meta[PHASE]`` holds the code of the phase a deal is in. The engine (:mod:`tarocchi_rl.engine.drivers`) knows
+only these three, which every variant has:
+
+| code | phase   | who acts, what                                              |
+|------|---------|-------------------------------------------------------------|
+| 2    | discard | the declarer / dealer / taker: one card per action          |
+| 5    | play    | the seat to play: a card                                    |
+| 6    | done    | -                                                           |
+
+Every other phase (auctions, calls, commitments, declarations) belongs to a rule family, which lists its own in its
+module's ``PHASES`` as :class:`Phase` records and drives them with its kernels; :mod:`tarocchi_rl.variants.phases`
+gathers every family's rows into the one table the upper layers read (names, decision kinds), and checks that
+codes are unique (two families may share a phase only as the same record). A phase code is below
+:data:`MAX_PHASES`; the observation shows the phase as a one-hot of :data:`PHASE_SLOTS` entries, a phase in its
+``slot`` (the first eleven codes are their own slots: the shipped networks read them so).
 """
 
-EARLY, AUCTION, DISCARD, SCOMMESSA, RIVANTO, PLAY, DONE, BID, CHELEM, POIGNEE, ACCUSO = range(11)
-PHASE_NAMES = (
-    "early", "auction", "discard", "scommessa", "rivanto", "play", "done", "bid", "chelem", "poignee", "accuso",
-)
-N_PHASES = len(PHASE_NAMES)
-BIDDING_PHASES = (EARLY, AUCTION, BID)
+from typing import NamedTuple
+
+DISCARD, PLAY, DONE = 2, 5, 6
+MAX_PHASES = 16  # phase codes are 0 .. MAX_PHASES - 1 (the rule tables hold one entry per code)
+PHASE_SLOTS = 11  # the observation's phase one-hot width
 
 # The kinds of decision, as researchers split bots (a bidding bot, a card-play bot): the auction and every
-# commitment (calls, scommessa, rivanto, chelem, poignée, accuso) are ``bid``; monte / chien discards are
-# ``discard``; the cards played to tricks are ``play``. ``DECISION_KIND_OF_PHASE[phase]`` is the kind's index.
+# commitment (calls, declarations) are ``bid``; stock exchanges and discards are ``discard``; cards played to
+# tricks are ``play``.
 DECISION_KINDS = ("bid", "discard", "play")
-DECISION_KIND_OF_PHASE = (0, 0, 1, 0, 0, 2, -1, 0, 0, 0, 0)  # by phase code; done: -1 (no decision)
-# The commitments (calls, scommessa, rivanto, chelem, poignée, accuso): decisions of kind ``bid`` outside the auction
-DECLARATION_PHASES = tuple(p for p, k in enumerate(DECISION_KIND_OF_PHASE) if k == 0 and p not in BIDDING_PHASES)
-TRICK_PHASES = (PLAY, POIGNEE)  # the phases during which a trick may lie on the table (a poignée before a card)
+
+
+class Phase(NamedTuple):
+    """One phase of a family's deal (a row of its ``PHASES``)."""
+
+    code: int  # meta[PHASE]; unique across the registry (0 .. MAX_PHASES - 1)
+    name: str  # in records, views and errors
+    kind: str  # the decisions taken in it: one of DECISION_KINDS ("" for done: no decision)
+    bidding: bool = False  # part of the auction: the sides are not settled yet
+    trick: bool = False  # a trick may lie on the table (a declaration before a card)
+    slot: int = -1  # the observation's phase one-hot entry (-1: the code itself, below PHASE_SLOTS)
+    what: str = ""  # who acts, and what they say or do
+
+
+    @property
+    def shown_as(self) -> int:
+        """The observation's phase one-hot entry of this phase."""
+        return self.code if self.slot < 0 else self.slot
+
+
+ENGINE_PHASES = (
+    Phase(DISCARD, "discard", "discard", what="the declarer / dealer / taker: one card per action"),
+    Phase(PLAY, "play", "play", trick=True, what="the seat to play: a card"),
+    Phase(DONE, "done", "", what="-"),
+)
+
+
+def check_phases(rows: tuple[Phase, ...] | list[Phase], owner: str) -> None:
+    """ValueError naming ``owner`` where a row of ``rows`` is not a valid phase (code, kind, slot)."""
+    for p in rows:
+        if not 0 <= p.code < MAX_PHASES:
+            raise ValueError(f"{owner}: phase {p.name!r} has code {p.code}, outside 0 .. {MAX_PHASES - 1}")
+        if p.kind not in DECISION_KINDS + ("",):
+            raise ValueError(f"{owner}: phase {p.name!r} has kind {p.kind!r} (kinds: {', '.join(DECISION_KINDS)})")
+        if not 0 <= p.shown_as < PHASE_SLOTS:
+            raise ValueError(f"{owner}: phase {p.name!r} is shown in slot {p.shown_as}, outside 0 .. "
+                             f"{PHASE_SLOTS - 1}")

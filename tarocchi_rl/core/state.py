@@ -8,41 +8,41 @@ which ``tests/core/test_layouts.py`` checks.
 
 ``meta`` : int32[B, N_META], one row per game
 
-| offset   | column(s)          | field            | meaning                                                          |
-|----------|--------------------|------------------|------------------------------------------------------------------|
-| 0        | PHASE              | phase            | variant's PHASE code; each variant has a 'done' phase            |
-| 1        | CUR                | seat to act      |                                                                  |
-| 2        | DECLARER           | declarer         | soloist / caller / taker, -1 none                                |
-| 3        | CONTRACT           | contract         | variant's contract code, 0 none                                  |
-| 4        | MULT               | stake multiplier |                                                                  |
-| 5        | CALLED             | called card      | Mineo: the called trump (dense id), -1 none                      |
-| 6        | PARTNER            | partner seat     | -1 none                                                          |
-| 7        | STOCK_SHOWN        | 0/1              | the monte / chien has been shown to all                          |
-| 8        | DISCARDS_LEFT      | count            |                                                                  |
-| 9        | TURN               | counter          | position within a round of turns                                 |
-| 10       | TRICK_LEADER       | seat             |                                                                  |
-| 11       | TRICK_COUNT        | cards in trick   |                                                                  |
-| 12       | LED_SUIT           | 0..3, 4 trump    | -1 while unset (nothing or only EX played)                       |
-| 13       | BEST_SEAT          | seat             | who wins the trick so far                                        |
-| 14       | BEST_TRUMP         | 0/1              | ... with a trump                                                 |
-| 15       | BEST_BIT           | bit              | ... the winning card's bit (strength order)                      |
-| 16       | TRICK_NUM          | tricks completed |                                                                  |
-| 17       | EX_PLAYER          | seat             | who played EX (-1: not yet)                                      |
-| 18       | EX_TRICK_WINNER    | seat             | winner of the trick EX was played to                             |
-| 19       | EX_LAST            | 0/1              | EX went by the last-trick rule (tables' P_EX_LAST: winner, camp) |
-| 20       | LAST_WINNER        | seat             | winner of the last trick                                         |
-| 21 .. 23 | (unused)           |                  |                                                                  |
-| 24 .. 27 | EARLY_BID + s      | per seat         | word in the early round (-1 not spoken)                          |
-| 28 .. 31 | BID_WORD + s       | per seat         | word in the auction (-1 not spoken)                              |
-| 32 .. 35 | SIDE + s           | per seat         | 0 declarer's side, 1 opponents                                   |
-| 36 .. 39 | COMMIT + k         | 4 slots          | variant's commitments                                            |
-| 40 .. 43 | TRICK + s          | per seat         | card played to the current trick (-1 none)                       |
-| 44 .. 47 | TRICKS_WON + s     | per seat         |                                                                  |
-| 48 .. 51 | POINTS + k         | per side / seat  | card points (thirds / half points) per side; piedmont3: per seat |
-| 52 .. 67 | BONUS + 8*side + k | per side         | itemised bonuses (variant's J_* slots)                           |
-| 68 .. 71 | PAYOFF + s         | per seat         | the deal's payoffs, set when done                                |
-| 72 .. 75 | POIGNEE_LEVEL + s  | per seat         | French: poignee level (0 none, 1..3 simple..triple; -1 not yet)  |
-| 76 .. 79 | ACCUSO_DECL + s    | per seat         | Piedmontese: accuso conditions declared (0..2; -1 not spoken)    |
+| offset   | column(s)          | field            | meaning                                                           |
+|----------|--------------------|------------------|-------------------------------------------------------------------|
+| 0        | PHASE              | phase            | variant's PHASE code; each variant has a 'done' phase             |
+| 1        | CUR                | seat to act      |                                                                   |
+| 2        | DECLARER           | declarer         | soloist / caller / taker, -1 none                                 |
+| 3        | CONTRACT           | contract         | variant's contract code, 0 none                                   |
+| 4        | MULT               | stake multiplier |                                                                   |
+| 5        | CALLED             | called card      | the card called to name a partner (dense id), -1 none             |
+| 6        | PARTNER            | partner seat     | -1 none                                                           |
+| 7        | STOCK_SHOWN        | 0/1              | the monte / chien has been shown to all                           |
+| 8        | DISCARDS_LEFT      | count            |                                                                   |
+| 9        | TURN               | counter          | position within a round of turns                                  |
+| 10       | TRICK_LEADER       | seat             |                                                                   |
+| 11       | TRICK_COUNT        | cards in trick   |                                                                   |
+| 12       | LED_SUIT           | 0..3, 4 trump    | -1 while unset (nothing or only EX played)                        |
+| 13       | BEST_SEAT          | seat             | who wins the trick so far                                         |
+| 14       | BEST_TRUMP         | 0/1              | ... with a trump                                                  |
+| 15       | BEST_BIT           | bit              | ... the winning card's bit (strength order)                       |
+| 16       | TRICK_NUM          | tricks completed |                                                                   |
+| 17       | EX_PLAYER          | seat             | who played EX (-1: not yet)                                       |
+| 18       | EX_TRICK_WINNER    | seat             | winner of the trick EX was played to                              |
+| 19       | EX_LAST            | 0/1              | EX went by the last-trick rule (tables' P_EX_LAST: winner, camp)  |
+| 20       | LAST_WINNER        | seat             | winner of the last trick                                          |
+| 21 .. 23 | (unused)           |                  |                                                                   |
+| 24 .. 27 | (unused)           |                  |                                                                   |
+| 28 .. 31 | BID_WORD + s       | per seat         | word in the auction (-1 not spoken)                               |
+| 32 .. 35 | SIDE + s           | per seat         | 0 declarer's side, 1 opponents                                    |
+| 36 .. 39 | COMMIT + k         | 4 slots          | variant's commitments                                             |
+| 40 .. 43 | TRICK + s          | per seat         | card played to the current trick (-1 none)                        |
+| 44 .. 47 | TRICKS_WON + s     | per seat         |                                                                   |
+| 48 .. 51 | POINTS + k         | per side / seat  | card points (the family's unit) per side; per seat where each is  |
+|          |                    |                  | a side                                                            |
+| 52 .. 67 | BONUS + 8*side + k | per side         | itemised bonuses (variant's J_* slots)                            |
+| 68 .. 71 | PAYOFF + s         | per seat         | the deal's payoffs, set when done                                 |
+| 72 .. 79 | FAMILY_META + k    | the family's own | each family module names the columns it uses (its aliases)        |
 
 ``cards`` : uint64[B, N_SETS, 2], two-word card sets (layout in :mod:`tarocchi_rl.cards`)
 
@@ -54,19 +54,17 @@ which ``tests/core/test_layouts.py`` checks.
 | 12       | STOCK        | the monte / talon / chien                                     |
 | 13       | DISCARDED    | the declarer's discard                                        |
 | 14       | SHOWN        | cards shown to all (discarded trumps)                         |
-| 15 .. 18 | SHOWN_BY + s | cards seat s showed (poignee, accuso)                         |
+| 15 .. 18 | SHOWN_BY + s | cards seat s showed (a declaration)                           |
 | 19       | (unused)     |                                                               |
 | 20 .. 23 | EXCLUDED + s | cards seat s provably does not hold, known to all (see below) |
 
 ``EXCLUDED + s`` is public knowledge kept by the kernels, for determinization (:mod:`tarocchi_rl.search`):
 a seat that does not follow suit lacks the suit led; one that neither follows nor trumps lacks every trump;
 one that plays a trump below the best one where overtrumping is compulsory lacks the trumps above it; the
-seats other than the declarer lack the shown monte / chien; Mineo: the caller lacks the called trump, the
-others lack the trumps above it (the caller's) and, after a scommessa, T20 and EX; a rivanto seat lacks the
-called trump; shown poignee / accuso cards are lacked by the others, and the shower lacks the trumps below
-his highest shown one (all his other trumps when EX is shown or ten trumps are accused); a declarer who
-discarded a trump holds no discardable card once the discard is over. Cards only leave hands during play,
-so an exclusion stays true.
+seats other than the declarer lack the shown stock; cards a seat shows are lacked by the others; a declarer who
+discarded a trump holds no discardable card once the discard is over. A family's kernels add what its own
+calls and declarations prove (each family module says which). Cards only leave hands during play, so an
+exclusion stays true.
 
 ``deck`` : int16[B, 78], the shuffled deal (dense ids; hands by seat in blocks, then the stock).
 ``rng`` : uint64[B], each game's SplitMix64 state.
@@ -88,7 +86,7 @@ META_LAYOUT = Layout("meta", ("column(s)", "field", "meaning"), [
     ("DECLARER", 1, "declarer", "soloist / caller / taker, -1 none"),
     ("CONTRACT", 1, "contract", "variant's contract code, 0 none"),
     ("MULT", 1, "stake multiplier"),
-    ("CALLED", 1, "called card", "Mineo: the called trump (dense id), -1 none"),
+    ("CALLED", 1, "called card", "the card called to name a partner (dense id), -1 none"),
     ("PARTNER", 1, "partner seat", "-1 none"),
     ("STOCK_SHOWN", 1, "0/1", "the monte / chien has been shown to all"),
     ("DISCARDS_LEFT", 1, "count"),
@@ -105,17 +103,16 @@ META_LAYOUT = Layout("meta", ("column(s)", "field", "meaning"), [
     ("EX_LAST", 1, "0/1", "EX went by the last-trick rule (tables' P_EX_LAST: winner, camp)"),
     ("LAST_WINNER", 1, "seat", "winner of the last trick"),
     ("", 3),
-    ("EARLY_BID + s", MAX_PLAYERS, "per seat", "word in the early round (-1 not spoken)"),
+    ("", MAX_PLAYERS),
     ("BID_WORD + s", MAX_PLAYERS, "per seat", "word in the auction (-1 not spoken)"),
     ("SIDE + s", MAX_PLAYERS, "per seat", "0 declarer's side, 1 opponents"),
     ("COMMIT + k", 4, "4 slots", "variant's commitments"),
     ("TRICK + s", MAX_PLAYERS, "per seat", "card played to the current trick (-1 none)"),
     ("TRICKS_WON + s", MAX_PLAYERS, "per seat"),
-    ("POINTS + k", 4, "per side / seat", "card points (thirds / half points) per side; piedmont3: per seat"),
+    ("POINTS + k", 4, "per side / seat", "card points (the family's unit) per side; per seat where each is a side"),
     ("BONUS + 8*side + k", 2 * 8, "per side", "itemised bonuses (variant's J_* slots)"),
     ("PAYOFF + s", MAX_PLAYERS, "per seat", "the deal's payoffs, set when done"),
-    ("POIGNEE_LEVEL + s", MAX_PLAYERS, "per seat", "French: poignee level (0 none, 1..3 simple..triple; -1 not yet)"),
-    ("ACCUSO_DECL + s", MAX_PLAYERS, "per seat", "Piedmontese: accuso conditions declared (0..2; -1 not spoken)"),
+    ("FAMILY_META + k", 8, "the family's own", "each family module names the columns it uses (its aliases)"),
 ], total="N_META")
 CARDS_LAYOUT = Layout("cards", ("row", "set"), [
     ("HAND + s", MAX_PLAYERS, "cards held by seat s"),
@@ -124,7 +121,7 @@ CARDS_LAYOUT = Layout("cards", ("row", "set"), [
     ("STOCK", 1, "the monte / talon / chien"),
     ("DISCARDED", 1, "the declarer's discard"),
     ("SHOWN", 1, "cards shown to all (discarded trumps)"),
-    ("SHOWN_BY + s", MAX_PLAYERS, "cards seat s showed (poignee, accuso)"),
+    ("SHOWN_BY + s", MAX_PLAYERS, "cards seat s showed (a declaration)"),
     ("", 1),
     ("EXCLUDED + s", MAX_PLAYERS, "cards seat s provably does not hold, known to all (see below)"),
 ], total="N_SETS")
@@ -150,7 +147,6 @@ EX_PLAYER = META_LAYOUT["EX_PLAYER"]
 EX_TRICK_WINNER = META_LAYOUT["EX_TRICK_WINNER"]
 EX_LAST = META_LAYOUT["EX_LAST"]
 LAST_WINNER = META_LAYOUT["LAST_WINNER"]
-EARLY_BID = META_LAYOUT["EARLY_BID"]
 BID_WORD = META_LAYOUT["BID_WORD"]
 SIDE = META_LAYOUT["SIDE"]
 COMMIT = META_LAYOUT["COMMIT"]
@@ -159,8 +155,7 @@ TRICKS_WON = META_LAYOUT["TRICKS_WON"]
 POINTS = META_LAYOUT["POINTS"]
 BONUS = META_LAYOUT["BONUS"]
 PAYOFF = META_LAYOUT["PAYOFF"]
-POIGNEE_LEVEL = META_LAYOUT["POIGNEE_LEVEL"]
-ACCUSO_DECL = META_LAYOUT["ACCUSO_DECL"]
+FAMILY_META = META_LAYOUT["FAMILY_META"]
 N_META = META_LAYOUT.total
 
 HAND = CARDS_LAYOUT["HAND"]

@@ -27,7 +27,7 @@ see :mod:`tarocchi_rl.engine.observation`.
 | 24       | (unused)             |                                                                                    |
 | 25       | MK_TRICK_HOOK        | the trumps whose trick the family's trick_won sees (the last trick it always sees) |
 | 26       | MK_CAPTURE_BONUS     | the trumps whose capture from the other side scores its taker one bonus unit in    |
-|          |                      | BONUS slot params[P_CAPTURE_BONUS] (Mineo pigliata)                                |
+|          |                      | BONUS slot params[P_CAPTURE_BONUS] (a capture bonus)                               |
 | 27       | (unused)             |                                                                                    |
 
 ``params`` : int64[N_PARAMS], named integers (entries a variant does not use stay zero)
@@ -40,9 +40,8 @@ see :mod:`tarocchi_rl.engine.observation`.
 | 3        | P_STOCK                  | monte / talon / chien size                                                     |
 | 4        | P_TRICKS                 | tricks per deal                                                                |
 | 5        | P_DISCARDS               | cards the declarer discards                                                    |
-| 6        | P_MUST_OVERTRUMP         | 1: a trump must beat the best trump in the trick when able (French)            |
-| 7        | P_EX_LEAD_ANY            | 1: EX may be led at any time (Piedmontese, French); 0: only when it is the     |
-|          |                          | last card                                                                      |
+| 6        | P_MUST_OVERTRUMP         | 1: a trump must beat the best trump in the trick when able                     |
+| 7        | P_EX_LEAD_ANY            | 1: EX may be led at any time; 0: only when it is the last card                 |
 | 8        | (unused)                 |                                                                                |
 | 9        | P_FIRST_ROUND            | cards per seat dealt before the first decision (P_HAND, the default of         |
 |          |                          | make_tables: the whole hand at once; fewer: the rest after the first round of  |
@@ -50,8 +49,8 @@ see :mod:`tarocchi_rl.engine.observation`.
 | 10       | P_N_VALUES               | number of distinct card values (MK_VALUE rows in use)                          |
 | 11       | P_FAMILY                 | rule family: its position in variants.FAMILIES (its FAMILY_ID; selects its     |
 |          |                          | kernels)                                                                       |
-| 12       | P_COUNT                  | COUNT_TRIPLETS (Italian thirds: 3v-2 a special, 1 a scartina) or COUNT_DIRECT  |
-|          |                          | (French half points)                                                           |
+| 12       | P_COUNT                  | COUNT_TRIPLETS (thirds: 3v-2 a special card, 1 a scartina) or COUNT_DIRECT     |
+|          |                          | (the sum of the values: half points)                                           |
 | 13       | P_EX_LAST                | who gets EX played to the last trick: one of the EX_LAST_* rules below         |
 | 14       | P_EXCHANGE               | 1: the Excuse exchange (one scartina's value from the owner's side to the      |
 |          |                          | winner's side)                                                                 |
@@ -64,10 +63,9 @@ see :mod:`tarocchi_rl.engine.observation`.
 | 31       | P_BID_WORDS              | words a seat can say in the auction (observation width per seat)               |
 | 32       | P_N_CONTRACTS            | contracts (observation one-hot width)                                          |
 | 33       | P_TOTAL_POINTS           | card points in the deck (thirds or half points) for normalisation              |
-| 34       | P_FIRST_TRICK_POIGNEE    | 1: in the first trick each seat declares (phase POIGNEE) before his card       |
-|          |                          | (French)                                                                       |
-| 35       | P_OBS_HOOK               | 1: the family writes observation sections of its own (its observe_sections;    |
-|          |                          | Mineo)                                                                         |
+| 34       | P_FIRST_CARD_PHASE       | the phase code a seat's first turn of the first trick enters before his card   |
+|          |                          | (a family's declaration), -1: none                                             |
+| 35       | P_OBS_HOOK               | 1: the family writes observation sections of its own (its observe_sections)    |
 | 36       | P_CAPTURE_BONUS          | the BONUS slot (per side) that counts captures of masks[MK_CAPTURE_BONUS]      |
 |          |                          | cards                                                                          |
 | 37       | P_PLAY_HOOK              | 1: the family's play_rules narrows the cards legal by the shared trick rules;  |
@@ -77,10 +75,11 @@ see :mod:`tarocchi_rl.engine.observation`.
 |          |                          | change any trick's winner, and end the deal)                                   |
 | 39       | P_DISCARD_FALLBACK_EMPTY | 1: MK_DISCARD_FALLBACK cards become discardable only when no allowed card is   |
 |          |                          | left (0: when fewer than the discards left)                                    |
+| 40 .. 55 | P_PHASE_SLOT + p         | the observation's phase one-hot entry of phase code p (its Phase.shown_as)     |
 
 **The family's own entries.** ``MK_FAMILY + k`` and ``P_FAMILY_PARAM + k`` belong to the family of
-``params[P_FAMILY]``: each family module names the ones it uses (Mineo's ``MK_PIGLIATA = MK_FAMILY + 0``, the
-French ``P_POIGNEE_1 = P_FAMILY_PARAM + 2``, ...) and only its own kernels read them, so a new family adds no row
+``params[P_FAMILY]``: each family module names the ones it uses (``MK_X = MK_FAMILY + 0``,
+``P_Y = P_FAMILY_PARAM + 2``, ...) and only its own kernels read them, so a new family adds no row
 here. (The entries the families moved out of keep their numbers as aliases where they could; the shared
 entries never moved: a kernel cached by Numba before a change of this file still reads the right ones.)
 
@@ -98,6 +97,7 @@ from numba.extending import overload
 
 from ..cards import EX_BIT, Deck
 from .offsets import Layout
+from .phases import ENGINE_PHASES, MAX_PHASES, Phase, check_phases
 
 CARD_SUIT, CARD_WORD, CARD_BIT, CARD_VALUE = range(4)
 
@@ -117,7 +117,7 @@ class PlayRulesTables(RuleTables):
 
     A type of its own for Numba: the kernels are compiled apart for it, and :func:`has_play_rules` is a constant
     in each compile, so the kernels of the other families carry no trace of the hook (a call left in the shared
-    legality code, even never taken, cost Mineo's random rollout about a tenth of its speed)."""
+    legality code, even never taken, cost a random rollout of another family about a tenth of its speed)."""
 
     __slots__ = ()
 
@@ -150,7 +150,7 @@ MASKS_LAYOUT = Layout("masks", ("row", "cards"), [
     ("", 1),
     ("MK_TRICK_HOOK", 1, "the trumps whose trick the family's trick_won sees (the last trick it always sees)"),
     ("MK_CAPTURE_BONUS", 1, "the trumps whose capture from the other side scores its taker one bonus unit in BONUS "
-                            "slot params[P_CAPTURE_BONUS] (Mineo pigliata)"),
+                            "slot params[P_CAPTURE_BONUS] (a capture bonus)"),
     ("", 1),
 ], total="N_MASKS")
 PARAMS_LAYOUT = Layout("params", ("entry", "value"), [
@@ -160,15 +160,15 @@ PARAMS_LAYOUT = Layout("params", ("entry", "value"), [
     ("P_STOCK", 1, "monte / talon / chien size"),
     ("P_TRICKS", 1, "tricks per deal"),
     ("P_DISCARDS", 1, "cards the declarer discards"),
-    ("P_MUST_OVERTRUMP", 1, "1: a trump must beat the best trump in the trick when able (French)"),
-    ("P_EX_LEAD_ANY", 1, "1: EX may be led at any time (Piedmontese, French); 0: only when it is the last card"),
+    ("P_MUST_OVERTRUMP", 1, "1: a trump must beat the best trump in the trick when able"),
+    ("P_EX_LEAD_ANY", 1, "1: EX may be led at any time; 0: only when it is the last card"),
     ("", 1),
     ("P_FIRST_ROUND", 1, "cards per seat dealt before the first decision (P_HAND, the default of make_tables: the "
                          "whole hand at once; fewer: the rest after the first round of bidding)"),
     ("P_N_VALUES", 1, "number of distinct card values (MK_VALUE rows in use)"),
     ("P_FAMILY", 1, "rule family: its position in variants.FAMILIES (its FAMILY_ID; selects its kernels)"),
-    ("P_COUNT", 1, "COUNT_TRIPLETS (Italian thirds: 3v-2 a special, 1 a scartina) or COUNT_DIRECT (French half "
-                   "points)"),
+    ("P_COUNT", 1, "COUNT_TRIPLETS (thirds: 3v-2 a special card, 1 a scartina) or COUNT_DIRECT (the sum of the "
+                   "values: half points)"),
     ("P_EX_LAST", 1, "who gets EX played to the last trick: one of the EX_LAST_* rules below"),
     ("P_EXCHANGE", 1, "1: the Excuse exchange (one scartina's value from the owner's side to the winner's side)"),
     ("P_DEALER", 1, "seat of the dealer"),
@@ -180,8 +180,9 @@ PARAMS_LAYOUT = Layout("params", ("entry", "value"), [
     ("P_BID_WORDS", 1, "words a seat can say in the auction (observation width per seat)"),
     ("P_N_CONTRACTS", 1, "contracts (observation one-hot width)"),
     ("P_TOTAL_POINTS", 1, "card points in the deck (thirds or half points) for normalisation"),
-    ("P_FIRST_TRICK_POIGNEE", 1, "1: in the first trick each seat declares (phase POIGNEE) before his card (French)"),
-    ("P_OBS_HOOK", 1, "1: the family writes observation sections of its own (its observe_sections; Mineo)"),
+    ("P_FIRST_CARD_PHASE", 1, "the phase code a seat's first turn of the first trick enters before his card (a "
+                              "family's declaration), -1: none"),
+    ("P_OBS_HOOK", 1, "1: the family writes observation sections of its own (its observe_sections)"),
     ("P_CAPTURE_BONUS", 1, "the BONUS slot (per side) that counts captures of masks[MK_CAPTURE_BONUS] cards"),
     ("P_PLAY_HOOK", 1, "1: the family's play_rules narrows the cards legal by the shared trick rules; its tables "
                        "are then a PlayRulesTables, and the kernels read that type (has_play_rules), not this"),
@@ -189,6 +190,7 @@ PARAMS_LAYOUT = Layout("params", ("entry", "value"), [
                               "any trick's winner, and end the deal)"),
     ("P_DISCARD_FALLBACK_EMPTY", 1, "1: MK_DISCARD_FALLBACK cards become discardable only when no allowed card is "
                                     "left (0: when fewer than the discards left)"),
+    ("P_PHASE_SLOT + p", MAX_PHASES, "the observation's phase one-hot entry of phase code p (its Phase.shown_as)"),
 ], total="N_PARAMS")
 
 MK_SUIT = MASKS_LAYOUT["MK_SUIT"]
@@ -223,13 +225,14 @@ P_N_SPECIAL = PARAMS_LAYOUT["P_N_SPECIAL"]
 P_BID_WORDS = PARAMS_LAYOUT["P_BID_WORDS"]
 P_N_CONTRACTS = PARAMS_LAYOUT["P_N_CONTRACTS"]
 P_TOTAL_POINTS = PARAMS_LAYOUT["P_TOTAL_POINTS"]
-P_FIRST_TRICK_POIGNEE = PARAMS_LAYOUT["P_FIRST_TRICK_POIGNEE"]
+P_FIRST_CARD_PHASE = PARAMS_LAYOUT["P_FIRST_CARD_PHASE"]
 P_OBS_HOOK = PARAMS_LAYOUT["P_OBS_HOOK"]
 P_CAPTURE_BONUS = PARAMS_LAYOUT["P_CAPTURE_BONUS"]
 P_PLAY_HOOK = PARAMS_LAYOUT["P_PLAY_HOOK"]
 P_TRICK_HOOK_EVERY = PARAMS_LAYOUT["P_TRICK_HOOK_EVERY"]
 P_DISCARD_FALLBACK_EMPTY = PARAMS_LAYOUT["P_DISCARD_FALLBACK_EMPTY"]
 P_FAMILY_PARAM = PARAMS_LAYOUT["P_FAMILY_PARAM"]
+P_PHASE_SLOT = PARAMS_LAYOUT["P_PHASE_SLOT"]
 N_PARAMS = PARAMS_LAYOUT.total
 
 MASKS_LAYOUT.check_bound(globals())
@@ -237,16 +240,16 @@ PARAMS_LAYOUT.check_bound(globals())
 
 COUNT_TRIPLETS, COUNT_DIRECT = 0, 1
 # P_EX_LAST values (the Excuse / Fuggitivo / Matto played to the last trick):
-# EX_LAST_IF_LED     to the trick's winner only if EX led that trick (Mineo), else its owner's side keeps it
-# EX_LAST_ALWAYS     to the trick's winner (Piedmontese; French option excuse_last_trick = "trick_winner")
-# EX_LAST_OTHER_SIDE to the camp opposite its owner, outside a chelem (French, "other_side", the FFT text)
+# EX_LAST_IF_LED     to the trick's winner only if EX led that trick, else its owner's side keeps it
+# EX_LAST_ALWAYS     to the trick's winner
+# EX_LAST_OTHER_SIDE to the camp opposite its owner, unless that side won every other trick
 EX_LAST_IF_LED, EX_LAST_ALWAYS, EX_LAST_OTHER_SIDE = 0, 1, 2
 
 
 def make_tables(deck: Deck, card_value: Sequence[int] | np.ndarray, masks: dict[int, Any], params: dict[int, int],
-                obs: np.ndarray) -> RuleTables:
-    """Compile a deck, card values, named masks {MK_*: [names]}, params {P_*: int} and an observation
-    layout (int64[N_SECTIONS] offsets) into RuleTables."""
+                obs: np.ndarray, phases: Sequence[Phase] = ()) -> RuleTables:
+    """Compile a deck, card values, named masks {MK_*: [names]}, params {P_*: int}, an observation layout
+    (int64[N_SECTIONS] offsets) and the family's ``phases`` (beside the engine's) into RuleTables."""
     mk = np.zeros((N_MASKS, 2), dtype=np.uint64)
     for row, names in masks.items():
         mk[row] = deck.mask_of(names)
@@ -259,6 +262,11 @@ def make_tables(deck: Deck, card_value: Sequence[int] | np.ndarray, masks: dict[
         pr[k] = int(v)
     if P_FIRST_ROUND not in params:
         pr[P_FIRST_ROUND] = pr[P_HAND]
+    if P_FIRST_CARD_PHASE not in params:
+        pr[P_FIRST_CARD_PHASE] = -1
+    check_phases(list(phases), "make_tables")
+    for p in ENGINE_PHASES + tuple(phases):
+        pr[P_PHASE_SLOT + p.code] = p.shown_as
     values = sorted({int(v) for v in card_value})
     assert len(values) <= 8
     pr[P_N_VALUES] = len(values)

@@ -21,7 +21,7 @@ from numba import njit, prange
 from ..bits import U0, bit, bounded, kth_bit, lowest_bit, popcount, splitmix_next
 from ..cards import FOOL
 from ..core.deal import give, shuffle_deck
-from ..core.phases import DISCARD, DONE, PLAY, POIGNEE
+from ..core.phases import DISCARD, DONE, PLAY
 from ..core.state import (
     BEST_BIT,
     BEST_SEAT,
@@ -67,7 +67,7 @@ from ..core.tables import (
     P_CARDS,
     P_DISCARD_FALLBACK_EMPTY,
     P_EX_LAST,
-    P_FIRST_TRICK_POIGNEE,
+    P_FIRST_CARD_PHASE,
     P_HAND,
     P_N_SPECIAL,
     P_PLAYERS,
@@ -311,8 +311,8 @@ def step_row(st, i, a, tb):
             tells = _shared_exclusions_hold(st, i, a, tb)
         if add_to_trick(st, i, a, tb, tells):
             resolve_trick(st, i, tb)
-        elif m[TRICK_NUM] == 0 and tb.params[P_FIRST_TRICK_POIGNEE] == 1:
-            m[PHASE] = POIGNEE  # the next seat's first turn to play: his poignee first
+        elif m[TRICK_NUM] == 0 and tb.params[P_FIRST_CARD_PHASE] >= 0:
+            m[PHASE] = tb.params[P_FIRST_CARD_PHASE]  # the next seat's first card: his declaration first
         return
     if ph == DISCARD:
         _discard(st, i, a - c, tb)
@@ -400,8 +400,9 @@ def random_playout_row(st, i, tb):
     """Random legal card play in game ``i`` from the current position while the phase is PLAY.
 
     The hot loop of rollouts: the trick lives in registers and goes back to the state when complete (or, in
-    the French first trick, when the next seat has his poignee to decide: the phase becomes POIGNEE and this
-    returns). Draws from the game's RNG exactly as ``random_action`` would; returns the cards played.
+    the first trick, when the next seat has a declaration to decide first: the phase becomes the tables'
+    P_FIRST_CARD_PHASE and this returns). Draws from the game's RNG exactly as ``random_action`` would;
+    returns the cards played.
     """
     m = st.meta[i]
     n = tb.params[P_PLAYERS]
@@ -409,7 +410,7 @@ def random_playout_row(st, i, tb):
     if has_play_rules(tb):
         return _stepped_playout_row(st, i, tb)
     while m[PHASE] == PLAY:
-        first_trick_poignee = m[TRICK_NUM] == 0 and tb.params[P_FIRST_TRICK_POIGNEE] == 1
+        first_card_phase = tb.params[P_FIRST_CARD_PHASE] if m[TRICK_NUM] == 0 else -1
         p = m[CUR]
         k = m[TRICK_COUNT]
         led, bs, bt, bb = m[LED_SUIT], m[BEST_SEAT], m[BEST_TRUMP], m[BEST_BIT]
@@ -444,11 +445,11 @@ def random_playout_row(st, i, tb):
             k += 1
             plays += 1
             p = p + 1 if p + 1 < n else 0
-            if first_trick_poignee and k < n:  # French trick 1: the next seat decides his poignee first
+            if first_card_phase >= 0 and k < n:  # trick 1: the next seat's declaration before his card
                 st.rng[i] = r
                 m[TRICK_COUNT], m[LED_SUIT], m[BEST_SEAT], m[BEST_TRUMP], m[BEST_BIT] = k, led, bs, bt, bb
                 m[CUR] = p
-                m[PHASE] = POIGNEE
+                m[PHASE] = first_card_phase
                 return plays
         st.rng[i] = r
         m[TRICK_COUNT], m[LED_SUIT], m[BEST_SEAT], m[BEST_TRUMP], m[BEST_BIT] = k, led, bs, bt, bb

@@ -16,20 +16,15 @@ from ..core.obs_layout import (
     PV_DISCARD,
     PV_HANDS,
     PV_STOCK,
-    S_ACCUSO,
     S_BIDS,
     S_CALLED,
-    S_CHELEM,
     S_CONTRACT,
     S_DECLARER,
     S_DISCARD,
-    S_DOUBLED,
-    S_EARLY,
     S_HAND,
     S_LEADER,
     S_PHASE,
     S_PLAYED,
-    S_POIGNEE,
     S_POINTS,
     S_SEAT,
     S_SHOWN,
@@ -40,22 +35,17 @@ from ..core.obs_layout import (
     S_TRICKS_WON,
     build_privileged_layout,
 )
-from ..core.phases import DONE, PLAY, POIGNEE
+from ..core.phases import DONE, PLAY
 from ..core.points import card_points
 from ..core.state import (
-    ACCUSO_DECL,
     BID_WORD,
     CALLED,
-    COMMIT,
     CONTRACT,
     DECLARER,
     DISCARDED,
-    EARLY_BID,
     HAND,
-    MULT,
     PHASE,
     PLAYED,
-    POIGNEE_LEVEL,
     SHOWN,
     SHOWN_BY,
     STOCK,
@@ -71,8 +61,10 @@ from ..core.tables import (
     CARD_WORD,
     P_BID_WORDS,
     P_CARDS,
+    P_FIRST_CARD_PHASE,
     P_HAND,
     P_OBS_HOOK,
+    P_PHASE_SLOT,
     P_PLAYERS,
     P_TOTAL_POINTS,
     P_TRICKS,
@@ -108,14 +100,8 @@ def observe_row(st, i, viewer, tb, out):
             out[o[S_TRICK] + r * c + card] = 1.0
         if o[S_SHOWN_BY] >= 0:
             _plane(st.cards[i, SHOWN_BY + s, 0], st.cards[i, SHOWN_BY + s, 1], tb, out, o[S_SHOWN_BY] + r * c)
-        if o[S_EARLY] >= 0 and m[EARLY_BID + s] >= 0:
-            out[o[S_EARLY] + 2 * r + m[EARLY_BID + s]] = 1.0
         if o[S_BIDS] >= 0 and m[BID_WORD + s] >= 0:
             out[o[S_BIDS] + tb.params[P_BID_WORDS] * r + m[BID_WORD + s]] = 1.0
-        if o[S_POIGNEE] >= 0 and m[POIGNEE_LEVEL + s] > 0:
-            out[o[S_POIGNEE] + 3 * r + m[POIGNEE_LEVEL + s] - 1] = 1.0
-        if o[S_ACCUSO] >= 0 and m[ACCUSO_DECL + s] > 0:
-            out[o[S_ACCUSO] + r] = 1.0
         won = card_points(st.cards[i, WON + s, 0], st.cards[i, WON + s, 1], tb)
         out[o[S_POINTS] + r] = won / tb.params[P_TOTAL_POINTS]
         out[o[S_TRICKS_WON] + r] = m[TRICKS_WON + s] / tb.params[P_TRICKS]
@@ -128,17 +114,13 @@ def observe_row(st, i, viewer, tb, out):
         out[o[S_DECLARER] + (m[DECLARER] - viewer) % n] = 1.0
     if o[S_CONTRACT] >= 0 and m[CONTRACT] > 0:
         out[o[S_CONTRACT] + m[CONTRACT] - 1] = 1.0
-    if o[S_DOUBLED] >= 0 and m[MULT] == 2:
-        out[o[S_DOUBLED]] = 1.0
-    if o[S_CALLED] >= 0 and m[CALLED] >= 0:  # by dense id (Mineo's called trumps T0..T20 are dense ids 0..20)
+    if o[S_CALLED] >= 0 and m[CALLED] >= 0:  # by dense id (a section narrower than the deck: the first cards)
         out[o[S_CALLED] + m[CALLED]] = 1.0
-    if tb.params[P_OBS_HOOK] == 1:  # the family's own sections (Mineo: partnership, commitments)
+    if tb.params[P_OBS_HOOK] == 1:  # the family's own sections (its calls and declarations)
         family.observe_sections(st, i, viewer, tb, out)
-    if o[S_CHELEM] >= 0 and m[COMMIT] == 1:
-        out[o[S_CHELEM]] = 1.0
     out[o[S_TRICK_NUM] + m[TRICK_NUM]] = 1.0
-    out[o[S_PHASE] + m[PHASE]] = 1.0
-    if m[PHASE] == PLAY or m[PHASE] == POIGNEE:
+    out[o[S_PHASE] + tb.params[P_PHASE_SLOT + m[PHASE]]] = 1.0
+    if m[PHASE] == PLAY or m[PHASE] == tb.params[P_FIRST_CARD_PHASE]:  # a trick on the table
         out[o[S_LEADER] + (m[TRICK_LEADER] - viewer) % n] = 1.0
     out[o[S_SEAT] + viewer] = 1.0
     return m[PHASE] != DONE

@@ -34,13 +34,14 @@ from numpy.typing import NDArray
 
 from .. import engine
 from ..batch import BatchEnv
-from ..core.phases import DECISION_KIND_OF_PHASE, DECISION_KINDS
+from ..core.phases import DECISION_KINDS
 from ..core.state import PHASE
 from ..policies.belief import belief_targets
 from ..rl.network import build_network
 from ..rl.policy import PPOAgent
 from ..search.guided import guided_search
 from ..search.ismcts import ROLLOUT_HEURISTIC, SearchTrees
+from ..variants.phases import DECISION_KIND_OF_PHASE
 from .config import ExpertConfig, expert_config_from_dict
 from .shards import Shard
 

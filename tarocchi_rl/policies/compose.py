@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core.phases import DECISION_KIND_OF_PHASE, DECISION_KINDS
+from ..core.phases import DECISION_KINDS
 from ..core.state import PHASE
+from ..variants.phases import DECISION_KIND_OF_PHASE
 from .base import Agent, AgentLike
 
 if TYPE_CHECKING:

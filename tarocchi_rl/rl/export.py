@@ -50,7 +50,6 @@ from numpy.typing import NDArray
 from .. import bounded
 from ..arena import MAX_DEALS, run_arena
 from ..batch import BatchEnv
-from ..core.phases import PHASE_NAMES
 from ..core.state import PHASE
 from ..policies import HeuristicAgent, RandomAgent
 from ..policies.belief import location_names
@@ -71,6 +70,7 @@ from ..policies.onnx_policy import (
 )
 from ..provenance import git_state
 from ..variants import get_variant
+from ..variants.phases import PHASE_NAMES
 from .config import TrainConfig
 from .model_card import model_card
 from .network import PolicyValueNet, load_network

@@ -1,4 +1,4 @@
-"""The variants: one rule family module each (mineo, piedmont, french) behind one contract, and the registry.
+"""The variants: one rule family module each (mineo, piedmont, french, tarok) behind one contract, and the registry.
 
 The family contract is a type, :class:`tarocchi_rl.variants.contract.FamilyRules` (a ``Protocol``): mypy checks
 every module of ``FAMILIES`` below against it, and ``tests/core/test_variant_contract.py`` checks each at run
@@ -40,26 +40,24 @@ hooks run only where the family's tables ask for them (a call through the dispat
 work around it): ``trick_won`` for the last trick and the tricks holding a trump of ``masks[MK_TRICK_HOOK]``
 (none where that row is empty; every trick where ``params[P_TRICK_HOOK_EVERY]`` is 1), ``observe_sections``
 where ``params[P_OBS_HOOK]`` is 1, ``play_rules`` where ``params[P_PLAY_HOOK]`` is 1. Rules that the shared
-kernels apply from the tables alone stay table entries (``P_FIRST_TRICK_POIGNEE``, ``MK_CAPTURE_BONUS`` with
+kernels apply from the tables alone stay table entries (``P_FIRST_CARD_PHASE``, ``MK_CAPTURE_BONUS`` with
 ``P_CAPTURE_BONUS``, ``P_EX_LAST``, ...).
 
-A ``VariantSpec`` gathers, per variant, the family module, the options (name -> (type, default)), sizes,
-deal order, observation layout and these facts. A sixth variant is one family module (or a new entry of an
-existing family), its line in ``FAMILIES`` (a new family), its lines in ``_FACTORIES`` and its oracle in
-``tests/oracles``; the contract test ``tests/core/test_variant_contract.py`` runs over every registered family
-and variant.
+A ``VariantSpec`` (:mod:`tarocchi_rl.variants.spec`) gathers, per variant, the family module, the options (name ->
+(type, default)), sizes, deal order, observation layout and these facts; each family module registers its own
+variants as ``VARIANT_ROWS`` (name -> ``VariantRow``, one record shape for every family). A new variant of a family
+is a row there; a new family is one module, its line in ``FAMILIES`` below and its oracle in ``tests/oracles``.
+``contract.check_family(module)`` checks a family module, and the contract test
+``tests/core/test_variant_contract.py`` runs it and its checks over every registered family and variant.
 """
 
-from dataclasses import dataclass, field
-
-import numpy as np
-
-from ..bounded import shown
-from ..cards import TRUMP, Deck
 from ..core.obs_layout import build_privileged_layout, layout_table
-from ..core.tables import RuleTables
 from . import french, mineo, piedmont, tarok
 from .contract import FamilyRules
+from .spec import INT32_MAX, INT32_MIN, VariantRow, VariantSpec
+
+__all__ = ["FAMILIES", "INT32_MAX", "INT32_MIN", "OUTCOME_FIELDS", "VARIANTS", "VariantRow", "VariantSpec",
+           "get_variant", "observation_layouts_markdown"]
 
 # The rule families; a family's id (params[P_FAMILY], its FAMILY_ID) is its position here. mypy checks each
 # module against the FamilyRules protocol on this line.
@@ -81,186 +79,22 @@ OUTCOME_FIELDS = {
 }
 
 
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1  # the core's payoffs are int32 (core/state.py)
-
-
-
-
-@dataclass(frozen=True)
-class VariantSpec:
-    """A variant: family module, options (name -> (type, default)), sizes, deal order and facts."""
-
-    name: str
-    rules: FamilyRules
-    options: dict
-    n_players: int
-    n_actions: int
-    hand_sizes: tuple
-    stock_size: int
-    obs_dim: int
-    obs_rows: tuple
-    fixed: dict  # arguments of make_rule_tables that are not user options (the variant's name)
-    long_name: str = ""
-    # the allowed range (lo, hi) of each integer option, so that no deal's payoff can overflow the core's int32
-    option_ranges: dict = field(default_factory=dict)
-
-    @property
-    def deck(self) -> Deck:
-        return self.rules.DECK
-
-    @property
-    def payoff_scale(self) -> float:
-        """Payoff units per unit of reward: rewards of order 1 are payoffs / this (the family's PAYOFF_SCALE)."""
-        return float(self.rules.PAYOFF_SCALE)
-
-    @property
-    def zero_sum(self) -> bool:
-        """Whether every deal's payoffs add up to 0 (the family's ZERO_SUM)."""
-        return bool(self.rules.ZERO_SUM)
-
-    @property
-    def declarer_role(self) -> str:
-        """What the outcome's ``declarer`` is called in this game: declarer, taker or dealer."""
-        return self.rules.DECLARER_ROLE
-
-    @property
-    def special_actions(self) -> tuple:
-        """The action vocabulary beyond playing and discarding a card: id 2C + k is ``special_actions[k]``."""
-        return tuple(self.rules.SPECIAL_ACTION_NAMES)
-
-    def refused_hand(self, decks: np.ndarray) -> tuple[int, int, str] | None:
-        """The first hand in given deals ``decks`` int[B, n_cards] (hands by seat in deal order, then the stock)
-        that holds none of the family's ``ONE_IN_EVERY_HAND``: (game, seat, why), or None where every hand may
-        be dealt."""
-        needed = tuple(self.rules.ONE_IN_EVERY_HAND)
-        if not needed:
-            return None
-        starts = np.cumsum((0,) + tuple(self.hand_sizes))
-        held = np.isin(np.asarray(decks), needed)
-        refused = np.stack([~held[:, a:b].any(axis=1) for a, b in zip(starts[:-1], starts[1:], strict=True)], 1)
-        if not refused.any():
-            return None
-        game, seat = (int(x) for x in np.argwhere(refused)[0])
-        if set(needed) == set(np.nonzero(self.deck.suit == TRUMP)[0].tolist()):
-            return game, seat, "holds no trump"
-        return game, seat, "holds none of " + " ".join(self.deck.names[c] for c in needed)
-
-    def dealable_deck(self, rng: np.random.Generator) -> np.ndarray:
-        """A uniformly random deck int64[n_cards] (dense ids in deal order) among those the rules deal: drawn
-        again while :meth:`refused_hand` refuses it (tarok: a hand without a tarok), as the core's deal does."""
-        deck = rng.permutation(self.deck.n_cards)
-        while self.refused_hand(deck[None]) is not None:
-            deck = rng.permutation(self.deck.n_cards)
-        return deck
-
-    def utility_bounds(self, options: dict | None = None) -> tuple[int, int]:
-        """(min, max) payoff of any seat in any deal with these options (derivation: the family's docstring)."""
-        return self.rules.utility_bounds(**self.fixed_or_name(), **self.resolve_options(options or {}))
-
-    def max_game_length(self, options: dict | None = None) -> int:
-        """The most player decisions in one deal with these options (derivation: the family's docstring)."""
-        return self.rules.max_game_length(**self.fixed_or_name(), **self.resolve_options(options or {}))
-
-    def fixed_or_name(self) -> dict:
-        return self.fixed or {"variant": self.name}
-
-    def resolve_options(self, options: dict) -> dict:
-        """Defaults filled in; an unknown option, a value of the wrong type, an integer outside its range
-        (:attr:`option_ranges`) or a value the rules do not allow is a ValueError saying which. The resolved
-        options keep every payoff within the core's int32 (checked on :meth:`utility_bounds`)."""
-        if not isinstance(options, dict):
-            raise ValueError(f"options of variant {self.name!r} must be a mapping of names to values, got "
-                             f"{type(options).__name__}")
-        out = {k: default for k, (_, default) in self.options.items()}
-        for k, v in options.items():
-            if k not in self.options:
-                known = ", ".join(sorted(self.options)) or "none"
-                raise ValueError(f"unknown option {shown(k)} for variant {self.name!r} (options: {known})")
-            typ, _ = self.options[k]
-            if typ is bool and not isinstance(v, bool):
-                raise ValueError(f"option {k!r} of variant {self.name!r} must be true or false, got {shown(v)}")
-            if typ is int and (isinstance(v, bool) or not isinstance(v, int)):
-                raise ValueError(f"option {k!r} of variant {self.name!r} must be an integer, got {shown(v)}")
-            if typ is str and not isinstance(v, str):
-                raise ValueError(f"option {k!r} of variant {self.name!r} must be a string, got {shown(v)}")
-            if k in self.option_ranges:
-                lo, hi = self.option_ranges[k]
-                if not lo <= v <= hi:
-                    raise ValueError(f"option {k!r} of variant {self.name!r} must be in [{lo}, {hi}], got "
-                                     f"{shown(v)}")
-            out[k] = v
-        self.tables(out)  # the family checks the values (e.g. honour_5, excuse_last_trick): ValueError naming them
-        lo, hi = self.rules.utility_bounds(**self.fixed_or_name(), **out)
-        if not INT32_MIN <= lo <= hi <= INT32_MAX:  # a safety net beside option_ranges: payoffs are int32
-            raise ValueError(f"options {out} of variant {self.name!r} allow payoffs in [{lo}, {hi}], beyond the "
-                             "core's int32 payoffs")
-        return out
-
-    def tables(self, options: dict) -> RuleTables:
-        """The variant's RuleTables with these (resolved) options."""
-        return self.rules.make_rule_tables(**self.fixed, **options)
-
-    def __reduce__(self) -> tuple:  # pickle / deepcopy by name (the spec holds a module)
-        return (get_variant, (self.name,))
-
-
-def _mineo() -> VariantSpec:
-    return VariantSpec("mineo", mineo, {"early_solo": (bool, True)}, 4, mineo.N_ACTIONS, mineo.HAND_SIZES,
-                       mineo.STOCK_SIZE, mineo.OBS_DIM, tuple(mineo.OBS_ROWS), {}, mineo.LONG_NAME)
-
-
-ACCUSO_POINTS_MAX = 10_000  # piedmont4: far beyond any real table's stake, far below int32 payoffs
-
-
-def _piedmont(name: str) -> VariantSpec:
-    n, hand, stock, _, _ = piedmont.SHAPES[name]
-    options: dict[str, tuple[type, object]] = {"excuse_exchange": (bool, True)}
-    if name == "piedmont3":
-        options["honour_5"] = (str, "mondo")
-    else:
-        options["accuso"] = (bool, False)
-        options["accuso_points"] = (int, 5)
-    _, dim, rows = piedmont.layout(name)
-    # accuso_points: card points per accuso condition; payoffs reach +-(243 + 9 P) thirds (piedmont.utility_bounds)
-    ranges = {"accuso_points": (0, ACCUSO_POINTS_MAX)} if name == "piedmont4" else {}
-    return VariantSpec(name, piedmont, options, n, piedmont.N_ACTIONS, (hand,) * n, stock, dim, tuple(rows),
-                       {"variant": name}, piedmont.LONG_NAMES[name], ranges)
-
-
-def _french(name: str) -> VariantSpec:
-    n, hand, _, _ = french.SHAPES[name]
-    _, dim, rows = french.layout(name)
-    options = {"excuse_last_trick": (str, french.EXCUSE_LAST_TRICK[0])}  # "other_side" | "trick_winner"
-    return VariantSpec(name, french, options, n, french.N_ACTIONS, (hand,) * n, 6, dim, tuple(rows),
-                       {"variant": name}, french.LONG_NAMES[name])
-
-
-def _tarok(name: str) -> VariantSpec:
-    n, hand, _ = tarok.SHAPES[name]
-    _, dim, rows = tarok.layout(name)
-    return VariantSpec(name, tarok, {}, n, tarok.N_ACTIONS, (hand,) * n, tarok.TALON, dim, tuple(rows),
-                       {"variant": name}, tarok.LONG_NAMES[name])
-
-
-_FACTORIES = {
-    "mineo": _mineo,
-    "piedmont3": lambda: _piedmont("piedmont3"),
-    "piedmont4": lambda: _piedmont("piedmont4"),
-    "french3": lambda: _french("french3"),
-    "french4": lambda: _french("french4"),
-    "tarok3": lambda: _tarok("tarok3"),
-    "tarok4": lambda: _tarok("tarok4"),
-}
-VARIANTS = tuple(_FACTORIES)
+# Every variant, from its family's VARIANT_ROWS (a family module registers its own variants).
+_ROWS = {name: (family, row) for family in FAMILIES for name, row in family.VARIANT_ROWS.items()}
+VARIANTS = tuple(_ROWS)
 _cache: dict = {}
 
 
 def get_variant(name: str) -> VariantSpec:
     """The VariantSpec of ``name``; ValueError listing the known variants otherwise."""
-    if name not in _FACTORIES:
+    if name not in _ROWS:
         raise ValueError(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")
     if name not in _cache:
-        _cache[name] = _FACTORIES[name]()
+        family, row = _ROWS[name]
+        offsets, obs_dim, obs_rows = row.layout
+        _cache[name] = VariantSpec(name, family, row.options, row.n_players, family.N_ACTIONS, tuple(row.hand_sizes),
+                                   row.stock_size, obs_dim, tuple(obs_rows), row.fixed, row.long_name,
+                                   row.option_ranges)
     return _cache[name]
 
 

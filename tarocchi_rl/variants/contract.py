@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from ..cards import Deck
+from ..core.obs_layout import MAX_FAMILY_SECTIONS, SECTIONS
+from ..core.phases import ENGINE_PHASES, Phase, check_phases
 from ..core.tables import RuleTables
 
 # The Numba hooks: name -> (arguments, what it does). The dispatch passes the arguments through unchanged.
@@ -103,6 +105,21 @@ class FamilyRules(Protocol):
     @property
     def FAMILY_ID(self) -> int:
         """Its position in the registry's ``FAMILIES``: the value of ``params[P_FAMILY]`` in its rule tables."""
+
+    @property
+    def VARIANT_ROWS(self) -> Mapping[str, Any]:
+        """The family's variants: name -> :class:`tarocchi_rl.variants.spec.VariantRow` (the registry builds each
+        one's VariantSpec; a new variant of a family is a new row)."""
+
+    @property
+    def PHASES(self) -> Sequence[Phase]:
+        """The family's own phases (beside the engine's discard, play, done), codes unique across the registry
+        (:mod:`tarocchi_rl.variants.phases`); its kernels drive them."""
+
+    @property
+    def FAMILY_SECTIONS(self) -> Sequence[str]:
+        """The family's own observation sections (entries S_FAMILY + k of the layout, :mod:`tarocchi_rl.core.
+        obs_layout`), which its ``observe_sections`` writes; empty: none."""
 
     # -- the variant's tables ---------------------------------------------------------------------------------
     @property
@@ -283,3 +300,26 @@ def missing_members(family: object) -> list[str]:
     missing = [k for k in contract_members() if not hasattr(family, k)]
     return missing + [f"{k} (not callable)" for k in KERNEL_HOOKS if hasattr(family, k) and
                       not callable(getattr(family, k))]
+
+
+def check_family(family: object) -> list[str]:
+    """What the family module ``family`` gets wrong against the contract (empty: nothing), as Pgx's api_test
+    checks an environment: the members it lacks (or hooks not callable), phases that are invalid or take an
+    engine phase's code, and observation sections of its own beyond MAX_FAMILY_SECTIONS or named as shared ones.
+    The contract test calls it for every registered family."""
+    problems = missing_members(family)
+    name = getattr(family, "__name__", repr(family))
+    phases = tuple(getattr(family, "PHASES", ()))
+    try:
+        check_phases(phases, name)
+    except ValueError as e:
+        problems.append(str(e))
+    engine_codes = {p.code for p in ENGINE_PHASES}
+    problems += [f"phase {p.name!r} takes the engine's code {p.code}" for p in phases if p.code in engine_codes]
+    if len({p.code for p in phases}) != len(phases):
+        problems.append("two of its phases share a code")
+    sections = tuple(getattr(family, "FAMILY_SECTIONS", ()))
+    if len(sections) > MAX_FAMILY_SECTIONS:
+        problems.append(f"{len(sections)} observation sections of its own, more than {MAX_FAMILY_SECTIONS}")
+    problems += [f"its section {s!r} is a shared section's name" for s in sections if s in SECTIONS]
+    return problems

@@ -35,8 +35,8 @@ from ..bits import U0, U1, bit, lowest_bit, popcount
 from ..cards import EX_BIT, FOOL, FRENCH_DECK
 from ..core.deal import deal_hands
 from ..core.known import hi_bit
-from ..core.obs_layout import build_layout, section_sizes
-from ..core.phases import BID, CHELEM, DISCARD, DONE, PLAY, POIGNEE
+from ..core.obs_layout import S_FAMILY, build_layout, section_sizes
+from ..core.phases import DISCARD, DONE, PLAY, Phase
 from ..core.points import card_points
 from ..core.state import (
     BID_WORD,
@@ -50,12 +50,12 @@ from ..core.state import (
     EX_LAST,
     EX_PLAYER,
     EX_TRICK_WINNER,
+    FAMILY_META,
     HAND,
     MULT,
     PAYOFF,
     PHASE,
     PLAYED,
-    POIGNEE_LEVEL,
     POINTS,
     SHOWN_BY,
     SIDE,
@@ -92,11 +92,12 @@ from ..core.tables import (
     P_EXCHANGE,
     P_FAMILY,
     P_FAMILY_PARAM,
-    P_FIRST_TRICK_POIGNEE,
+    P_FIRST_CARD_PHASE,
     P_HAND,
     P_MUST_OVERTRUMP,
     P_N_CONTRACTS,
     P_N_SPECIAL,
+    P_OBS_HOOK,
     P_PLAYERS,
     P_STOCK,
     P_TOTAL_POINTS,
@@ -111,21 +112,31 @@ from .defaults import (
     no_hand_cap,
     no_play_exclusions,
     no_stock_places_known,
-    observe_nothing,
     play_rules_unchanged,
     sample_unchanged,
     sides_always_known,
     stock_taken_when_shown,
     whole_hand_dealt,
 )
+from .spec import VariantRow
 from .words import Row, num, points_text, seats_text, signed
 
 # the family's own entries of the shared tables (core/tables.py: MK_FAMILY + k, P_FAMILY_PARAM + k)
 MK_OUDLERS = MK_FAMILY + 5  # T1, T21, EX
 MK_PETIT = MK_FAMILY + 6  # T1 (petit au bout, petit sec)
 P_POIGNEE_1 = P_FAMILY_PARAM + 2  # + k: trumps needed for a simple / double / triple poignee
+# the family's own state columns (core/state.py: FAMILY_META + k)
+POIGNEE_LEVEL = FAMILY_META + 0  # + s: the seat's poignee (0 none, 1..3 simple..triple; -1 not yet)
 
 FAMILY_ID = 2  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
+
+# French tarot's own phases (the engine's: core/phases.py); codes unique across the registry (variants/phases.py)
+BID, CHELEM, POIGNEE = 7, 8, 9
+PHASES = (
+    Phase(BID, "bid", "bid", bidding=True, what="seats in turn: pass / prise / garde / garde sans / contre"),
+    Phase(CHELEM, "chelem", "bid", what="taker: pass / chelem"),
+    Phase(POIGNEE, "poignee", "bid", trick=True, what="each seat before his first card: pass / poignee level"),
+)
 DECK = FRENCH_DECK
 N_CARDS = 78
 A_PLAY, A_DISCARD, A_PASS = 0, N_CARDS, 2 * N_CARDS
@@ -149,6 +160,13 @@ B_TARGET, B_OUDLERS, B_MADE, B_BASE, B_PETIT, B_POIGNEE, B_CHELEM, B_SCORE = ran
 SHAPES = {"french3": (3, 24, 24, (13, 15, 18)), "french4": (4, 18, 18, (10, 13, 15))}
 OBS_SECTIONS = ("hand", "played", "trick", "stock", "discard", "shown", "shown_by", "bids", "declarer",
                 "contract", "chelem", "poignee", "points", "tricks_won", "trick_num", "phase", "leader", "seat")
+# French tarot's own observation sections (core/obs_layout.py: S_FAMILY + k), written by observe_sections:
+# | section | size  | content                                                          |
+# |---------|-------|------------------------------------------------------------------|
+# | chelem  | 1     | chelem announced                                                 |
+# | poignee | N x 3 | poignee declared (simple / double / triple) per relative seat    |
+FAMILY_SECTIONS = ("chelem", "poignee")
+S_CHELEM, S_POIGNEE = S_FAMILY + 0, S_FAMILY + 1
 _EXB = np.uint64(1) << np.uint64(EX_BIT)
 
 
@@ -160,7 +178,6 @@ BONUS_UNIT = "score points (T)"
 DECLARER_ROLE = "taker"  # what the outcome's "declarer" is called in this game
 CARD_POINT_UNITS = 2  # card points are counted in half points
 sides_known = sides_always_known  # (Numba hooks of the contract)
-observe_sections = observe_nothing
 play_rules = play_rules_unchanged
 play_exclusions = no_play_exclusions
 ZERO_SUM = True  # every deal's payoffs add up to 0
@@ -197,7 +214,17 @@ def max_game_length(variant: str, excuse_last_trick: str = "other_side") -> int:
 
 def layout(variant):
     n, _, tricks, _ = SHAPES[variant]
-    return build_layout(OBS_SECTIONS, section_sizes(n, N_CARDS, 5, 4, tricks))
+    sizes = section_sizes(n, N_CARDS, 5, 4, tricks) | {"chelem": 1, "poignee": n * 3}
+    return build_layout(OBS_SECTIONS, sizes, FAMILY_SECTIONS)
+
+
+# the family's variants (the registry, variants/__init__.py, builds each VariantSpec from its row)
+VARIANT_ROWS = {
+    name: VariantRow(options={"excuse_last_trick": (str, EXCUSE_LAST_TRICK[0])}, n_players=n, hand_sizes=(hand,) * n,
+                     stock_size=6, layout=layout(name), fixed={"variant": name}, long_name=LONG_NAMES[name],
+                     option_ranges={})
+    for name, (n, hand, _, _) in SHAPES.items()
+}
 
 
 def card_values():
@@ -239,7 +266,8 @@ def make_rule_tables(variant="french3", excuse_last_trick="other_side"):
         P_BID_WORDS: 5,
         P_N_CONTRACTS: 4,
         P_TOTAL_POINTS: TOTAL_HALF_POINTS,
-        P_FIRST_TRICK_POIGNEE: 1,
+        P_FIRST_CARD_PHASE: POIGNEE,
+        P_OBS_HOOK: 1,  # observe_sections: the chelem and the poignees
     }
     for k, t in enumerate(thresholds):
         params[P_POIGNEE_1 + k] = t
@@ -258,6 +286,7 @@ def make_rule_tables(variant="french3", excuse_last_trick="other_side"):
         },
         params=params,
         obs=offsets,
+        phases=PHASES,
     )
 
 
@@ -510,6 +539,19 @@ def settle(st, i, tb):
     m[BONUS + B_SCORE] = score
     for s in range(n):
         m[PAYOFF + s] = (n - 1) * score if s == taker else -score
+
+
+@njit(cache=True, inline="always")
+def observe_sections(st, i, viewer, tb, out):
+    """The contract's hook: the poignees declared and the chelem announced (FAMILY_SECTIONS)."""
+    m = st.meta[i]
+    o = tb.obs
+    n = tb.params[P_PLAYERS]
+    for s in range(n):
+        if m[POIGNEE_LEVEL + s] > 0:
+            out[o[S_POIGNEE] + 3 * ((s - viewer) % n) + m[POIGNEE_LEVEL + s] - 1] = 1.0
+    if m[COMMIT] == 1:
+        out[o[S_CHELEM]] = 1.0
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -36,8 +36,8 @@ from ..bits import U0, U1, bit, popcount
 from ..cards import EX_BIT, MINEO_DECK
 from ..core.deal import deal_hands
 from ..core.known import above, hi_bit, outstanding
-from ..core.obs_layout import S_PARTNER, S_PARTNER_KNOWN, S_RIVANTO, S_SCOMMESSA, build_layout, section_sizes
-from ..core.phases import AUCTION, DISCARD, DONE, EARLY, PHASE_NAMES, PLAY, RIVANTO, SCOMMESSA  # noqa: F401
+from ..core.obs_layout import S_FAMILY, build_layout, section_sizes
+from ..core.phases import DISCARD, DONE, Phase
 from ..core.points import card_points
 from ..core.state import (
     BID_WORD,
@@ -49,10 +49,10 @@ from ..core.state import (
     DECLARER,
     DISCARDED,
     DISCARDS_LEFT,
-    EARLY_BID,
     EX_LAST,
     EX_PLAYER,
     EX_TRICK_WINNER,
+    FAMILY_META,
     HAND,
     LAST_WINNER,
     MULT,
@@ -114,6 +114,7 @@ from .defaults import (
     stock_taken_when_shown,
     trick_winner_unchanged,
 )
+from .spec import VariantRow
 from .words import Row, points_text, seats_text, signed
 
 # the family's own rows of the shared tables (core/tables.py: MK_FAMILY + k)
@@ -122,10 +123,21 @@ MK_ARIE = MK_FAMILY + 1  # T16..T19
 MK_GIOVE = MK_FAMILY + 2  # T20
 MK_SCOMMESSA = MK_FAMILY + 3  # T20, T1, EX (the cards the Scommessa must win)
 MK_SCOMMESSA_NEED = MK_FAMILY + 4  # T20, EX (must be held to say scommessa)
+# the family's own state columns (core/state.py: FAMILY_META + k)
+EARLY_BID = FAMILY_META + 0  # + s: the seat's word in the early round (-1 not spoken)
 
 NAME = "mineo"
 LONG_NAME = "Tarocchi Siciliani di Mineo (4 players, hidden partnerships)"
 FAMILY_ID = 0  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
+
+# Mineo's own phases (the engine's: core/phases.py); codes unique across the registry (variants/phases.py)
+EARLY, AUCTION, SCOMMESSA, RIVANTO = 0, 1, 3, 4
+PHASES = (
+    Phase(EARLY, "early", "bid", bidding=True, what="seats 0..3 after 5 cards: pass / solo (doubled)"),
+    Phase(AUCTION, "auction", "bid", bidding=True, what="seats 0..3: pass / solo / call"),
+    Phase(SCOMMESSA, "scommessa", "bid", what="declarer: pass / scommessa"),
+    Phase(RIVANTO, "rivanto", "bid", what="declarer+1..+3: pass / rivanto"),
+)
 DECK = MINEO_DECK
 N_PLAYERS = 4
 N_CARDS = 63
@@ -197,7 +209,27 @@ OBS_SECTIONS = (
     "called", "partner_known", "partner", "scommessa", "rivanto", "points", "tricks_won", "trick_num", "phase",
     "leader", "seat",
 )
-OBS_OFFSETS, OBS_DIM, OBS_ROWS = build_layout(OBS_SECTIONS, section_sizes(4, N_CARDS, 3, 3, N_TRICKS))
+# Mineo's own observation sections (core/obs_layout.py: S_FAMILY + k), written by observe_sections:
+# | section       | size | content                                                                         |
+# |---------------|------|---------------------------------------------------------------------------------|
+# | early         | 4x2  | the early round: [pass, solo] per relative seat                                 |
+# | doubled       | 1    | stakes doubled (an early solo)                                                  |
+# | partner_known | 1    | the viewer knows the partnership (partner, called trump played, or solo)        |
+# | partner       | 4    | partner, relative seat (when known and there is one)                            |
+# | scommessa     | 1    | scommessa said                                                                  |
+# | rivanto       | 4    | rivanto said, by relative seat                                                  |
+FAMILY_SECTIONS = ("early", "doubled", "partner_known", "partner", "scommessa", "rivanto")
+S_EARLY, S_DOUBLED, S_PARTNER_KNOWN, S_PARTNER, S_SCOMMESSA, S_RIVANTO = (S_FAMILY + k for k in range(6))
+OBS_SIZES = section_sizes(4, N_CARDS, 3, 3, N_TRICKS) | {
+    "early": 4 * 2, "doubled": 1, "partner_known": 1, "partner": 4, "scommessa": 1, "rivanto": 4,
+    "called": 21,  # the called trumps T0..T20: dense ids 0..20
+}
+OBS_OFFSETS, OBS_DIM, OBS_ROWS = build_layout(OBS_SECTIONS, OBS_SIZES, FAMILY_SECTIONS)
+
+# the family's variant (the registry, variants/__init__.py, builds its VariantSpec from this row)
+VARIANT_ROWS = {NAME: VariantRow(options={"early_solo": (bool, True)}, n_players=N_PLAYERS, hand_sizes=HAND_SIZES,
+                                 stock_size=STOCK_SIZE, layout=(OBS_OFFSETS, OBS_DIM, OBS_ROWS), fixed={},
+                                 long_name=LONG_NAME, option_ranges={})}
 
 _EXB = np.uint64(1) << np.uint64(EX_BIT)
 
@@ -258,6 +290,7 @@ def make_rule_tables(early_solo=True):
             P_TOTAL_POINTS: TOTAL_THIRDS,
         },
         obs=OBS_OFFSETS,
+        phases=PHASES,
     )
 
 
@@ -501,9 +534,15 @@ ZERO_SUM = True  # every deal's payoffs add up to 0
 
 @njit(cache=True, inline="always")
 def observe_sections(st, i, viewer, tb, out):
-    """The contract's hook: the partnership once the viewer knows it, the scommessa and the rivanto."""
+    """The contract's hook: the early round, the doubled stakes, the partnership once the viewer knows it, the
+    scommessa and the rivanto."""
     m = st.meta[i]
     o = tb.obs
+    for s in range(4):
+        if m[EARLY_BID + s] >= 0:
+            out[o[S_EARLY] + 2 * ((s - viewer) % 4) + m[EARLY_BID + s]] = 1.0
+    if m[MULT] == 2:
+        out[o[S_DOUBLED]] = 1.0
     if partner_known(st, i, viewer, tb):
         out[o[S_PARTNER_KNOWN]] = 1.0
         if m[PARTNER] >= 0:

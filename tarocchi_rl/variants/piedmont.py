@@ -31,11 +31,10 @@ from numba import njit
 from ..bits import U0, draw_bits, popcount
 from ..cards import EX_BIT, PIEDMONT_DECK
 from ..core.deal import deal_hands
-from ..core.obs_layout import build_layout, section_sizes
-from ..core.phases import ACCUSO, DISCARD, DONE
+from ..core.obs_layout import S_FAMILY, build_layout, section_sizes
+from ..core.phases import DISCARD, DONE, Phase
 from ..core.points import card_points
 from ..core.state import (
-    ACCUSO_DECL,
     CUR,
     DECLARER,
     DISCARDED,
@@ -43,6 +42,7 @@ from ..core.state import (
     EX_LAST,
     EX_PLAYER,
     EX_TRICK_WINNER,
+    FAMILY_META,
     HAND,
     PAYOFF,
     PHASE,
@@ -77,6 +77,7 @@ from ..core.tables import (
     P_MUST_OVERTRUMP,
     P_N_CONTRACTS,
     P_N_SPECIAL,
+    P_OBS_HOOK,
     P_PLAYERS,
     P_STOCK,
     P_TOTAL_POINTS,
@@ -90,7 +91,6 @@ from .defaults import (
     no_hand_cap,
     no_play_exclusions,
     no_stock_places_known,
-    observe_nothing,
     play_rules_unchanged,
     reserve_nothing,
     sample_never_rejected,
@@ -98,15 +98,22 @@ from .defaults import (
     trick_winner_unchanged,
     whole_hand_dealt,
 )
+from .spec import VariantRow
 from .words import Row, points_text, seats_text, signed
 
 # the family's own entries of the shared tables (core/tables.py: MK_FAMILY + k, P_FAMILY_PARAM + k)
 MK_ACCUSO_HONOURS = MK_FAMILY + 0  # the accuso's honours: T1, T20, T21
 P_ACCUSO = P_FAMILY_PARAM + 0  # option accuso (0/1)
+# the family's own state columns (core/state.py: FAMILY_META + k)
+ACCUSO_DECL = FAMILY_META + 0  # + s: the accuso conditions the seat declared (0..2; -1 not spoken)
 P_ACCUSO_POINTS = P_FAMILY_PARAM + 1  # option accuso_points
 P_TEAMS = P_FAMILY_PARAM + 2  # 1: fixed partnerships 0+2 vs 1+3 (piedmont4)
 
 FAMILY_ID = 1  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
+
+# The Piedmontese own phase (the engine's: core/phases.py); codes unique across the registry (variants/phases.py)
+ACCUSO = 10
+PHASES = (Phase(ACCUSO, "accuso", "bid", what="piedmont4, seats 0..3 after the discard: pass / accuso"),)
 DECK = PIEDMONT_DECK
 N_CARDS = 78
 A_PLAY, A_DISCARD, A_PASS = 0, N_CARDS, 2 * N_CARDS
@@ -125,6 +132,12 @@ OBS_SECTIONS = {
     "piedmont4": ("hand", "played", "trick", "discard", "shown", "shown_by", "accuso", "points", "tricks_won",
                   "trick_num", "phase", "leader", "seat"),
 }
+# The Piedmontese own observation section (core/obs_layout.py: S_FAMILY + k), written by observe_sections:
+# | section | size | content                                  |
+# |---------|------|------------------------------------------|
+# | accuso  | N    | accuso declared, per relative seat       |
+FAMILY_SECTIONS = ("accuso",)
+S_ACCUSO = S_FAMILY + 0
 
 
 LONG_NAMES = {"piedmont3": "Piedmontese tarocchi (3 players)", "piedmont4": "Piedmontese tarocchi (4 players, pairs)"}
@@ -136,7 +149,6 @@ DECLARER_ROLE = "dealer"  # what the outcome's "declarer" is called in this game
 CARD_POINT_UNITS = 3  # card points are counted in thirds
 sides_known = sides_always_known  # (Numba hooks of the contract)
 trick_won = trick_winner_unchanged
-observe_sections = observe_nothing
 play_rules = play_rules_unchanged
 play_exclusions = no_play_exclusions
 ZERO_SUM = True  # every deal's payoffs add up to 0
@@ -173,7 +185,28 @@ def max_game_length(variant: str, excuse_exchange: bool = True, honour_5: str = 
 
 def layout(variant):
     n, _, _, tricks, _ = SHAPES[variant]
-    return build_layout(OBS_SECTIONS[variant], section_sizes(n, N_CARDS, 1, 1, tricks))
+    sizes = section_sizes(n, N_CARDS, 1, 1, tricks) | {"accuso": n}
+    return build_layout(OBS_SECTIONS[variant], sizes, FAMILY_SECTIONS)
+
+
+ACCUSO_POINTS_MAX = 10_000  # piedmont4: far beyond any real table's stake, far below int32 payoffs
+
+
+def _options(variant: str) -> dict:
+    """The options of a variant (name -> (type, default))."""
+    if variant == "piedmont3":
+        return {"excuse_exchange": (bool, True), "honour_5": (str, "mondo")}
+    return {"excuse_exchange": (bool, True), "accuso": (bool, False), "accuso_points": (int, 5)}
+
+
+# the family's variants (the registry, variants/__init__.py, builds each VariantSpec from its row); accuso_points:
+# card points per accuso condition, payoffs reach +-(243 + 9 P) thirds (utility_bounds)
+VARIANT_ROWS = {
+    name: VariantRow(options=_options(name), n_players=n, hand_sizes=(hand,) * n, stock_size=stock,
+                     layout=layout(name), fixed={"variant": name}, long_name=LONG_NAMES[name],
+                     option_ranges={"accuso_points": (0, ACCUSO_POINTS_MAX)} if name == "piedmont4" else {})
+    for name, (n, hand, stock, _, _) in SHAPES.items()
+}
 
 
 def card_values(honours):
@@ -237,8 +270,10 @@ def make_rule_tables(variant="piedmont3", excuse_exchange=True, honour_5="mondo"
             P_BID_WORDS: 1,
             P_N_CONTRACTS: 1,
             P_TOTAL_POINTS: total,
+            P_OBS_HOOK: 1 if variant == "piedmont4" else 0,  # observe_sections: the accuso
         },
         obs=offsets,
+        phases=PHASES,
     )
 
 
@@ -362,6 +397,16 @@ def settle(st, i, tb):
     else:
         for s in range(n):
             m[PAYOFF + s] = m[POINTS + s] - 77
+
+
+@njit(cache=True, inline="always")
+def observe_sections(st, i, viewer, tb, out):
+    """The contract's hook: the accuso declared, per relative seat (FAMILY_SECTIONS; piedmont4)."""
+    m = st.meta[i]
+    n = tb.params[P_PLAYERS]
+    for s in range(n):
+        if m[ACCUSO_DECL + s] > 0:
+            out[tb.obs[S_ACCUSO] + (s - viewer) % n] = 1.0
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Slovenian tarok as OpenSpiel's ``tarok`` game plays it (docs/rules.md §7): ``tarok3`` and ``tarok4``.
 
-Phases: bid (the bidding, then, within the same phase code, the declarer's king call with four players and his
-choice of a talon set: ``meta[COMMIT + C_STEP]``) -> discard (the normal contracts) -> play -> done. The deal ends
-early in beggar and open beggar (the declarer takes a trick) and in the valats (he loses one).
+Phases (``PHASES``): bid -> king_call (tarok4: the declarer calls a King, for the contracts that call one) ->
+talon_choice (the declarer takes a set of the talon, for the contracts that take one) -> discard (the normal
+contracts) -> play -> done. The deal ends early in beggar and open beggar (the declarer takes a trick) and in the
+valats (he loses one).
 
 Actions (C = 54 cards; dense ids are OpenSpiel's card ids: 0 .. 21 the taroks T1 (Pagat) .. T22 (Skis), 22 .. 29
 hearts 4 3 2 1 J N Q K, 30 .. 37 diamonds the same, 38 .. 45 spades 7 8 9 10 J N Q K, 46 .. 53 clubs the same)
@@ -42,7 +43,7 @@ from ..bits import U0, U1, bit, popcount
 from ..cards import FACE_WORDS, TRUMP, build_deck
 from ..core.deal import deal_hands, give, shuffle_deck
 from ..core.obs_layout import build_layout, section_sizes
-from ..core.phases import BID, DISCARD, DONE
+from ..core.phases import DISCARD, DONE, Phase
 from ..core.points import card_points
 from ..core.state import (
     BEST_BIT,
@@ -113,9 +114,21 @@ from .defaults import (
     observe_nothing,
     whole_hand_dealt,
 )
+from .spec import VariantRow
 from .words import Row, num, payoffs_row, seats_text, signed
 
 FAMILY_ID = 3  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
+
+# Tarok's own phases (the engine's: core/phases.py); codes unique across the registry (variants/phases.py): the
+# bidding is French tarot's phase (the same record). The king call and the talon choice are part of the auction
+# (the sides are not settled), shown to the networks in the bidding's slot of the observation (as they were
+# trained, when the three were one phase).
+BID, KING_CALL, TALON_CHOICE = 7, 11, 12
+PHASES = (
+    Phase(BID, "bid", "bid", bidding=True, what="seats in turn: pass / a contract"),
+    Phase(KING_CALL, "king_call", "bid", bidding=True, slot=BID, what="tarok4, the declarer: a King"),
+    Phase(TALON_CHOICE, "talon_choice", "bid", bidding=True, slot=BID, what="the declarer: a set of the talon"),
+)
 
 _RED = ("4", "3", "2", "1", "J", "N", "Q", "K")  # low to high
 _BLACK = ("7", "8", "9", "10", "J", "N", "Q", "K")
@@ -157,8 +170,7 @@ N_ACTIONS = A_SPECIAL + len(SPECIAL_ACTION_NAMES)
 BID_WORDS = ("pass",) + CONTRACT_NAMES[1:]  # meta[BID_WORD + s], for display
 
 # -- meta[COMMIT + k]: the family's own columns
-C_STEP, C_TALON_SET, C_MOND, C_KING_IN_TALON = 0, 1, 2, 3
-STEP_BIDS, STEP_CALL, STEP_TALON = 0, 1, 2  # what the bid phase is asking (meta[COMMIT + C_STEP])
+C_TALON_SET, C_MOND, C_KING_IN_TALON = 1, 2, 3  # (COMMIT + 0: unused)
 # -- meta[BONUS + k]: the score's parts (side 0's)
 B_SCORE, B_BASE, B_ULTIMO, B_KINGS, B_VALAT, B_WON, B_POINTS = range(7)
 
@@ -173,6 +185,7 @@ LONG_NAMES = {"tarok3": "Slovenian tarok (3 players, OpenSpiel's rules)",
               "tarok4": "Slovenian tarok (4 players, OpenSpiel's rules)"}
 OBS_SECTIONS = ("hand", "played", "trick", "stock", "discard", "shown", "bids", "declarer", "contract", "called",
                 "points", "tricks_won", "trick_num", "phase", "leader", "seat")
+FAMILY_SECTIONS: tuple[str, ...] = ()  # (no observation section of its own)
 
 # -- facts, read by the adapters, ISMCTS, the trainer and the CLI (variants/__init__.py: the contract) ---------
 PAYOFF_SCALE = 100.0  # returns are OpenSpiel's points (within +-500, most deals within +-100): / 100
@@ -226,8 +239,15 @@ def max_game_length(variant: str) -> int:
 def layout(variant):
     n, _, tricks = SHAPES[variant]
     sizes = section_sizes(n, N_CARDS, len(BIDS), len(CONTRACT_NAMES) - 1, tricks)
-    sizes["called"] = N_CARDS  # the called King, one-hot by dense id
     return build_layout(OBS_SECTIONS, sizes)
+
+
+# the family's variants (the registry, variants/__init__.py, builds each VariantSpec from its row)
+VARIANT_ROWS = {
+    name: VariantRow(options={}, n_players=n, hand_sizes=(hand,) * n, stock_size=TALON, layout=layout(name),
+                     fixed={"variant": name}, long_name=LONG_NAMES[name], option_ranges={})
+    for name, (n, hand, _) in SHAPES.items()
+}
 
 
 def card_values():
@@ -279,6 +299,7 @@ def make_rule_tables(variant="tarok4"):
             P_DISCARD_FALLBACK_EMPTY: 1,
         },
         obs=offsets,
+        phases=PHASES,
     )
 
 
@@ -314,7 +335,6 @@ def start_row(st, i, tb):
     m[CONTRACT] = 0
     m[MULT] = 1
     m[STOCK_SHOWN] = 0
-    m[COMMIT + C_STEP] = STEP_BIDS
     m[COMMIT + C_TALON_SET] = -1
     m[COMMIT + C_MOND] = -1
     m[COMMIT + C_KING_IN_TALON] = 0
@@ -364,14 +384,13 @@ def _bid_flags(m, n):
 @njit(cache=True, inline="always")
 def legal_flags(st, i, tb):
     m = st.meta[i]
-    if m[PHASE] != BID:
-        return 0
-    step = m[COMMIT + C_STEP]
-    if step == STEP_BIDS:
+    if m[PHASE] == BID:
         return _bid_flags(m, tb.params[P_PLAYERS])
-    if step == STEP_CALL:
+    if m[PHASE] == KING_CALL:
         return 15 << K_CALL
-    return ((1 << TALON_SETS[m[CONTRACT]]) - 1) << K_TALON
+    if m[PHASE] == TALON_CHOICE:
+        return ((1 << TALON_SETS[m[CONTRACT]]) - 1) << K_TALON
+    return 0
 
 
 @njit(cache=True)
@@ -392,7 +411,7 @@ def _bid(st, i, k, tb):
         for s in range(n):
             m[SIDE + s] = s if k == KLOP else (0 if s == seat else 1)
         if n == 4 and CALLS_KING[k] == 1:
-            m[COMMIT + C_STEP] = STEP_CALL
+            m[PHASE] = KING_CALL
         elif TAKEN[k] > 0:
             _show_talon(st, i, tb)
         else:
@@ -410,7 +429,7 @@ def _bid(st, i, k, tb):
 def _show_talon(st, i, tb):
     """The talon is laid out face up; the declarer chooses a set."""
     m = st.meta[i]
-    m[COMMIT + C_STEP] = STEP_TALON
+    m[PHASE] = TALON_CHOICE
     m[STOCK_SHOWN] = 1
 
 
@@ -470,7 +489,6 @@ def _take_talon(st, i, j, tb):
             add_excluded(st, i, s, s0, s1)
         add_excluded(st, i, s, st.cards[i, STOCK, 0], st.cards[i, STOCK, 1])  # the rest: nobody's
     m[COMMIT + C_TALON_SET] = j
-    m[COMMIT + C_STEP] = STEP_BIDS
     m[DISCARDS_LEFT] = k
     m[CUR] = d
     m[PHASE] = DISCARD
@@ -480,10 +498,9 @@ def _take_talon(st, i, j, tb):
 def step_special(st, i, k, tb):
     """A bid, the king call or the talon set taken."""
     m = st.meta[i]
-    step = m[COMMIT + C_STEP]
-    if step == STEP_BIDS:
+    if m[PHASE] == BID:
         _bid(st, i, k, tb)
-    elif step == STEP_CALL:
+    elif m[PHASE] == KING_CALL:
         _call(st, i, k - K_CALL, tb)
     else:
         _take_talon(st, i, k - K_TALON, tb)
@@ -977,8 +994,7 @@ def heuristic_special(st, i, tb, flags):
     p = m[CUR]
     h0 = st.cards[i, HAND + p, 0]
     h1 = st.cards[i, HAND + p, 1]
-    step = m[COMMIT + C_STEP]
-    if step == STEP_BIDS:
+    if m[PHASE] == BID:
         s = hand_strength(h0, h1, tb)
         want = 0
         for c in range(THREE, SOLO_ONE + 1):
@@ -991,7 +1007,7 @@ def heuristic_special(st, i, tb, flags):
         if flags & (1 << K_PASS):
             return K_PASS
         return KLOP
-    if step == STEP_CALL:
+    if m[PHASE] == KING_CALL:
         best = -1
         most = -1
         for j in range(4):

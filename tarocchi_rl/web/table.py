@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ..bits import check_seed, parse_seed
-from ..core.phases import BIDDING_PHASES, DECLARATION_PHASES, DISCARD, PHASE_NAMES, PLAY, TRICK_PHASES
+from ..core.phases import DISCARD, PLAY
 from ..core.points import card_points
 from ..core.state import (
     CALLED,
@@ -71,6 +71,7 @@ from ..game import Game
 from ..play import bot_action, taken_cards
 from ..records import describe_outcome
 from ..variants import FAMILIES, VARIANTS, get_variant
+from ..variants.phases import BIDDING_PHASES, DECLARATION_PHASES, PHASE_NAMES, TRICK_PHASES
 from ..views import Views, core_game, split_entry
 from .score_sheet import score_sheet
 

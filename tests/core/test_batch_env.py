@@ -10,6 +10,7 @@ import pytest
 
 import tarocchi_rl
 from tarocchi_rl import BatchEnv
+from tarocchi_rl.core.phases import PLAY
 from tarocchi_rl.core.state import DECLARER, HAND, PHASE
 from tarocchi_rl.variants import VARIANTS, mineo
 from tests.support.engine import JIT_DISABLED
@@ -117,7 +118,7 @@ def test_observation_hides_what_the_viewer_cannot_see():
     hand_decl = o_decl[mineo_obs.OBS_HAND : mineo_obs.OBS_HAND + 63]
     assert not (hand_other.astype(bool) & hand_decl.astype(bool)).any()
     assert int(st.cards[0, HAND + other, 0]) != 0 or int(st.cards[0, HAND + other, 1]) != 0
-    assert o_decl[mineo_obs.OBS_SEAT + decl] == 1 and o_decl[mineo_obs.OBS_PHASE + mineo.PLAY] == 1
+    assert o_decl[mineo_obs.OBS_SEAT + decl] == 1 and o_decl[mineo_obs.OBS_PHASE + PLAY] == 1
 
 
 def test_single_game_api_strings_and_clone():

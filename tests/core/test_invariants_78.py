@@ -74,7 +74,7 @@ def test_piedmont4_accuso_points_are_added():
     env = BatchEnv("piedmont4", BATCH, seed=3, accuso=True, accuso_points=5)
     while not env.all_done():
         env.step(env.random_actions())
-    from tarocchi_rl.core.state import ACCUSO_DECL
+    from tarocchi_rl.variants.piedmont import ACCUSO_DECL
 
     m = env.state.meta
     bonus = 15 * m[:, ACCUSO_DECL : ACCUSO_DECL + 4].clip(min=0).sum(axis=1)

@@ -27,13 +27,16 @@ IDS = [f"{module.__name__.rsplit('.', 1)[1]}.{layout.name}" for module, layout i
 
 # The numbers as they were numbered by hand before the layouts were derived (issue 32): a saved batch state,
 # a record or a checkpoint's tables depend on them, so a change here is a format change, never a refactoring.
+# (Issue 54 made the family columns the family's own: FAMILY_META + k at 72, where the French poignee and the
+# Piedmontese accuso were, Mineo's early words moved there from 24; P_FIRST_CARD_PHASE took entry 34. No record,
+# checkpoint or store holds a state or tables array: records are actions, checkpoints weights.)
 PINNED = {
     "state.meta": ({
         "PHASE": 0, "CUR": 1, "DECLARER": 2, "CONTRACT": 3, "MULT": 4, "CALLED": 5, "PARTNER": 6,
         "STOCK_SHOWN": 7, "DISCARDS_LEFT": 8, "TURN": 9, "TRICK_LEADER": 10, "TRICK_COUNT": 11, "LED_SUIT": 12,
         "BEST_SEAT": 13, "BEST_TRUMP": 14, "BEST_BIT": 15, "TRICK_NUM": 16, "EX_PLAYER": 17, "EX_TRICK_WINNER": 18,
-        "EX_LAST": 19, "LAST_WINNER": 20, "EARLY_BID": 24, "BID_WORD": 28, "SIDE": 32, "COMMIT": 36, "TRICK": 40,
-        "TRICKS_WON": 44, "POINTS": 48, "BONUS": 52, "PAYOFF": 68, "POIGNEE_LEVEL": 72, "ACCUSO_DECL": 76,
+        "EX_LAST": 19, "LAST_WINNER": 20, "BID_WORD": 28, "SIDE": 32, "COMMIT": 36, "TRICK": 40,
+        "TRICKS_WON": 44, "POINTS": 48, "BONUS": 52, "PAYOFF": 68, "FAMILY_META": 72,
     }, 80),
     "state.cards": ({
         "HAND": 0, "PLAYED": 4, "WON": 8, "STOCK": 12, "DISCARDED": 13, "SHOWN": 14, "SHOWN_BY": 15, "EXCLUDED": 20,
@@ -48,9 +51,10 @@ PINNED = {
         "P_MUST_OVERTRUMP": 6, "P_EX_LEAD_ANY": 7, "P_FIRST_ROUND": 9, "P_N_VALUES": 10,
         "P_FAMILY": 11, "P_COUNT": 12, "P_EX_LAST": 13, "P_EXCHANGE": 14, "P_DEALER": 15, "P_VALUE": 16,
         "P_FAMILY_PARAM": 24, "P_N_SPECIAL": 29,
-        "P_BID_WORDS": 31, "P_N_CONTRACTS": 32, "P_TOTAL_POINTS": 33, "P_FIRST_TRICK_POIGNEE": 34, "P_OBS_HOOK": 35,
+        "P_BID_WORDS": 31, "P_N_CONTRACTS": 32, "P_TOTAL_POINTS": 33, "P_FIRST_CARD_PHASE": 34, "P_OBS_HOOK": 35,
         "P_CAPTURE_BONUS": 36, "P_PLAY_HOOK": 37, "P_TRICK_HOOK_EVERY": 38, "P_DISCARD_FALLBACK_EMPTY": 39,
-    }, 40),
+        "P_PHASE_SLOT": 40,
+    }, 56),
     "determinize.ints": ({
         "I_STATUS": 0, "I_P": 1, "I_K": 2, "I_KB": 3, "I_NF": 4, "I_FLAGS": 5, "I_OBS": 6, "I_UNIV": 7, "I_FIX": 8,
         "I_PILE": 16, "I_CLS": 48, "I_LAY": 176,

@@ -32,7 +32,7 @@ from tarocchi_rl import BatchEnv
 from tarocchi_rl.core.tables import P_FAMILY, P_PLAY_HOOK, P_TOTAL_POINTS, PlayRulesTables, RuleTables, has_play_rules
 from tarocchi_rl.records import replay
 from tarocchi_rl.variants import FAMILIES, OUTCOME_FIELDS, VARIANTS, dispatch, get_variant
-from tarocchi_rl.variants.contract import KERNEL_HOOKS, contract_members, missing_members
+from tarocchi_rl.variants.contract import KERNEL_HOOKS, check_family, contract_members, missing_members
 from tarocchi_rl.variants.defaults import play_rules_unchanged
 from tests.support.engine import JIT_DISABLED
 
@@ -76,7 +76,7 @@ def test_every_variant_is_covered():
 
 @pytest.mark.parametrize("family", FAMILIES, ids=[f.__name__.rsplit(".", 1)[-1] for f in FAMILIES])
 def test_family_keeps_the_contract(family):
-    assert missing_members(family) == []
+    assert check_family(family) == []
     assert FAMILIES[family.FAMILY_ID] is family
     assert set(KERNEL_HOOKS) <= set(contract_members())
 
@@ -145,6 +145,77 @@ def test_missing_members_names_what_a_family_lacks():
     missing = missing_members(Half)
     assert "FAMILY_ID" not in missing and "settle" in missing and "make_rule_tables" in missing
     assert "start_row (not callable)" in missing
+
+
+def test_check_family_names_what_a_family_gets_wrong():
+    """check_family: a copy of a real family with bad phases and sections is refused, each fault named."""
+    from types import SimpleNamespace
+
+    from tarocchi_rl.core.phases import Phase
+    from tarocchi_rl.variants import mineo
+
+    bad = SimpleNamespace(**{k: getattr(mineo, k) for k in contract_members()})
+    bad.__name__ = "bad"
+    bad.PHASES = (Phase(5, "again", "bid"), Phase(20, "far", "bid"), Phase(0, "x", "bid"), Phase(0, "y", "bid"))
+    bad.FAMILY_SECTIONS = ("hand",) + tuple(f"s{k}" for k in range(9))
+    problems = "\n".join(check_family(bad))
+    assert "takes the engine's code 5" in problems and "outside 0 .. 15" in problems
+    assert "share a code" in problems and "more than 8" in problems and "'hand' is a shared section" in problems
+    assert check_family(mineo) == []
+
+
+# Family concepts are the families' words: their modules, their own phases and observation sections. The shared
+# layers below the families' users (core/, engine/) and the web layer above them name none in code (identifiers and
+# strings; comments and docstrings may give an example).
+SHARED_LAYERS = ("core", "engine", "web")
+
+
+def family_words() -> set[str]:
+    from tarocchi_rl.core.phases import ENGINE_PHASES
+
+    # the engine's phases, the bidding (French tarot's and tarok's), and plain words a family's phase or section
+    # is named by but that say nothing of its rules
+    shared = {p.name for p in ENGINE_PHASES} | {"bid", "auction", "early", "doubled", "partner"}
+    words = {f.__name__.rsplit(".", 1)[-1] for f in FAMILIES}
+    for f in FAMILIES:
+        words |= {p.name for p in f.PHASES} | set(f.FAMILY_SECTIONS)
+    return {w.lower() for w in words - shared}
+
+
+def code_words(source: str) -> set[str]:
+    """The lower-case words of a module's identifiers and non-docstring strings."""
+    import ast
+
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    words: set[str] = set()
+    for node in ast.walk(tree):
+        text = ""
+        if isinstance(node, ast.Name):
+            text = node.id
+        elif isinstance(node, ast.Attribute):
+            text = node.attr
+        elif isinstance(node, (ast.alias,)):
+            text = node.name + " " + (node.asname or "")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            text = node.value
+        words |= {w.lower() for w in re.split(r"[^A-Za-z]+|_", text) if w}
+    return words
+
+
+@pytest.mark.parametrize("layer", SHARED_LAYERS)
+def test_the_shared_layers_name_no_family_concept(layer):
+    vocabulary = family_words()
+    assert {"mineo", "tarok", "poignee", "accuso", "scommessa", "chelem"} <= vocabulary
+    root = pathlib.Path(tarocchi_rl.__file__).parent / layer
+    named = {}
+    for path in sorted(root.rglob("*.py")):
+        found = code_words(path.read_text()) & vocabulary
+        if found:
+            named[str(path.relative_to(root.parent))] = sorted(found)
+    assert named == {}, f"family concepts named in code of {layer}/: {named}"
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ import pytest
 from tarocchi_rl.agents.specs import make_agent, split_agent_specs
 from tarocchi_rl.arena import run_arena
 from tarocchi_rl.cli import main
-from tarocchi_rl.core.phases import PHASE_NAMES
 from tarocchi_rl.policies.onnx_policy import (
     MANIFEST_FORMAT,
     ManifestMismatchError,
@@ -30,6 +29,7 @@ from tarocchi_rl.policies.onnx_policy import (
 from tarocchi_rl.rl.export import ExportError, export_policy, read_golden
 from tarocchi_rl.rl.policy import PPOAgent
 from tarocchi_rl.variants import get_variant
+from tarocchi_rl.variants.phases import PHASE_NAMES
 from tests.support.no_torch import NO_TORCH
 
 ROOT = Path(__file__).resolve().parents[2]

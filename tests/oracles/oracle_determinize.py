@@ -81,7 +81,7 @@ import numpy as np
 
 from tarocchi_rl import engine
 from tarocchi_rl.cards import FOOL, TRUMP
-from tarocchi_rl.core.phases import ACCUSO, DISCARD, DONE, EARLY, PHASE_NAMES, PLAY, POIGNEE
+from tarocchi_rl.core.phases import DISCARD, DONE, PLAY
 from tarocchi_rl.core.state import (
     BEST_BIT,
     BEST_TRUMP,
@@ -112,7 +112,10 @@ from tarocchi_rl.core.tables import (
 )
 from tarocchi_rl.game import Game, State, make
 from tarocchi_rl.variants import mineo, piedmont, tarok
-from tarocchi_rl.variants.mineo import MK_SCOMMESSA_NEED
+from tarocchi_rl.variants.french import POIGNEE
+from tarocchi_rl.variants.mineo import EARLY, MK_SCOMMESSA_NEED
+from tarocchi_rl.variants.phases import PHASE_NAMES
+from tarocchi_rl.variants.piedmont import ACCUSO
 
 FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_TAROK = mineo.FAMILY_ID, piedmont.FAMILY_ID, tarok.FAMILY_ID
 

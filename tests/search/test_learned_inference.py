@@ -243,7 +243,7 @@ def test_truth_peaked_beliefs_place_more_cards_where_they_are():
 
 def test_mineo_early_round_falls_back_to_sir():
     """Eight piles (Mineo's early round): the weighted DP's tables are too large, the plan samples by SIR."""
-    from tarocchi_rl.core.phases import EARLY
+    from tarocchi_rl.variants.mineo import EARLY
 
     src, tb, info = random_positions("mineo", {}, 40, seed=2)
     early = [i for i in range(40) if src.meta[i, PHASE] == EARLY]

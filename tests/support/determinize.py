@@ -7,9 +7,8 @@ import numpy as np
 
 from tarocchi_rl import engine
 from tarocchi_rl.bits import seed_states
-from tarocchi_rl.core.phases import DISCARD, DONE, EARLY, PLAY
+from tarocchi_rl.core.phases import DISCARD, DONE, PLAY
 from tarocchi_rl.core.state import (
-    ACCUSO_DECL,
     BID_WORD,
     BONUS,
     CALLED,
@@ -48,7 +47,8 @@ from tarocchi_rl.core.tables import (
 from tarocchi_rl.engine.observation import observe_row
 from tarocchi_rl.variants import french, get_variant, mineo, piedmont
 from tarocchi_rl.variants.french import MK_PETIT
-from tarocchi_rl.variants.mineo import MK_PIGLIATA
+from tarocchi_rl.variants.mineo import EARLY, MK_PIGLIATA
+from tarocchi_rl.variants.piedmont import ACCUSO_DECL
 
 FAMILY_MINEO, FAMILY_PIEDMONT, FAMILY_FRENCH = mineo.FAMILY_ID, piedmont.FAMILY_ID, french.FAMILY_ID
 

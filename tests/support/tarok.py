@@ -46,7 +46,14 @@ class Both:
             self.oracle.apply(text)
         return self
 
+    def phase(self) -> str:
+        """The phase, by the engine's name, once the oracle's agrees (its bidding, king_calling, talon_choice)."""
+        want = {"bidding": "bid", "king_calling": "king_call"}.get(self.oracle.phase, self.oracle.phase)
+        assert self.engine.phase == want, (self.engine.phase, self.oracle.phase)
+        return self.engine.phase
+
     def legal(self) -> set[str]:
+        self.phase()
         got = {self.engine.action_to_string(a) for a in self.engine.legal_actions()}
         assert got == self.oracle.legal_actions(), (got, self.oracle.legal_actions())
         return got

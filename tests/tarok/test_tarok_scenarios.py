@@ -161,9 +161,9 @@ def test_a_king_called_from_the_talon_takes_the_talons_rest_and_cancels_the_mond
     game = Both(4, KING_DECK).apply("bid:pass bid:pass bid:pass")
     assert "bid:three" in game.legal()
     game.apply("bid:three")
-    assert game.legal() == {"call:KH", "call:KD", "call:KS", "call:KC"}
+    assert game.legal() == {"call:KH", "call:KD", "call:KS", "call:KC"} and game.engine.phase == "king_call"
     game.apply("call:KH")
-    assert game.legal() == {"talon:0", "talon:1"} and game.player() == 0
+    assert game.legal() == {"talon:0", "talon:1"} and game.player() == 0 and game.engine.phase == "talon_choice"
     assert game.engine._env.state.meta[0, 7] == 1  # STOCK_SHOWN: the talon is face up before the choice
     game.apply("talon:0")  # KH 4H 3H; the Mond stays in the talon: his penalty, for now
     assert game.engine.phase == "discard"
@@ -358,3 +358,28 @@ def test_a_rebuilt_view_keeps_the_void_shown_by_a_tarok_on_a_suit_lead():
     cards = v.state._env.state.cards[0]
     assert {game.deck.names[c] for c in game.deck.cards_of(cards[DISCARDED])} == {"JD", "ND", "QD"}
     assert not [c for c in game.deck.cards_of(cards[HAND + 2]) if game.deck.names[c].endswith("D")]
+
+
+@pytest.mark.parametrize("variant", ["tarok3", "tarok4"])
+def test_the_king_call_and_the_talon_are_phases_of_their_own_shown_as_the_bidding(variant):
+    """The king call and the talon choice are tarok's own phases (kind bid, part of the auction), and
+    the observation shows them in the bidding's slot, as the shipped networks were trained (one phase then)."""
+    from tarocchi_rl.core.obs_layout import S_PHASE
+    from tarocchi_rl.variants import tarok
+    from tarocchi_rl.variants.phases import BIDDING_PHASES, PHASE_NAMES
+
+    assert PHASE_NAMES[tarok.KING_CALL] == "king_call" and PHASE_NAMES[tarok.TALON_CHOICE] == "talon_choice"
+    assert {tarok.BID, tarok.KING_CALL, tarok.TALON_CHOICE} <= set(BIDDING_PHASES)
+    players = int(variant[-1])
+    game = Both(players, make_deck(players, {}))
+    game.apply(" ".join(["bid:pass"] * (players - 1)) + " bid:three")
+    state = game.engine._env.state
+    seen = {game.phase()}
+    while game.engine.phase in ("bid", "king_call", "talon_choice"):
+        obs = game.engine.observation(game.player())
+        slot = game.engine._env.tables.obs[S_PHASE]
+        assert obs[slot + tarok.BID] == 1 and obs[slot : slot + 11].sum() == 1
+        assert state.meta[0, 0] in (tarok.KING_CALL, tarok.TALON_CHOICE)
+        game.apply(min(game.legal()))
+        seen.add(game.phase())
+    assert seen >= ({"king_call", "talon_choice"} if players == 4 else {"talon_choice"})
