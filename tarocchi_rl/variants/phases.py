@@ -17,7 +17,9 @@ def gather_phases(families: tuple[FamilyRules, ...] = FAMILIES) -> tuple[Phase |
     """The phase of each code (None: a code no family uses), from the engine's and ``families``' PHASES (the
     first family's row where two share one); ValueError where two give one code different phases."""
     by_code: dict[int, tuple[Phase, str]] = {}
-    for owner, rows in [("the engine", ENGINE_PHASES)] + [(f.__name__, tuple(f.PHASES)) for f in families]:
+    owners: list[tuple[str, tuple[Phase, ...]]] = [("the engine", tuple(ENGINE_PHASES))]
+    owners += [(getattr(f, "__name__", repr(f)), tuple(f.PHASES)) for f in families]
+    for owner, rows in owners:
         check_phases(rows, owner)
         for p in rows:
             if p.code in by_code and by_code[p.code][0]._replace(what="") != p._replace(what=""):

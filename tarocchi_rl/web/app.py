@@ -282,8 +282,8 @@ class Server:
         kernel is loaded, and Numba's worker threads start, from a thread of lower priority that they inherit
         (:data:`limits.SEARCH_KERNEL_NICE`); the queue's own thread stays at the loop's priority."""
         first = VARIANTS[0]  # any variant loads the search kernel
-        bots = [SeatBot("heuristic", make_bot("heuristic", 0, "bot"))] * (get_variant(first).n_players - 1)
-        t = Table.deal(first, {}, [None] + bots, 1)
+        bot: SeatBot | None = SeatBot("heuristic", make_bot("heuristic", 0, "bot"))
+        t = Table.deal(first, {}, [None] + [bot] * (get_variant(first).n_players - 1), 1)
         req = {"type": "act", **seat_request(t.views, t.views.current_player())}
         limits.run_at_priority(limits.SEARCH_KERNEL_NICE,
                                lambda: BotServer(WARM_SEARCH, lambda s: make_bot(s, 0, "bot")).handle(dumps(req)))
