@@ -41,7 +41,7 @@ from tarocchi_rl.search.inference import (
 )
 from tarocchi_rl.search.ismcts import ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, SearchTrees, search_batch
 from tarocchi_rl.shipped import bot_directory
-from tarocchi_rl.variants import get_variant
+from tarocchi_rl.variants import VariantSpec
 
 from .args import Arg, check_spec_path, defaults
 from .registry import AgentKind, make_agent, register_kind
@@ -163,9 +163,8 @@ def _search(state: BatchState, idx: NDArray[np.int64], tables: Any, iterations: 
 class _RemoteSearcher:
     """A Ray actor: searches given root states of one variant (root parallelism)."""
 
-    def __init__(self, variant: str, options: dict) -> None:
-        spec = get_variant(variant)
-        self.tables = spec.tables(spec.resolve_options(options))
+    def __init__(self, spec: VariantSpec, options: dict) -> None:
+        self.tables = spec.resolved_tables(options)
 
     def search(self, meta: NDArray[Any], cards: NDArray[Any], deck: NDArray[Any], rng: NDArray[Any], iterations: int,
                c: float, payoff_scale: float, rollout: int, priors: NDArray[np.float32], c_prior: float,
@@ -329,7 +328,7 @@ class ISMCTSAgent(Agent):
         key = (env.variant, tuple(sorted(env.options.items())))
         if self._actors is None or self._actors[0] != key:
             cls = ray.remote(num_cpus=1)(_RemoteSearcher)
-            self._actors = (key, [cls.remote(env.variant, env.options) for _ in range(self.workers)])
+            self._actors = (key, [cls.remote(env.spec, env.options) for _ in range(self.workers)])
         return self._actors[1]
 
     def _budget_iterations(self, run: Any, k: int, spent: float = 0.0) -> int:
@@ -368,7 +367,7 @@ class ISMCTSAgent(Agent):
         if idx is None:
             idx = np.arange(env.batch_size)
         idx = np.ascontiguousarray(idx, np.int64)
-        payoff_scale = get_variant(env.variant).payoff_scale  # rewards: payoffs / payoff_scale
+        payoff_scale = env.spec.payoff_scale  # rewards: payoffs / payoff_scale
         legal = env.legal_mask()[idx] if mask is None else np.asarray(mask, bool)
         n_legal = legal.sum(axis=1)
         if (n_legal == 0).any():

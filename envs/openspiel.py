@@ -112,7 +112,7 @@ class _Config:
         self.n_cards = spec.deck.n_cards
         self.n_players = spec.n_players
         self.n_tricks = spec.hand_sizes[0]
-        tb = spec.tables(spec.resolve_options(self.options))
+        tb = spec.resolved_tables(self.options)
         self.first_round = int(tb.params[P_FIRST_ROUND])  # cards per seat dealt before the first decision
         self.early = self.first_round < int(tb.params[P_HAND])  # a first round of the deal before the rest
         self.blocks: list[range] = []

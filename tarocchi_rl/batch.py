@@ -26,24 +26,24 @@ from . import engine
 from .bits import seed_states
 from .core.phases import DONE
 from .core.state import CUR, PAYOFF, PHASE, alloc_state
-from .variants import get_variant
+from .variants import VariantSpec, get_variant
 from .variants.contract import FamilyRules
 from .variants.phases import PHASE_NAMES
 
 
 class BatchEnv:
-    """B games of ``variant`` (see the module docstring).
+    """B games of ``variant`` (a name, or its VariantSpec where the caller holds it; see the module docstring).
 
     Attributes: ``num_players``, ``num_actions``, ``obs_dim``, ``batch_size``, ``state`` (the BatchState),
     ``tables`` (the RuleTables), ``options`` (resolved variant options).
     """
 
-    def __init__(self, variant: str, batch_size: int, seed: int = 0, auto_reset: bool = False,
+    def __init__(self, variant: str | VariantSpec, batch_size: int, seed: int = 0, auto_reset: bool = False,
                  **options: Any) -> None:
         if int(batch_size) < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-        self.spec = get_variant(variant)
-        self.variant = variant
+        self.spec = variant if isinstance(variant, VariantSpec) else get_variant(variant)
+        self.variant = self.spec.name
         self.options = self.spec.resolve_options(options)
         self.tables = self.spec.tables(self.options)
         self.batch_size = int(batch_size)

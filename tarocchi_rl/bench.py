@@ -24,7 +24,7 @@ def bench_rollout(variant: str, batch: int, seconds: float, seed: int = 0) -> di
     """One timed run of the fused rollout kernel; returns deals/s, card plays/s and whether the payoffs summed
     to 0 (None for a family that is not zero-sum)."""
     spec = get_variant(variant)
-    tables = spec.tables(spec.resolve_options({}))
+    tables = spec.resolved_tables()
     st = alloc_state(batch)
     st.rng[:] = seed_states(seed, batch)
     payoff = np.zeros((batch, 4), np.int64)

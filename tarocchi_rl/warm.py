@@ -59,7 +59,7 @@ def tables_groups() -> list[tuple[str, ...]]:
     groups: dict[type, list[str]] = {}
     for v in VARIANTS:
         spec = get_variant(v)
-        groups.setdefault(type(spec.tables(spec.resolve_options({}))), []).append(v)
+        groups.setdefault(type(spec.resolved_tables()), []).append(v)
     return [tuple(g) for g in groups.values()]
 
 
@@ -86,7 +86,7 @@ def warm_stage(stage: str, variants: Sequence[str] = tuple(VARIANTS)) -> list[tu
             spec = get_variant(v)
             st = alloc_state(2)
             st.rng[:] = seed_states(0, 2)
-            engine.rollout_random_batch(st, spec.tables(spec.resolve_options({})), 1, np.zeros((2, 4), np.int64),
+            engine.rollout_random_batch(st, spec.resolved_tables(), 1, np.zeros((2, 4), np.int64),
                                         np.zeros((2, 2), np.int64))
         done.append(("fused rollout", time.perf_counter() - t))
     return done

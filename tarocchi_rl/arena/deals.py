@@ -17,7 +17,7 @@ from .. import bounded
 from ..batch import BatchEnv
 from ..bounded import shown
 from ..game import make
-from ..variants import get_variant
+from ..variants import VariantSpec, get_variant
 
 MAX_DEALS = 100_000
 
@@ -45,8 +45,9 @@ def seatings(n_players: int) -> NDArray[np.int8]:
     return np.array(maps, np.int8)
 
 
-def random_decks(variant: str, n: int, seed: int, **options: Any) -> NDArray[np.int16]:
-    """n deals (int16[n, C] dense card ids in deal order) from the core's shuffle."""
+def random_decks(variant: str | VariantSpec, n: int, seed: int, **options: Any) -> NDArray[np.int16]:
+    """n deals (int16[n, C] dense card ids in deal order) from the core's shuffle (``variant``: a name or its
+    VariantSpec)."""
     env = BatchEnv(variant, n, seed=seed, **options)
     return env.state.deck[:, : env.spec.deck.n_cards].copy()
 

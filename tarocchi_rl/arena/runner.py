@@ -62,7 +62,7 @@ def run_arena(
     # once, without compiling the dealing kernels first
     agents = None if blocks_file is not None else [make_agent(s, seed=seed + 1000 * k)
                                                    for k, s in enumerate(agent_specs)]
-    game_decks = _arena_decks(variant, deals, decks, seed, options)
+    game_decks = _arena_decks(spec, deals, decks, seed, options)
     setup = _ArenaSetup(spec, variant, options, [agent_label(s) for s in agent_specs], game_decks, seed,
                         seatings(spec.n_players), progress, batch_deals)
     if agents is None:
@@ -103,13 +103,13 @@ def _check_deal_count(deals: int | None, decks: NDArray[np.integer[Any]] | None)
         raise ValueError(f"an arena plays 1 to {MAX_DEALS} deals, got {len(decks)}")
 
 
-def _arena_decks(variant: str, deals: int | None, decks: NDArray[np.integer[Any]] | None, seed: int,
+def _arena_decks(spec: VariantSpec, deals: int | None, decks: NDArray[np.integer[Any]] | None, seed: int,
                  options: dict[str, Any]) -> NDArray[np.integer[Any]]:
     """The arena's deals (int[n, C], 1 <= n <= :data:`MAX_DEALS`): ``decks`` when given, else ``deals`` deals
     dealt from ``seed`` (their number checked by :func:`_check_deal_count` before)."""
     if decks is None:
         assert deals is not None  # checked
-        decks = random_decks(variant, int(deals), seed, **options)
+        decks = random_decks(spec, int(deals), seed, **options)
     return decks
 
 
@@ -224,7 +224,7 @@ def _play_missing_blocks(setup: _ArenaSetup, specs: list[str], prints: list[str]
     bar = Progress(sum(len(m[4]) for m in missing) * len(setup.maps), enabled=setup.progress)
     done_games, played = 0, set()
     with ProcessPoolExecutor(min(workers, len(missing)), mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(_block_task, setup.variant, setup.options, pair, seeds, d, setup.maps, make_agent,
+        futures = {pool.submit(_block_task, setup.spec, setup.options, pair, seeds, d, setup.maps, make_agent,
                                threads): (which, key) for which, key, pair, seeds, d in missing}
         try:
             pending = set(futures)
@@ -245,14 +245,14 @@ def _play_missing_blocks(setup: _ArenaSetup, specs: list[str], prints: list[str]
     return played
 
 
-def _block_task(variant: str, options: dict[str, Any], specs: tuple[str, str], seeds: tuple[int, int],
+def _block_task(spec: VariantSpec, options: dict[str, Any], specs: tuple[str, str], seeds: tuple[int, int],
                 d: NDArray[np.integer[Any]], maps: NDArray[np.int8], make_agent: Callable[..., AgentLike],
                 threads: int) -> Block:
     """One block in a worker process of :func:`_play_missing_blocks`."""
     import numba
 
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-    return _play_block(get_variant(variant), d, make_agent(specs[0], seed=seeds[0]),
+    return _play_block(spec, d, make_agent(specs[0], seed=seeds[0]),
                        make_agent(specs[1], seed=seeds[1]), maps, options, Progress(0, False), 0, None)
 
 

@@ -145,6 +145,11 @@ class VariantSpec:
         """The variant's RuleTables with these (resolved) options."""
         return self.rules.make_rule_tables(**self.fixed, **options)
 
+    def resolved_tables(self, options: dict | None = None) -> RuleTables:
+        """The variant's RuleTables with ``options`` resolved first (:meth:`resolve_options`: defaults filled in,
+        every value checked)."""
+        return self.tables(self.resolve_options(options or {}))
+
     def __reduce__(self) -> tuple:  # pickle / deepcopy by name (the spec holds a module)
         from . import get_variant
 
