@@ -31,11 +31,12 @@ from ..rl.config import (
     MAX_BELIEF_LOSS,
     ConfigError,
     NetworkConfig,
+    ResolvedVariant,
     TrainConfig,
     load_typed_config,
     typed_config_from_dict,
 )
-from ..variants import VARIANTS, get_variant
+from ..variants import VARIANTS
 
 LEAVES = ("heuristic", "net")  # SearchConfig.leaf
 TARGETS = ("visits", "q")  # SearchConfig.target
@@ -163,7 +164,7 @@ class GateConfig:
 
 
 @dataclass
-class ExpertConfig:
+class ExpertConfig(ResolvedVariant):
     variant: str = "french3"  # a name of tarocchi_rl.variants.VARIANTS
     options: dict = field(default_factory=dict)  # variant options
     seed: int = 0  # seeds the self-play deals, the searches, the moves drawn and the minibatches
@@ -186,7 +187,7 @@ class ExpertConfig:
 
     def validate(self) -> ExpertConfig:
         _need(self.variant in VARIANTS, "variant", f"must be one of {', '.join(VARIANTS)}, got {self.variant!r}")
-        spec = get_variant(self.variant)
+        spec = self.spec
         try:
             self.options = spec.resolve_options(self.options)
         except ValueError as e:

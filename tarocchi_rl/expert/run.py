@@ -83,9 +83,7 @@ class ExpertRun:
         self.device = resolve_device(cfg.device)
         torch.set_num_threads(cfg.torch_threads)
         tcfg = cfg.train_config()
-        from ..variants import get_variant
-
-        spec = get_variant(cfg.variant)
+        spec = cfg.spec
         self.obs_dim, self.n_actions = spec.obs_dim, spec.n_actions
         self.net = build_network(tcfg, spec.obs_dim, spec.n_actions).to(self.device)
         self.best = build_network(tcfg, spec.obs_dim, spec.n_actions).eval()

@@ -39,7 +39,7 @@ from ..core.obs_layout import build_privileged_layout, card_planes
 from ..core.phases import DECISION_KINDS
 from ..keyvalue import key_values
 from ..policies.belief import belief_shape
-from ..variants import VARIANTS, get_variant
+from ..variants import VARIANTS, VariantSpec, get_variant
 
 
 class ConfigError(ValueError):
@@ -278,8 +278,25 @@ class EvalConfig:
         _at_most(self.final_deals, MAX_DEALS, "eval.final_deals")
 
 
+class ResolvedVariant:
+    """The base of a config that names a variant (``variant``): :attr:`spec`, the variant resolved once, here at the
+    config (its ``validate`` reads it), which the layers below read instead of looking the name up again. Not a
+    dataclass field: it is in neither ``to_dict()``, the saved YAML nor ``==``; a pickled or copied config carries it
+    by name (a VariantSpec pickles so)."""
+
+    variant: str  # the subclass's field (a plain base's annotation is no dataclass field)
+
+    @property
+    def spec(self) -> VariantSpec:
+        """The VariantSpec of ``variant`` (looked up again only when ``variant`` changed since)."""
+        spec: VariantSpec | None = self.__dict__.get("_spec")
+        if spec is None or spec.name != self.variant:
+            spec = self.__dict__["_spec"] = get_variant(self.variant)
+        return spec
+
+
 @dataclass
-class TrainConfig:
+class TrainConfig(ResolvedVariant):
     variant: str = "mineo"  # a name of tarocchi_rl.variants.VARIANTS
     options: dict = field(default_factory=dict)  # variant options (see `tarocchi-rl play --help`)
     seed: int = 0  # seeds deals, action sampling, league draws and the network initialisation
@@ -327,7 +344,7 @@ class TrainConfig:
     def validate(self) -> TrainConfig:
         """Check every field (a :class:`ConfigError` naming the first bad key) and resolve ``payoff_scale``."""
         _need(self.variant in VARIANTS, "variant", f"unknown variant {self.variant!r} (known: {', '.join(VARIANTS)})")
-        spec = get_variant(self.variant)
+        spec = self.spec
         try:
             spec.resolve_options(dict(self.options))
         except (ValueError, TypeError) as e:

@@ -69,7 +69,7 @@ from ..policies.onnx_policy import (
     make_session,
 )
 from ..provenance import git_state
-from ..variants import get_variant
+from ..variants import VariantSpec
 from ..variants.phases import PHASE_NAMES
 from .config import TrainConfig
 from .model_card import model_card
@@ -260,11 +260,11 @@ def _num(x: float) -> float | int:
     return int(f) if f.is_integer() else float(str(np.float32(f)))
 
 
-def golden_records(net: PolicyValueNet, variant: str, obs: NDArray[np.float32], mask: NDArray[np.bool_],
+def golden_records(net: PolicyValueNet, spec: VariantSpec, obs: NDArray[np.float32], mask: NDArray[np.bool_],
                    phase: NDArray[np.int64]) -> list[dict[str, Any]]:
     """The golden lines: each position with the torch network's probabilities, value and greedy action (and, with a
     belief head, its beliefs flattened C x L)."""
-    rules = get_variant(variant).rules
+    rules = spec.rules
     with torch.no_grad():
         logits, value = net.eval()(torch.from_numpy(obs), torch.from_numpy(mask))
         probs = torch.softmax(logits, dim=1).numpy()
@@ -316,17 +316,16 @@ def _package_version() -> str | None:
         return None
 
 
-def evaluate(agent: OnnxAgent, variant: str, options: dict[str, Any], deals: int, seed: int = 0,
+def evaluate(agent: OnnxAgent, spec: VariantSpec, options: dict[str, Any], deals: int, seed: int = 0,
              progress: bool = False) -> dict[str, Any]:
     """The exported agent (greedy) in the duplicate arena against each of :data:`EVAL_OPPONENTS`."""
-    spec = get_variant(variant)
     out: dict[str, Any] = {
         "method": "Duplicate arena (tarocchi_rl.arena.run_arena): the same deals with the seats rotated, the bot "
                   "(onnxruntime, greedy) against copies of the opponent; 95% CI: bootstrap over deals",
         "payoff_unit": spec.rules.BONUS_UNIT, "seed": seed, "deals": deals, "opponents": {},
     }
     for opp in EVAL_OPPONENTS:
-        r = run_arena(variant, [agent, opp], deals=deals, seed=seed, options=options, progress=progress)
+        r = run_arena(spec.name, [agent, opp], deals=deals, seed=seed, options=options, progress=progress)
         row = r["table"][0]
         out["opponents"][opp] = {
             "mean_payoff_per_deal": row["mean_payoff_per_deal"], "ci95": row["ci95"], "deals": r["deals"],
@@ -404,7 +403,7 @@ def _build(net: PolicyValueNet, cfg: TrainConfig, data: dict[str, Any], facts: d
     export_onnx(net, staging / MODEL_FILE, {"format": MANIFEST_FORMAT, "variant": cfg.variant,
                                             "layout_fingerprint": facts["layout_fingerprint"]})
     obs, mask, phase = collect_positions(net, cfg.variant, facts["options"], golden, seed)
-    recs = golden_records(net, cfg.variant, obs, mask, phase)
+    recs = golden_records(net, cfg.spec, obs, mask, phase)
     with open(staging / GOLDEN_FILE, "w", encoding="utf-8") as f:
         for r in recs:
             f.write(json.dumps(r, separators=(",", ":")) + "\n")
@@ -417,7 +416,7 @@ def _build(net: PolicyValueNet, cfg: TrainConfig, data: dict[str, Any], facts: d
     _write_json(staging / MANIFEST_FILE, manifest)  # the agent below reads it; rewritten with the evaluation
     if eval_deals:
         agent = OnnxAgent(staging, label="onnx (this bot)")
-        manifest["evaluation"] = evaluate(agent, cfg.variant, facts["options"], eval_deals, seed, progress)
+        manifest["evaluation"] = evaluate(agent, cfg.spec, facts["options"], eval_deals, seed, progress)
     _write_json(staging / MANIFEST_FILE, manifest)
     (staging / README_FILE).write_text(model_card(manifest), encoding="utf-8")
     return manifest
@@ -470,7 +469,7 @@ def _belief_entry(net: PolicyValueNet, spec: Any, n: int) -> dict[str, Any] | No
 
 def _manifest(net: PolicyValueNet, cfg: TrainConfig, data: dict[str, Any], facts: dict[str, Any],
               verification: dict[str, Any], n_golden: int, phases: list[str]) -> dict[str, Any]:
-    spec = get_variant(cfg.variant)
+    spec = cfg.spec
     ckpt = Path(data["path"])
     n, a = facts["obs_dim"], facts["num_actions"]
     return {

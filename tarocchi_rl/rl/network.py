@@ -34,7 +34,6 @@ from torch import nn
 
 from .. import bounded
 from ..core.obs_layout import card_planes
-from ..variants import get_variant
 from .checkpoint import CheckpointError, load_checkpoint
 from .config import ConfigError, TrainConfig, config_from_dict
 from .shapes import (  # noqa: F401 (state_shapes, critic_state_shapes: re-exported for the tests and experiments)
@@ -174,7 +173,7 @@ def build_network(cfg: TrainConfig, obs_dim: int, n_actions: int) -> PolicyValue
     """The network a TrainConfig describes (with a belief head when ``belief_loss > 0``)."""
     cards = None
     if cfg.network.kind == "cards":
-        spec = get_variant(cfg.variant)
+        spec = cfg.spec
         plane_index, rest_index = card_planes(spec.obs_rows, spec.deck.n_cards)
         cards = CardEncoder(plane_index, rest_index, spec.deck.n_cards, cfg.network.card_width, cfg.network.activation)
     return PolicyValueNet(obs_dim, n_actions, tuple(cfg.network.hidden), cfg.network.activation,
@@ -217,7 +216,7 @@ def build_critic(cfg: TrainConfig) -> CriticNet | None:
     the widths and activation of ``network``."""
     if cfg.critic != "perfect":
         return None
-    spec = get_variant(cfg.variant)
+    spec = cfg.spec
     return CriticNet(spec.obs_dim, privileged_dim(spec), tuple(cfg.network.hidden), cfg.network.activation)
 
 
@@ -323,7 +322,7 @@ def load_network(checkpoint: str | Path | dict[str, Any], variant: str | None = 
     if variant is not None and cfg.variant != variant:
         raise CheckpointError(f"checkpoint {data['path']} was trained on {cfg.variant}, not {variant}")
     check_state_shapes(data.get("model"), cfg, f"checkpoint {data['path']}")
-    spec = get_variant(cfg.variant)
+    spec = cfg.spec
     net = build_network(cfg, spec.obs_dim, spec.n_actions)
     try:
         net.load_state_dict(data["model"])

@@ -31,7 +31,7 @@ import numpy as np
 from ..bounded import shown
 from ..game import State
 from ..records import RecordError, load_lines, replay, stored_seat_kinds
-from ..variants import VariantSpec, get_variant
+from ..variants import VariantSpec
 from .config import ConfigError, TrainConfig
 
 MAX_IMITATION_RECORDS = 1_000_000  # records read from imitation.records, all files together
@@ -79,7 +79,7 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 def _deal_samples(cfg: TrainConfig, observe: bool, privileged: bool) -> Iterator[tuple[dict[str, np.ndarray], int]]:
     """(samples of one record, their number) for every record read, until ``imitation.decisions`` samples (the last
     record's cut there); without ``observe`` the samples are an empty dict (the records are still checked)."""
-    spec = get_variant(cfg.variant)
+    spec = cfg.spec
     options = spec.resolve_options(dict(cfg.options))
     left, read = cfg.imitation.decisions, 0
     for path in cfg.imitation.records:

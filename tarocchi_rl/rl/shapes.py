@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from ..core.obs_layout import build_privileged_layout
 from ..policies.belief import belief_shape
-from ..variants import VariantSpec, get_variant
+from ..variants import VariantSpec
 from .config import TrainConfig, card_encoder
 
 
@@ -55,12 +55,12 @@ def privileged_dim(spec: VariantSpec) -> int:
 
 def network_beliefs(cfg: TrainConfig) -> tuple[int, int] | None:
     """The belief head's (C, L) of the network a TrainConfig describes (``belief_loss > 0``), else None."""
-    return belief_shape(get_variant(cfg.variant)) if cfg.belief_loss > 0 else None
+    return belief_shape(cfg.spec) if cfg.belief_loss > 0 else None
 
 
 def expected_shapes(cfg: TrainConfig, critic: bool = False) -> dict[str, tuple[int, ...]]:
     """Every tensor of the policy network (``critic``: of the perfect-information critic) of ``cfg``."""
-    spec = get_variant(cfg.variant)
+    spec = cfg.spec
     if critic:
         return critic_state_shapes(spec.obs_dim, privileged_dim(spec), cfg.network.hidden)
     return state_shapes(spec.obs_dim, spec.n_actions, cfg.network.hidden, network_beliefs(cfg),

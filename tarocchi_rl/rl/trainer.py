@@ -111,7 +111,6 @@ from ..policies import make_baseline
 from ..policies.belief import belief_targets, reliability
 from ..policies.compose import ComposeAgent
 from ..provenance import git_state
-from ..variants import get_variant
 from .checkpoint import (
     CheckpointError,
     fsync_dir,
@@ -217,7 +216,7 @@ class Trainer:
                  progress: bool = True, resume_from: dict | None = None,
                  agent_factory: AgentFactory | None = None) -> None:
         self.cfg, self.run_dir, self.progress = cfg.validate(), Path(run_dir), progress
-        spec = get_variant(cfg.variant)
+        spec = self.cfg.spec
         torch.manual_seed(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
         self.device = resolve_device(cfg.device)  # the learner's; the workers play on the CPU
@@ -560,7 +559,7 @@ class Trainer:
             group, _, name = key.partition("/")
             tag = {"payoff": "returns", "payoff_seat": "returns_seat", "payoff_role": "returns_role"}[group]
             writer.add_scalar(f"{tag}/{name}", tot / cnt, step)
-        words = getattr(get_variant(self.cfg.variant).rules, "BID_WORDS", None)
+        words = getattr(self.cfg.spec.rules, "BID_WORDS", None)
         total_bids = sum(rollout["bids"].values())
         if words and total_bids:
             for w, name in enumerate(words):
