@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     for chunk in teacher_chunks(teacher, cfg.variant, cfg.options, args.batch, args.seed, 1.0, args.decisions,
                                 privileged=True):
         obs_l.append(chunk["obs"])
-        tgt_l.append(belief_targets(chunk["obs"], chunk["hidden"], cfg.variant))
+        tgt_l.append(belief_targets(chunk["obs"], chunk["hidden"], cfg.spec))
     held = max(1, len(obs_l) // 10) if len(obs_l) > 1 else 0  # whole batches (deals) held out; none from one
     obs, targets = torch.from_numpy(np.concatenate(obs_l)), torch.from_numpy(np.concatenate(tgt_l))
     cut = sum(len(o) for o in obs_l[:len(obs_l) - held])  # training rows [0, cut), held-out rows [cut, end)

@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core.obs_layout import build_privileged_layout
-from ..variants import VariantSpec, get_variant
+from ..variants import VariantSpec
 
 Beliefs = Callable[[NDArray[np.float32]], NDArray[np.float32]]
 """obs float32[B, obs_dim] -> float32[B, C, L] (module docstring)."""
@@ -72,10 +72,6 @@ def belief_shape(spec: VariantSpec) -> tuple[int, int]:
     return spec.deck.n_cards, n_locations(spec.n_players)
 
 
-def _spec(variant: str | VariantSpec) -> VariantSpec:
-    return get_variant(variant) if isinstance(variant, str) else variant
-
-
 def _obs(obs: Any, spec: VariantSpec) -> NDArray[np.float32]:
     o = np.asarray(obs, np.float32)
     if o.ndim != 2 or o.shape[1] != spec.obs_dim:
@@ -84,9 +80,8 @@ def _obs(obs: Any, spec: VariantSpec) -> NDArray[np.float32]:
     return o
 
 
-def unseen_cards(obs: Any, variant: str | VariantSpec) -> NDArray[np.bool_]:
+def unseen_cards(obs: Any, spec: VariantSpec) -> NDArray[np.bool_]:
     """bool[B, C]: the cards each observation's seat cannot locate (none of :data:`SEEN_SECTIONS` holds them)."""
-    spec = _spec(variant)
     o = _obs(obs, spec)
     c = spec.deck.n_cards
     seen = np.zeros((len(o), c), bool)
@@ -96,9 +91,8 @@ def unseen_cards(obs: Any, variant: str | VariantSpec) -> NDArray[np.bool_]:
     return ~seen
 
 
-def uniform_beliefs(variant: str | VariantSpec) -> Beliefs:
+def uniform_beliefs(spec: VariantSpec) -> Beliefs:
     """The stand-in belief model: every card equally likely in each of the L locations."""
-    spec = _spec(variant)
     c, n_loc = belief_shape(spec)
 
     def beliefs(obs: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -118,10 +112,9 @@ def locations_of(hidden: Any, n_players: int, n_cards: int) -> NDArray[np.int64]
     return np.where(planes.any(axis=1), planes.argmax(axis=1), -1).astype(np.int64)
 
 
-def belief_targets(obs: Any, hidden: Any, variant: str | VariantSpec) -> NDArray[np.int64]:
+def belief_targets(obs: Any, hidden: Any, spec: VariantSpec) -> NDArray[np.int64]:
     """int64[B, C]: the location index of each card the seat cannot see (the training target of a belief model),
     -1 for the cards it can see or that have no location (left out of the loss)."""
-    spec = _spec(variant)
     where = locations_of(hidden, spec.n_players, spec.deck.n_cards)
     return np.where(unseen_cards(obs, spec), where, -1)
 

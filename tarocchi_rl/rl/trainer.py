@@ -505,7 +505,7 @@ class Trainer:
             data["advantage"], data["ret"], critic_values = self._critic_targets(batches)
         calibration = {}
         if self.net.has_beliefs:
-            data[BELIEF_TARGET] = belief_targets(data["obs"], data["hidden"], self.cfg.variant)
+            data[BELIEF_TARGET] = belief_targets(data["obs"], data["hidden"], self.cfg.spec)
             calibration = self._belief_calibration(data["obs"], data[BELIEF_TARGET])
         lr = self._lr()
         out: dict[str, Any] = ppo_update(self.learner, data, self.cfg.ppo, lr, self.cfg.belief_loss,

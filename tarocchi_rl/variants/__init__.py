@@ -51,6 +51,8 @@ is a row there; a new family is one module, its line in ``FAMILIES`` below and i
 ``tests/core/test_variant_contract.py`` runs it and its checks over every registered family and variant.
 """
 
+import copyreg
+
 from ..core.obs_layout import build_privileged_layout, layout_table
 from . import french, mineo, piedmont, tarok
 from .contract import FamilyRules
@@ -82,6 +84,8 @@ OUTCOME_FIELDS = {
 # Every variant, from its family's VARIANT_ROWS (a family module registers its own variants).
 _ROWS = {name: (family, row) for family in FAMILIES for name, row in family.VARIANT_ROWS.items()}
 VARIANTS = tuple(_ROWS)
+# a spec holds a module: pickled and deep-copied by name, looked up again in the registry
+copyreg.pickle(VariantSpec, lambda spec: (get_variant, (spec.name,)))
 _cache: dict = {}
 
 

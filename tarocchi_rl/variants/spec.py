@@ -150,7 +150,3 @@ class VariantSpec:
         every value checked)."""
         return self.tables(self.resolve_options(options or {}))
 
-    def __reduce__(self) -> tuple:  # pickle / deepcopy by name (the spec holds a module)
-        from . import get_variant
-
-        return (get_variant, (self.name,))

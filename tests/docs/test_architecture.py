@@ -138,3 +138,42 @@ def test_the_checks_see_what_they_claim_to(tmp_path, monkeypatch):
     assert cycles(graph) == [["pkg.a", "pkg.b"]]
     monkeypatch.setattr(pathlib.Path, "relative_to", lambda self, other: pathlib.PurePosixPath(self.name))
     assert long_functions(files) == {"c.py::long": MAX_LINES + 1}
+
+
+# Where a variant's name may be looked up (``get_variant``): the boundaries, where a name comes in from outside.
+# Every layer below takes the VariantSpec (or a BatchEnv / config holding it) as a value.
+VARIANT_BOUNDARIES = {
+    "tarocchi_rl/variants/__init__.py": "the registry itself",
+    "tarocchi_rl/batch.py": "BatchEnv(name): the batched core's entry (a spec is taken as it is)",
+    "tarocchi_rl/game.py": "make(name): the game API's entry",
+    "tarocchi_rl/records.py": "a record names its variant",
+    "tarocchi_rl/bot.py": "a bot-protocol message names its variant",
+    "tarocchi_rl/policies/onnx_policy.py": "a policy's manifest names its variant",
+    "tarocchi_rl/rl/config.py": "a training or expert config names its variant (cfg.spec)",
+    "tarocchi_rl/arena/runner.py": "run_arena(name): the arena's entry",
+    "tarocchi_rl/arena/deals.py": "write_deals_file(name): the deals command",
+    "tarocchi_rl/bench.py": "the bench command",
+    "tarocchi_rl/warm.py": "the warm command",
+    "tarocchi_rl/web/": "web requests and challenge files name their variant",
+    "envs/": "the adapters' constructors (Gymnasium, PettingZoo, OpenSpiel) take a name",
+}
+
+
+def variant_lookups(files: dict[str, pathlib.Path]) -> list[str]:
+    """``path:line`` of every call of ``get_variant`` in the packages' code."""
+    out = []
+    for path in files.values():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+                if name == "get_variant":
+                    out.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}")
+    return out
+
+
+def test_a_variant_is_looked_up_by_name_only_at_the_boundaries():
+    lookups = variant_lookups(package_files())
+    outside = [at for at in lookups if not any(at.startswith(b) for b in VARIANT_BOUNDARIES)]
+    assert outside == [], f"get_variant below the boundaries (take the VariantSpec instead): {outside}"
+    assert len(lookups) >= len(VARIANT_BOUNDARIES)  # the check sees the calls it claims to

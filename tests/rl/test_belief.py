@@ -118,12 +118,13 @@ def test_reliability_table():
     sure[:, :, 3] = 1.0  # always certain, always wrong
     bad = reliability(sure, targets, bins=4)
     assert math.isclose(bad["ece"], 0.5) and bad["top1"] == 0.0
-    assert uniform_beliefs("mineo")(np.zeros((2, get_variant("mineo").obs_dim), np.float32)).shape == (2, 63, 6)
+    mineo = get_variant("mineo")
+    assert uniform_beliefs(mineo)(np.zeros((2, mineo.obs_dim), np.float32)).shape == (2, 63, 6)
 
 
 def test_rollouts_carry_the_hidden_cards_with_a_belief_head():
     out = RolloutWorker(_cfg("critic=seat").to_dict()).collect()
-    assert out["hidden"].shape[1] > 0 and (belief_targets(out["obs"], out["hidden"], "mineo") >= 0).any()
+    assert out["hidden"].shape[1] > 0 and (belief_targets(out["obs"], out["hidden"], get_variant("mineo")) >= 0).any()
     plain = RolloutWorker(_cfg("belief_loss=0").to_dict()).collect()
     assert plain["hidden"].shape[1] == 0
 
@@ -132,7 +133,7 @@ def test_a_short_run_lowers_the_belief_loss_and_logs_it(tmp_path):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     obs, hidden = _positions("mineo", games=16, seed=11)
-    targets = torch.from_numpy(belief_targets(obs, hidden, "mineo"))
+    targets = torch.from_numpy(belief_targets(obs, hidden, get_variant("mineo")))
 
     def fixed_batch_loss(net):
         with torch.no_grad():
