@@ -13,8 +13,11 @@ from tarocchi_rl.core import phases as ph
 from tarocchi_rl.core.state import PHASE
 from tarocchi_rl.policies import HeuristicAgent
 from tarocchi_rl.policies.compose import ComposeAgent
+from tarocchi_rl.variants import french, mineo, piedmont, tarok
+from tarocchi_rl.variants.phases import PHASE_NAMES
 
-PHASES_OF_KIND = {"bid": {ph.EARLY, ph.AUCTION, ph.BID, ph.SCOMMESSA, ph.RIVANTO, ph.CHELEM, ph.POIGNEE, ph.ACCUSO},
+PHASES_OF_KIND = {"bid": {mineo.EARLY, mineo.AUCTION, french.BID, mineo.SCOMMESSA, mineo.RIVANTO, french.CHELEM,
+                          french.POIGNEE, piedmont.ACCUSO, tarok.KING_CALL, tarok.TALON_CHOICE},
                   "discard": {ph.DISCARD}, "play": {ph.PLAY}}
 
 
@@ -26,7 +29,7 @@ class Recorder(HeuristicAgent):
         self.phases = set()
 
     def act(self, obs, mask, env, idx):
-        self.phases |= {ph.PHASE_NAMES[p] for p in env.state.meta[idx, PHASE]}
+        self.phases |= {PHASE_NAMES[p] for p in env.state.meta[idx, PHASE]}
         return super().act(obs, mask, env, idx)
 
 
@@ -38,7 +41,7 @@ def test_each_kind_of_decision_reaches_its_own_agent(variant):
     r = run_arena(variant, [agent, "heuristic"], deals=60, seed=3, options=options, progress=False)
     assert r["deals"] == 60
     for kind, rec in zip(("bid", "discard", "play"), parts.values(), strict=True):
-        assert rec.phases <= {ph.PHASE_NAMES[p] for p in PHASES_OF_KIND[kind]}, (kind, rec.phases)
+        assert rec.phases <= {PHASE_NAMES[p] for p in PHASES_OF_KIND[kind]}, (kind, rec.phases)
     assert bool(parts[0].phases) == (variant != "piedmont3")  # the three-handed game has no auction or commitment
     assert parts[2].phases == {"play"} and parts[1].phases == {"discard"}
 
