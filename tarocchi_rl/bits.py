@@ -16,7 +16,7 @@ from numba.extending import intrinsic
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
-U32 = np.uint64(32)
+_U32 = np.uint64(32)
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -105,7 +105,7 @@ else:
 @njit(cache=True, inline="always")
 def bounded(bits64, n):
     """Map 64 random bits to an int uniform in [0, n) for 0 < n < 2**32 (multiply-shift)."""
-    return np.int64(((bits64 >> U32) * np.uint64(n)) >> U32)
+    return np.int64(((bits64 >> _U32) * np.uint64(n)) >> _U32)
 
 
 @njit(cache=True, inline="always")

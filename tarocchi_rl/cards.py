@@ -39,7 +39,7 @@ from functools import cached_property
 import numpy as np
 
 EX_BIT = 32
-SUIT_FIELD = 16
+_SUIT_FIELD = 16
 TRUMP = 4  # value of Deck.suit for trumps
 FOOL = 5  # value of Deck.suit for EX
 
@@ -117,11 +117,11 @@ SUIT_NAMES: dict[str, dict[str, str]] = {
     "french": {"S": "Spades", "H": "Hearts", "D": "Diamonds", "C": "Clubs"},
 }
 FACE_WORDS = {"J": "Jack", "N": "Knight", "Q": "Queen", "K": "King"}
-RANK_WORDS = {"1": "Ace", **FACE_WORDS}  # where the 1 is the Ace (not in Slovenian tarok: there it is a pip)
+_RANK_WORDS = {"1": "Ace", **FACE_WORDS}  # where the 1 is the Ace (not in Slovenian tarok: there it is a pip)
 
 
 def build_deck(trumps_low_to_high: Sequence[str], suits: Sequence[tuple[str, Sequence[str]]], *, suit_system: str,
-               fool: bool = True, rank_words: Mapping[str, str] = RANK_WORDS,
+               fool: bool = True, rank_words: Mapping[str, str] = _RANK_WORDS,
                trump_names: Mapping[str, str] | None = None, fool_name: str = "the Fool") -> Deck:
     """Build a Deck from trump names (lowest first) and ``[(letter, ranks lowest first), ...]``; ``fool``: the
     deck has EX (dense id after the trumps), else the suits follow the trumps directly. The cards' labels: a
@@ -136,7 +136,7 @@ def build_deck(trumps_low_to_high: Sequence[str], suits: Sequence[tuple[str, Seq
     # one row per card, in dense-id order: (name, word, bit, suit, strength, label)
     cards = [(t, 0, k, TRUMP, k, trump_label(t)) for k, t in enumerate(trumps_low_to_high)]
     cards += [("EX", 0, EX_BIT, FOOL, 0, fool_name)] if fool else []
-    cards += [(r + letter, 1, SUIT_FIELD * s + k, s, k, f"{rank_words.get(r, r)} of {names_of_suits[letter]}")
+    cards += [(r + letter, 1, _SUIT_FIELD * s + k, s, k, f"{rank_words.get(r, r)} of {names_of_suits[letter]}")
               for s, (letter, ranks) in enumerate(suits) for k, r in enumerate(ranks)]
     names, word, bit, suit, strength, labels = (list(column) for column in zip(*cards, strict=True))
     pos = np.full(128, -1, dtype=np.int16)

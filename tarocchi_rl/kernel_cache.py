@@ -4,7 +4,7 @@
 Numba keys a cached kernel by its own source file alone. A kernel that calls a kernel of another module has that
 callee compiled into it, so after an edit of the callee's file the caller kept running the old code from the cache
 (an edit of ``search/inference.py`` left ``search/ismcts.py``'s searches on the old tables). :func:`install` puts
-:data:`LOCATORS` first among Numba's cache locators for this package's files: the same
+:data:`_LOCATORS` first among Numba's cache locators for this package's files: the same
 directories as Numba's own (``NUMBA_CACHE_DIR`` when set, else the ``__pycache__`` beside the file, else the user's
 cache directory), with a source stamp that also covers every package module the file imports,
 transitively (:func:`dependency_files`: ``from .x import``, ``from ..core.state import``, ``from . import engine``,
@@ -146,15 +146,15 @@ class DependencyAwareLocator(_DependencyStamped, _IN_TREE):
     """Numba's in-tree locator (the ``__pycache__`` beside the file), dependency-stamped."""
 
 
-class DependencyAwareUserDirLocator(_DependencyStamped, _USER_PROVIDED):
+class _DependencyAwareUserDirLocator(_DependencyStamped, _USER_PROVIDED):
     """Numba's locator of ``NUMBA_CACHE_DIR`` (when set, it comes first, as in Numba), dependency-stamped."""
 
 
-class DependencyAwareUserWideLocator(_DependencyStamped, _USER_WIDE):
+class _DependencyAwareUserWideLocator(_DependencyStamped, _USER_WIDE):
     """Numba's user-wide locator (a package installed where ``__pycache__`` is not writable), dependency-stamped."""
 
 
-LOCATORS = (DependencyAwareUserDirLocator, DependencyAwareLocator, DependencyAwareUserWideLocator)
+_LOCATORS = (_DependencyAwareUserDirLocator, DependencyAwareLocator, _DependencyAwareUserWideLocator)
 
 
 _NUMBA_LOAD_DATA = caching.IndexDataCacheFile._load_data
@@ -171,10 +171,10 @@ def _load_data_or_miss(self: Any, name: str) -> Any:
 
 
 def install() -> None:
-    """Put :data:`LOCATORS` first among the locators Numba tries, and read damaged entries as misses (once per
+    """Put :data:`_LOCATORS` first among the locators Numba tries, and read damaged entries as misses (once per
     process)."""
     classes = _CACHE_IMPL._locator_classes
-    for k, locator in enumerate(LOCATORS):
+    for k, locator in enumerate(_LOCATORS):
         if locator not in classes:
             classes.insert(k, locator)
     caching.IndexDataCacheFile._load_data = _load_data_or_miss
@@ -183,5 +183,5 @@ def install() -> None:
 def uninstall() -> None:
     """Numba's own locators and reads alone again (tests)."""
     classes = _CACHE_IMPL._locator_classes
-    classes[:] = [c for c in classes if c not in LOCATORS]
+    classes[:] = [c for c in classes if c not in _LOCATORS]
     caching.IndexDataCacheFile._load_data = _NUMBA_LOAD_DATA

@@ -10,16 +10,16 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-SOURCE_TREE = Path(__file__).resolve().parent  # git -C: the checkout this module was imported from, if any
+_SOURCE_TREE = Path(__file__).resolve().parent  # git -C: the checkout this module was imported from, if any
 
 
 def git_state() -> dict[str, Any]:
     """{"git_commit": HEAD's sha or None, "git_dirty": tracked files modified, or None} of this package's tree
     (None, None when it is not a git checkout, e.g. an installed wheel, or git is missing)."""
     try:
-        commit = subprocess.run(["git", "-C", str(SOURCE_TREE), "rev-parse", "HEAD"], capture_output=True,
+        commit = subprocess.run(["git", "-C", str(_SOURCE_TREE), "rev-parse", "HEAD"], capture_output=True,
                                 text=True, timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(SOURCE_TREE), "status", "--porcelain", "--untracked-files=no"],
+        dirty = subprocess.run(["git", "-C", str(_SOURCE_TREE), "status", "--porcelain", "--untracked-files=no"],
                                capture_output=True, text=True, timeout=10, check=True).stdout.strip() != ""
     except (OSError, subprocess.SubprocessError):
         return {"git_commit": None, "git_dirty": None}

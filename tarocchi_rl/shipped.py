@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 
-def package_folder(package: str) -> Path:
+def _package_folder(package: str) -> Path:
     """The folder of an installed data package (a subpackage of this one), wherever the install put it; where it
     is not installed (a checkout without ``pip install -e .``), the folder a wheel would hold, which is missing."""
     spec = importlib.util.find_spec(package)
@@ -26,8 +26,8 @@ def package_folder(package: str) -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-CONFIGS_DIR = package_folder("tarocchi_rl.configs")
-MODELS_DIR = package_folder("tarocchi_rl.models")
+CONFIGS_DIR = _package_folder("tarocchi_rl.configs")
+MODELS_DIR = _package_folder("tarocchi_rl.models")
 
 
 def bot_exported_on(variant: str, models: Path = MODELS_DIR) -> str:

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 _NAME = re.compile(r"[A-Z][A-Z0-9_]*")
-TABLE_WIDTH = 120  # the line length of the project (ruff)
+_TABLE_WIDTH = 120  # the line length of the project (ruff)
 _MIN_LAST_COLUMN = 20
 
 
@@ -105,7 +105,7 @@ class Layout:
         if wrong:
             raise RuntimeError(f"layout {self.name}: module constants differ from the declaration: {', '.join(wrong)}")
 
-    def table(self, max_width: int = TABLE_WIDTH) -> str:
+    def table(self, max_width: int = _TABLE_WIDTH) -> str:
         """The layout as a Markdown table of at most ``max_width`` characters a line: offset(s), then the label
         and text columns; the last column's long texts wrap onto continuation rows (the other cells empty)."""
         head = ("offset", *self.headers)

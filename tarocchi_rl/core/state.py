@@ -76,8 +76,8 @@ import numpy as np
 
 from .offsets import Layout
 
-MAX_PLAYERS = 4
-MAX_CARDS = 78
+_MAX_PLAYERS = 4
+_MAX_CARDS = 78
 
 # The two layouts, declared once: the offsets, N_META, N_SETS and the docstring's tables come from these rows.
 META_LAYOUT = Layout("meta", ("column(s)", "field", "meaning"), [
@@ -103,27 +103,27 @@ META_LAYOUT = Layout("meta", ("column(s)", "field", "meaning"), [
     ("EX_LAST", 1, "0/1", "EX went by the last-trick rule (tables' P_EX_LAST: winner, camp)"),
     ("LAST_WINNER", 1, "seat", "winner of the last trick"),
     ("", 3),
-    ("", MAX_PLAYERS),
-    ("BID_WORD + s", MAX_PLAYERS, "per seat", "word in the auction (-1 not spoken)"),
-    ("SIDE + s", MAX_PLAYERS, "per seat", "0 declarer's side, 1 opponents"),
+    ("", _MAX_PLAYERS),
+    ("BID_WORD + s", _MAX_PLAYERS, "per seat", "word in the auction (-1 not spoken)"),
+    ("SIDE + s", _MAX_PLAYERS, "per seat", "0 declarer's side, 1 opponents"),
     ("COMMIT + k", 4, "4 slots", "variant's commitments"),
-    ("TRICK + s", MAX_PLAYERS, "per seat", "card played to the current trick (-1 none)"),
-    ("TRICKS_WON + s", MAX_PLAYERS, "per seat"),
+    ("TRICK + s", _MAX_PLAYERS, "per seat", "card played to the current trick (-1 none)"),
+    ("TRICKS_WON + s", _MAX_PLAYERS, "per seat"),
     ("POINTS + k", 4, "per side / seat", "card points (the family's unit) per side; per seat where each is a side"),
     ("BONUS + 8*side + k", 2 * 8, "per side", "itemised bonuses (variant's J_* slots)"),
-    ("PAYOFF + s", MAX_PLAYERS, "per seat", "the deal's payoffs, set when done"),
+    ("PAYOFF + s", _MAX_PLAYERS, "per seat", "the deal's payoffs, set when done"),
     ("FAMILY_META + k", 8, "the family's own", "each family module names the columns it uses (its aliases)"),
 ], total="N_META")
 CARDS_LAYOUT = Layout("cards", ("row", "set"), [
-    ("HAND + s", MAX_PLAYERS, "cards held by seat s"),
-    ("PLAYED + s", MAX_PLAYERS, "cards seat s has played (current trick too)"),
-    ("WON + s", MAX_PLAYERS, "cards seat s has won in tricks"),
+    ("HAND + s", _MAX_PLAYERS, "cards held by seat s"),
+    ("PLAYED + s", _MAX_PLAYERS, "cards seat s has played (current trick too)"),
+    ("WON + s", _MAX_PLAYERS, "cards seat s has won in tricks"),
     ("STOCK", 1, "the monte / talon / chien"),
     ("DISCARDED", 1, "the declarer's discard"),
     ("SHOWN", 1, "cards shown to all (discarded trumps)"),
-    ("SHOWN_BY + s", MAX_PLAYERS, "cards seat s showed (a declaration)"),
+    ("SHOWN_BY + s", _MAX_PLAYERS, "cards seat s showed (a declaration)"),
     ("", 1),
-    ("EXCLUDED + s", MAX_PLAYERS, "cards seat s provably does not hold, known to all (see below)"),
+    ("EXCLUDED + s", _MAX_PLAYERS, "cards seat s provably does not hold, known to all (see below)"),
 ], total="N_SETS")
 
 PHASE = META_LAYOUT["PHASE"]
@@ -191,7 +191,7 @@ def alloc_state(batch_size: int) -> BatchState:
     return BatchState(
         meta=np.zeros((b, N_META), np.int32),
         cards=np.zeros((b, N_SETS, 2), np.uint64),
-        deck=np.full((b, MAX_CARDS), -1, np.int16),
+        deck=np.full((b, _MAX_CARDS), -1, np.int16),
         rng=np.zeros(b, np.uint64),
     )
 

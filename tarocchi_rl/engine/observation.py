@@ -138,7 +138,7 @@ def observe_batch(st, tb, viewers, out):
 
 
 @njit(cache=True)
-def privileged_row(st, i, viewer, tb, offsets, out):
+def _privileged_row(st, i, viewer, tb, offsets, out):
     """Write the hidden part of game ``i`` seen from seat ``viewer`` into ``out`` (float32[H], cleared first): the
     privileged observation of :mod:`tarocchi_rl.core.obs_layout` (``offsets``: its int64[3] section offsets)."""
     out[:] = 0.0
@@ -171,7 +171,7 @@ def privileged_batch(st, tb, offsets, viewers, out):
         if viewers[i] < 0:
             out[i, :] = 0.0
         else:
-            privileged_row(st, i, viewers[i], tb, offsets, out[i])
+            _privileged_row(st, i, viewers[i], tb, offsets, out[i])
 
 
 def privileged_layout(tb) -> tuple[np.ndarray, int]:
