@@ -44,7 +44,7 @@ def dispatch_source(hook: str, families: Sequence[FamilyRules] = FAMILIES) -> tu
     return name, "\n".join([f"def {name}({args}):", *body]) + "\n"
 
 
-def family_dispatch(hook: str, families: Sequence[FamilyRules] = FAMILIES) -> Callable[..., Any]:
+def _family_dispatch(hook: str, families: Sequence[FamilyRules] = FAMILIES) -> Callable[..., Any]:
     """The Numba dispatcher of ``hook`` (a name of KERNEL_HOOKS) over ``families``."""
     lacking = [getattr(f, "__name__", repr(f)) for f in families if not hasattr(f, hook)]
     if lacking:
@@ -57,24 +57,24 @@ def family_dispatch(hook: str, families: Sequence[FamilyRules] = FAMILIES) -> Ca
     return njit(cache=True, inline="always")(namespace[name])
 
 
-start_row = family_dispatch("start_row")
-legal_flags = family_dispatch("legal_flags")
-step_special = family_dispatch("step_special")
-after_discard = family_dispatch("after_discard")
-settle = family_dispatch("settle")
-stock_in_hand = family_dispatch("stock_in_hand")
-stock_places_known = family_dispatch("stock_places_known")
-cards_dealt = family_dispatch("cards_dealt")
-hand_cap = family_dispatch("hand_cap")
-sample_fixes = family_dispatch("sample_fixes")
-sample_rejected = family_dispatch("sample_rejected")
-fix_sample = family_dispatch("fix_sample")
-heuristic_special = family_dispatch("heuristic_special")
-heuristic_reserved = family_dispatch("heuristic_reserved")
-heuristic_attack = family_dispatch("heuristic_attack")
-heuristic_ex_dump = family_dispatch("heuristic_ex_dump")
-sides_known = family_dispatch("sides_known")
-trick_won = family_dispatch("trick_won")
-observe_sections = family_dispatch("observe_sections")
-play_rules = family_dispatch("play_rules")
-play_exclusions = family_dispatch("play_exclusions")
+start_row = _family_dispatch("start_row")
+legal_flags = _family_dispatch("legal_flags")
+step_special = _family_dispatch("step_special")
+after_discard = _family_dispatch("after_discard")
+settle = _family_dispatch("settle")
+stock_in_hand = _family_dispatch("stock_in_hand")
+stock_places_known = _family_dispatch("stock_places_known")
+cards_dealt = _family_dispatch("cards_dealt")
+hand_cap = _family_dispatch("hand_cap")
+sample_fixes = _family_dispatch("sample_fixes")
+sample_rejected = _family_dispatch("sample_rejected")
+fix_sample = _family_dispatch("fix_sample")
+heuristic_special = _family_dispatch("heuristic_special")
+heuristic_reserved = _family_dispatch("heuristic_reserved")
+heuristic_attack = _family_dispatch("heuristic_attack")
+heuristic_ex_dump = _family_dispatch("heuristic_ex_dump")
+sides_known = _family_dispatch("sides_known")
+trick_won = _family_dispatch("trick_won")
+observe_sections = _family_dispatch("observe_sections")
+play_rules = _family_dispatch("play_rules")
+play_exclusions = _family_dispatch("play_exclusions")

@@ -126,7 +126,7 @@ MK_OUDLERS = MK_FAMILY + 5  # T1, T21, EX
 MK_PETIT = MK_FAMILY + 6  # T1 (petit au bout, petit sec)
 P_POIGNEE_1 = P_FAMILY_PARAM + 2  # + k: trumps needed for a simple / double / triple poignee
 # the family's own state columns (core/state.py: FAMILY_META + k)
-POIGNEE_LEVEL = FAMILY_META + 0  # + s: the seat's poignee (0 none, 1..3 simple..triple; -1 not yet)
+_POIGNEE_LEVEL = FAMILY_META + 0  # + s: the seat's poignee (0 none, 1..3 simple..triple; -1 not yet)
 
 FAMILY_ID = 2  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
 
@@ -145,13 +145,13 @@ SPECIAL_ACTION_NAMES = ("pass", "prise", "garde", "garde_sans", "garde_contre", 
                         "poignee:double", "poignee:triple")
 N_ACTIONS = A_PASS + len(SPECIAL_ACTION_NAMES)
 K_PASS, K_PRISE, K_GARDE, K_GARDE_SANS, K_GARDE_CONTRE, K_CHELEM, K_POIGNEE = 0, 1, 2, 3, 4, 5, 6
-PRISE, GARDE, GARDE_SANS, GARDE_CONTRE = 1, 2, 3, 4
+_PRISE, _GARDE, _GARDE_SANS, _GARDE_CONTRE = 1, 2, 3, 4
 CONTRACT_NAMES = ("none", "prise", "garde", "garde sans", "garde contre")
 MULTIPLIER = (0, 1, 2, 4, 6)
-POIGNEE_VALUES = (0, 20, 30, 40)
-POIGNEE_NAMES = ("none", "simple", "double", "triple")
-TARGET_HALF_POINTS = (112, 102, 82, 72)  # by oudlers held: 56, 51, 41, 36 points
-TOTAL_HALF_POINTS = 182
+_POIGNEE_VALUES = (0, 20, 30, 40)
+_POIGNEE_NAMES = ("none", "simple", "double", "triple")
+_TARGET_HALF_POINTS = (112, 102, 82, 72)  # by oudlers held: 56, 51, 41, 36 points
+_TOTAL_HALF_POINTS = 182
 EXCUSE_LAST_TRICK = ("other_side", "trick_winner")  # option excuse_last_trick, the default first
 # score parts in meta[BONUS + k]
 B_TARGET, B_OUDLERS, B_MADE, B_BASE, B_PETIT, B_POIGNEE, B_CHELEM, B_SCORE = range(8)
@@ -166,7 +166,7 @@ OBS_SECTIONS = ("hand", "played", "trick", "stock", "discard", "shown", "shown_b
 # | chelem  | 1     | chelem announced                                                 |
 # | poignee | N x 3 | poignee declared (simple / double / triple) per relative seat    |
 FAMILY_SECTIONS = ("chelem", "poignee")
-S_CHELEM, S_POIGNEE = S_FAMILY + 0, S_FAMILY + 1
+_S_CHELEM, _S_POIGNEE = S_FAMILY + 0, S_FAMILY + 1
 _EXB = np.uint64(1) << np.uint64(EX_BIT)
 
 
@@ -265,7 +265,7 @@ def make_rule_tables(variant="french3", excuse_last_trick="other_side"):
         P_N_SPECIAL: len(SPECIAL_ACTION_NAMES),
         P_BID_WORDS: 5,
         P_N_CONTRACTS: 4,
-        P_TOTAL_POINTS: TOTAL_HALF_POINTS,
+        P_TOTAL_POINTS: _TOTAL_HALF_POINTS,
         P_FIRST_CARD_PHASE: POIGNEE,
         P_OBS_HOOK: 1,  # observe_sections: the chelem and the poignees
     }
@@ -311,7 +311,7 @@ def start_row(st, i, tb):
         held = st.cards[i, HAND + s, 0]
         if (held & tb.masks[MK_TRUMPS, 0]) == petit and (held & _EXB) == U0:
             sec = True
-        m[POIGNEE_LEVEL + s] = -1
+        m[_POIGNEE_LEVEL + s] = -1
     m[PHASE] = DONE if sec else BID
     m[CUR] = 0
 
@@ -370,7 +370,7 @@ def _end_bidding(st, i, tb):
     for s in range(n):
         m[SIDE + s] = 0 if s == taker else 1
     m[CUR] = taker
-    if best <= GARDE:  # the chien is shown and taken; the taker discards 6
+    if best <= _GARDE:  # the chien is shown and taken; the taker discards 6
         m[STOCK_SHOWN] = 1
         st.cards[i, HAND + taker, 0] |= st.cards[i, STOCK, 0]
         st.cards[i, HAND + taker, 1] |= st.cards[i, STOCK, 1]
@@ -437,7 +437,7 @@ def step_special(st, i, k, tb):
         m[PHASE] = POIGNEE
     elif ph == POIGNEE:
         level = k - K_POIGNEE + 1 if k >= K_POIGNEE else 0
-        m[POIGNEE_LEVEL + p] = level
+        m[_POIGNEE_LEVEL + p] = level
         if level > 0:
             shown = _shown_poignee(st, i, p, level, tb)
             st.cards[i, SHOWN_BY + p, 0] = shown
@@ -446,7 +446,7 @@ def step_special(st, i, k, tb):
 
 
 @njit(cache=True)
-def last_trick_winner(st, i, winner, tb):
+def _last_trick_winner(st, i, winner, tb):
     """The chelem exception: EX led to the last trick by the taker, whose side won every earlier trick,
     wins it."""
     m = st.meta[i]
@@ -460,7 +460,7 @@ def last_trick_winner(st, i, winner, tb):
 
 
 @njit(cache=True)
-def note_petit(st, i, winner, tb):
+def _note_petit(st, i, winner, tb):
     """Remember the trick in which T1 was played and its winner (for the petit au bout)."""
     m = st.meta[i]
     for s in range(tb.params[P_PLAYERS]):
@@ -474,8 +474,8 @@ def note_petit(st, i, winner, tb):
 def trick_won(st, i, winner, last, tb):
     """The contract's hook: the last trick's chelem exception, then the petit au bout's trick noted."""
     if last:
-        winner = last_trick_winner(st, i, winner, tb)
-    note_petit(st, i, winner, tb)
+        winner = _last_trick_winner(st, i, winner, tb)
+    _note_petit(st, i, winner, tb)
     return winner
 
 
@@ -487,7 +487,7 @@ def settle(st, i, tb):
     taker = m[DECLARER]
     s0 = st.cards[i, WON + taker, 0] | st.cards[i, DISCARDED, 0]
     s1 = st.cards[i, WON + taker, 1] | st.cards[i, DISCARDED, 1]
-    if m[CONTRACT] == GARDE_SANS:
+    if m[CONTRACT] == _GARDE_SANS:
         s0 |= st.cards[i, STOCK, 0]
         s1 |= st.cards[i, STOCK, 1]
     hp_adjust = 0
@@ -499,7 +499,7 @@ def settle(st, i, tb):
             hp_adjust = -1 if ex_owner_side == 0 else 1
     hp = card_points(s0, s1, tb) + hp_adjust
     oudlers = popcount(s0 & tb.masks[MK_OUDLERS, 0])
-    target = TARGET_HALF_POINTS[oudlers]
+    target = _TARGET_HALF_POINTS[oudlers]
     diff = hp - target
     made = diff >= 0
     sign = 1 if made else -1
@@ -517,8 +517,8 @@ def settle(st, i, tb):
         petit = 10 * mult if m[SIDE + m[COMMIT + 3]] == 0 else -10 * mult
     poignee = 0
     for s in range(n):
-        if m[POIGNEE_LEVEL + s] > 0:
-            poignee += POIGNEE_VALUES[m[POIGNEE_LEVEL + s]]
+        if m[_POIGNEE_LEVEL + s] > 0:
+            poignee += _POIGNEE_VALUES[m[_POIGNEE_LEVEL + s]]
     chelem = 0
     if m[COMMIT] == 1:
         chelem = 400 if taker_slam else -200
@@ -528,7 +528,7 @@ def settle(st, i, tb):
         chelem -= 200
     score = sign * base * mult + petit + sign * poignee + chelem
     m[POINTS] = hp
-    m[POINTS + 1] = TOTAL_HALF_POINTS - hp
+    m[POINTS + 1] = _TOTAL_HALF_POINTS - hp
     m[BONUS + B_TARGET] = target
     m[BONUS + B_OUDLERS] = oudlers
     m[BONUS + B_MADE] = 1 if made else 0
@@ -548,16 +548,16 @@ def observe_sections(st, i, viewer, tb, out):
     o = tb.obs
     n = tb.params[P_PLAYERS]
     for s in range(n):
-        if m[POIGNEE_LEVEL + s] > 0:
-            out[o[S_POIGNEE] + 3 * ((s - viewer) % n) + m[POIGNEE_LEVEL + s] - 1] = 1.0
+        if m[_POIGNEE_LEVEL + s] > 0:
+            out[o[_S_POIGNEE] + 3 * ((s - viewer) % n) + m[_POIGNEE_LEVEL + s] - 1] = 1.0
     if m[COMMIT] == 1:
-        out[o[S_CHELEM]] = 1.0
+        out[o[_S_CHELEM]] = 1.0
 
 
 # ----------------------------------------------------------------------------------------------------------
 # kernels called by the determinizer (search/determinize.py) and the heuristic (policies/heuristic.py)
 
-FIX_PETIT_SEC = 1  # sample_fixes: a sample that deals a petit sec is drawn again
+_FIX_PETIT_SEC = 1  # sample_fixes: a sample that deals a petit sec is drawn again
 stock_in_hand = stock_taken_when_shown  # (the chien, once shown, is the taker's; never in a garde sans / contre)
 stock_places_known = no_stock_places_known
 cards_dealt = whole_hand_dealt
@@ -567,9 +567,9 @@ fix_sample = sample_unchanged
 
 @njit(cache=True)
 def sample_fixes(st, i, p, tb):
-    """The contract's hook: FIX_PETIT_SEC (no seat was dealt a petit sec), except in a deal annulled at once."""
+    """The contract's hook: _FIX_PETIT_SEC (no seat was dealt a petit sec), except in a deal annulled at once."""
     m = st.meta[i]
-    return 0 if (m[PHASE] == DONE and m[BID_WORD] == -1) else FIX_PETIT_SEC
+    return 0 if (m[PHASE] == DONE and m[BID_WORD] == -1) else _FIX_PETIT_SEC
 
 
 @njit(cache=True)
@@ -750,8 +750,8 @@ def outcome(st, i: int, tb) -> dict:
         "contract": CONTRACT_NAMES[m[CONTRACT]],
         "declarer": int(m[DECLARER]),
         "sides": [[s for s in range(n) if m[SIDE + s] == k] for k in range(2)],
-        "card_points": [hp / CARD_POINT_UNITS, (TOTAL_HALF_POINTS - hp) / CARD_POINT_UNITS],
-        "card_point_units": [hp, TOTAL_HALF_POINTS - hp],
+        "card_points": [hp / CARD_POINT_UNITS, (_TOTAL_HALF_POINTS - hp) / CARD_POINT_UNITS],
+        "card_point_units": [hp, _TOTAL_HALF_POINTS - hp],
         "bonuses": [{"name": name, "side": 0 if v > 0 else 1, "points": abs(v)} for name, v in signed.items() if v],
         "details": {
             "multiplier": int(m[MULT]),
@@ -759,7 +759,7 @@ def outcome(st, i: int, tb) -> dict:
             "target": b[B_TARGET] / CARD_POINT_UNITS,
             "made": made,
             "base": b[B_BASE],
-            "poignees": [POIGNEE_NAMES[max(int(x), 0)] for x in m[POIGNEE_LEVEL : POIGNEE_LEVEL + n]],
+            "poignees": [_POIGNEE_NAMES[max(int(x), 0)] for x in m[_POIGNEE_LEVEL : _POIGNEE_LEVEL + n]],
             "chelem_announced": bool(m[COMMIT] == 1),
             "score": b[B_SCORE],
         },
@@ -773,7 +773,7 @@ STOCK_IN_ORDER = False  # the stock shown: its order tells nothing
 # -- the score sheet (web/score_sheet.py) -------------------------------------------------------------------------
 END_COUNT_TEXT = ("the taker's discard (the chien in a garde sans, the defence's in a garde contre), the Excuse, kept "
                   "by its owner's side, and the half point given for it to the side that won its trick")
-SHEET_BONUS_WORDS = {"petit au bout": "petit au bout", "poignee": "poignée", "chelem": "chelem"}
+_SHEET_BONUS_WORDS = {"petit au bout": "petit au bout", "poignee": "poignée", "chelem": "chelem"}
 
 
 def score_sheet_rows(out: dict[str, Any], options: dict[str, Any]) -> tuple[str, list[Row]]:
@@ -790,7 +790,7 @@ def score_sheet_rows(out: dict[str, Any], options: dict[str, Any]) -> tuple[str,
                                      "garde sans 4, garde contre 6)"},
         {"term": "Oudlers", "text": f"the taker ended with {d['oudlers']} oudler{'s' if d['oudlers'] != 1 else ''} "
                                     f"(T1, T21, the Excuse), so needed {need} of the "
-                                    f"{TOTAL_HALF_POINTS // CARD_POINT_UNITS} card points"},
+                                    f"{_TOTAL_HALF_POINTS // CARD_POINT_UNITS} card points"},
         {"term": "Card points", "text": f"the taker made {got}, the defence {points_text(units[1], 2)}: the "
                                         f"contract is {'made' if made else 'failed'} by {diff} (a half point counts "
                                         "for the side that scores)"},
@@ -800,7 +800,7 @@ def score_sheet_rows(out: dict[str, Any], options: dict[str, Any]) -> tuple[str,
     terms = [f"{'+' if made else '−'}{base} × {mult}"]
     for b in out["bonuses"]:
         pts = b["points"] if b["side"] == 0 else -b["points"]
-        word = SHEET_BONUS_WORDS.get(b["name"], b["name"])
+        word = _SHEET_BONUS_WORDS.get(b["name"], b["name"])
         terms.append(f"{'+' if pts >= 0 else '−'} {abs(pts)} {word}")
         rows.append({"term": word.capitalize(), "text": _bonus_text(b, d, mult)})
     rows.append({"term": "Score", "text": f"T = {' '.join(terms)} = {num(score)}"})

@@ -119,12 +119,12 @@ from .words import Row, points_text, seats_text, signed
 
 # the family's own rows of the shared tables (core/tables.py: MK_FAMILY + k)
 MK_PIGLIATA = MK_FAMILY + 0  # T16..T19, T1
-MK_ARIE = MK_FAMILY + 1  # T16..T19
-MK_GIOVE = MK_FAMILY + 2  # T20
-MK_SCOMMESSA = MK_FAMILY + 3  # T20, T1, EX (the cards the Scommessa must win)
+_MK_ARIE = MK_FAMILY + 1  # T16..T19
+_MK_GIOVE = MK_FAMILY + 2  # T20
+_MK_SCOMMESSA = MK_FAMILY + 3  # T20, T1, EX (the cards the Scommessa must win)
 MK_SCOMMESSA_NEED = MK_FAMILY + 4  # T20, EX (must be held to say scommessa)
 # the family's own state columns (core/state.py: FAMILY_META + k)
-EARLY_BID = FAMILY_META + 0  # + s: the seat's word in the early round (-1 not spoken)
+_EARLY_BID = FAMILY_META + 0  # + s: the seat's word in the early round (-1 not spoken)
 
 NAME = "mineo"
 LONG_NAME = "Tarocchi Siciliani di Mineo (4 players, hidden partnerships)"
@@ -139,13 +139,13 @@ PHASES = (
     Phase(RIVANTO, "rivanto", "bid", what="declarer+1..+3: pass / rivanto"),
 )
 DECK = MINEO_DECK
-N_PLAYERS = 4
+_N_PLAYERS = 4
 N_CARDS = 63
 HAND_SIZE = 15
-FIRST_ROUND = 5  # cards per seat of the early round (option early_solo): params[P_FIRST_ROUND]
-HAND_SIZES = (15, 15, 15, 15)  # the deal order of st.deck: these hands by seat, then the stock
-STOCK_SIZE = 3
-N_TRICKS = 15
+_FIRST_ROUND = 5  # cards per seat of the early round (option early_solo): params[P_FIRST_ROUND]
+_HAND_SIZES = (15, 15, 15, 15)  # the deal order of st.deck: these hands by seat, then the stock
+_STOCK_SIZE = 3
+_N_TRICKS = 15
 
 # contracts
 NONE, CALL, SOLO, FORCED_SOLO = range(4)
@@ -159,30 +159,30 @@ A_CALL = A_PASS + 2
 A_SCOMMESSA = A_PASS + 3
 A_RIVANTO = A_PASS + 4
 N_ACTIONS = A_PASS + 5
-BID_WORDS = ("pass", "solo", "call")  # meta[BID_WORD + s] / meta[EARLY_BID + s] words, for display
+BID_WORDS = ("pass", "solo", "call")  # meta[BID_WORD + s] / meta[_EARLY_BID + s] words, for display
 SPECIAL_ACTION_NAMES = ("pass", "solo", "call", "scommessa", "rivanto")
 # special action k (flags bit k)
 K_PASS, K_SOLO, K_CALL, K_SCOMMESSA, K_RIVANTO = range(5)
 F_PASS, F_SOLO, F_CALL, F_SCOMMESSA, F_RIVANTO = 1, 2, 4, 8, 16
-# words stored in meta[EARLY_BID + s] / meta[BID_WORD + s]
-BID_PASS, BID_SOLO, BID_CALL = 0, 1, 2
+# words stored in meta[_EARLY_BID + s] / meta[BID_WORD + s]
+_BID_PASS, _BID_SOLO, _BID_CALL = 0, 1, 2
 # bonus slots (jochi)
 J_RIMATURA, J_VANTO, J_RIVANTO, J_ARIE, J_PIGLIATA, J_RE, J_SCOMMESSA = range(7)
 BONUS_NAMES = ("rimatura", "vanto", "rivanto", "arie", "pigliata", "re", "scommessa")
-RIMATURA_THIRDS = 164
-LAST_TRICK_THIRDS = 15
+_RIMATURA_THIRDS = 164
+_LAST_TRICK_THIRDS = 15
 TOTAL_THIRDS = 327
 
 # -- facts, read by the adapters, ISMCTS, the trainer and the CLI (variants/__init__.py: the contract) ---------
 PAYOFF_SCALE = 10.0  # payoffs are jochi (x3 for the soloist): / 10 gives rewards of order 1
-MAX_JOCHI_PER_SIDE = 12  # rimatura 1 + rivanto 2 + arie con Giove 2 + 5 pigliate + re 1 + scommessa 1
+_MAX_JOCHI_PER_SIDE = 12  # rimatura 1 + rivanto 2 + arie con Giove 2 + 5 pigliate + re 1 + scommessa 1
 BONUS_UNIT = "jochi"
 DECLARER_ROLE = "declarer"  # what the outcome's "declarer" is called in this game
 CARD_POINT_UNITS = 3  # card points are counted in thirds
 CARD_POINT_UNIT_NAME = "thirds"
 STRING_OPTION_CHOICES: dict[str, tuple[str, ...]] = {}  # the values of each string option: none
 # the bidding rounds in the order of the deal: (meta column of each seat's word, name, prefix of its words' counts)
-BID_ROUNDS = ((EARLY_BID, "early round", "early "), (BID_WORD, "bids", ""))
+BID_ROUNDS = ((_EARLY_BID, "early round", "early "), (BID_WORD, "bids", ""))
 OUTCOME_DETAILS = {
     "called": "the called trump (null: solo)",
     "partner": "the called trump's holder (null: solo)",
@@ -191,17 +191,17 @@ OUTCOME_DETAILS = {
 
 
 def utility_bounds(variant: str = NAME, early_solo: bool = True) -> tuple[int, int]:
-    """(min, max) payoff of any seat in any deal: per side at most MAX_JOCHI_PER_SIDE jochi, so the difference
+    """(min, max) payoff of any seat in any deal: per side at most _MAX_JOCHI_PER_SIDE jochi, so the difference
     D is in [-12, 12], x2 after an early solo; the soloist gets 3D and each opponent -D: [-72, 72] (without
     ``early_solo`` [-36, 36])."""
-    d = MAX_JOCHI_PER_SIDE * (2 if early_solo else 1)
+    d = _MAX_JOCHI_PER_SIDE * (2 if early_solo else 1)
     return -3 * d, 3 * d
 
 
 def max_game_length(variant: str = NAME, early_solo: bool = True) -> int:
     """The most player decisions in one deal: 4 early words + 4 auction words + 3 discards + scommessa + 3
     rivanto + 60 cards = 75 (71 without the early round)."""
-    return (4 if early_solo else 0) + 4 + STOCK_SIZE + 1 + 3 + N_PLAYERS * N_TRICKS
+    return (4 if early_solo else 0) + 4 + _STOCK_SIZE + 1 + 3 + _N_PLAYERS * _N_TRICKS
 
 
 OBS_SECTIONS = (
@@ -219,16 +219,16 @@ OBS_SECTIONS = (
 # | scommessa     | 1    | scommessa said                                                                  |
 # | rivanto       | 4    | rivanto said, by relative seat                                                  |
 FAMILY_SECTIONS = ("early", "doubled", "partner_known", "partner", "scommessa", "rivanto")
-S_EARLY, S_DOUBLED, S_PARTNER_KNOWN, S_PARTNER, S_SCOMMESSA, S_RIVANTO = (S_FAMILY + k for k in range(6))
-OBS_SIZES = section_sizes(4, N_CARDS, 3, 3, N_TRICKS) | {
+_S_EARLY, _S_DOUBLED, _S_PARTNER_KNOWN, _S_PARTNER, _S_SCOMMESSA, _S_RIVANTO = (S_FAMILY + k for k in range(6))
+_OBS_SIZES = section_sizes(4, N_CARDS, 3, 3, _N_TRICKS) | {
     "early": 4 * 2, "doubled": 1, "partner_known": 1, "partner": 4, "scommessa": 1, "rivanto": 4,
     "called": 21,  # the called trumps T0..T20: dense ids 0..20
 }
-OBS_OFFSETS, OBS_DIM, OBS_ROWS = build_layout(OBS_SECTIONS, OBS_SIZES, FAMILY_SECTIONS)
+OBS_OFFSETS, OBS_DIM, OBS_ROWS = build_layout(OBS_SECTIONS, _OBS_SIZES, FAMILY_SECTIONS)
 
 # the family's variant (the registry, variants/__init__.py, builds its VariantSpec from this row)
-VARIANT_ROWS = {NAME: VariantRow(options={"early_solo": (bool, True)}, n_players=N_PLAYERS, hand_sizes=HAND_SIZES,
-                                 stock_size=STOCK_SIZE, layout=(OBS_OFFSETS, OBS_DIM, OBS_ROWS), fixed={},
+VARIANT_ROWS = {NAME: VariantRow(options={"early_solo": (bool, True)}, n_players=_N_PLAYERS, hand_sizes=_HAND_SIZES,
+                                 stock_size=_STOCK_SIZE, layout=(OBS_OFFSETS, OBS_DIM, OBS_ROWS), fixed={},
                                  long_name=LONG_NAME, option_ranges={})}
 
 _EXB = np.uint64(1) << np.uint64(EX_BIT)
@@ -263,27 +263,27 @@ def make_rule_tables(early_solo=True):
             MK_DISCARD_FALLBACK: [f"T{k}" for k in range(2, 16)],
             MK_PIGLIATA: ["T16", "T17", "T18", "T19", "T1"],
             MK_CAPTURE_BONUS: ["T16", "T17", "T18", "T19", "T1"],  # the pigliata: one jocco each
-            MK_ARIE: ["T16", "T17", "T18", "T19"],
-            MK_GIOVE: ["T20"],
-            MK_SCOMMESSA: ["T20", "T1", "EX"],
+            _MK_ARIE: ["T16", "T17", "T18", "T19"],
+            _MK_GIOVE: ["T20"],
+            _MK_SCOMMESSA: ["T20", "T1", "EX"],
             MK_SCOMMESSA_NEED: ["T20", "EX"],
         },
         params={
             P_FAMILY: FAMILY_ID,
             P_OBS_HOOK: 1,  # observe_sections: the partnership and the commitments
             P_CAPTURE_BONUS: J_PIGLIATA,
-            P_PLAYERS: N_PLAYERS,
+            P_PLAYERS: _N_PLAYERS,
             P_CARDS: N_CARDS,
             P_HAND: HAND_SIZE,
-            P_STOCK: STOCK_SIZE,
-            P_TRICKS: N_TRICKS,
+            P_STOCK: _STOCK_SIZE,
+            P_TRICKS: _N_TRICKS,
             P_DISCARDS: 3,
             P_DEALER: 3,
             P_MUST_OVERTRUMP: 0,
             P_EX_LEAD_ANY: 0,
             P_EX_LAST: EX_LAST_IF_LED,
             P_COUNT: COUNT_TRIPLETS,
-            P_FIRST_ROUND: FIRST_ROUND if early_solo else HAND_SIZE,
+            P_FIRST_ROUND: _FIRST_ROUND if early_solo else HAND_SIZE,
             P_N_SPECIAL: len(SPECIAL_ACTION_NAMES),
             P_BID_WORDS: 3,
             P_N_CONTRACTS: 3,
@@ -323,7 +323,7 @@ def legal_flags(st, i, tb):
         return F_PASS | F_SOLO
     if ph == AUCTION:
         for s in range(4):
-            if m[BID_WORD + s] == BID_CALL:
+            if m[BID_WORD + s] == _BID_CALL:
                 return F_PASS | F_SOLO
         return F_PASS | F_SOLO | F_CALL
     if ph == SCOMMESSA:
@@ -360,7 +360,7 @@ def _end_auction(st, i, tb):
     m = st.meta[i]
     caller = -1
     for s in range(4):
-        if m[BID_WORD + s] == BID_CALL:
+        if m[BID_WORD + s] == _BID_CALL:
             caller = s
     if caller < 0:
         m[PHASE] = DONE  # all passed: void deal, payoffs 0
@@ -392,11 +392,11 @@ def step_special(st, i, k, tb):
     p = m[CUR]
     if ph == EARLY:
         if k == K_SOLO:
-            m[EARLY_BID + p] = BID_SOLO
+            m[_EARLY_BID + p] = _BID_SOLO
             deal_hands(st, i, tb, tb.params[P_FIRST_ROUND], HAND_SIZE)
             _take_monte(st, i, p, SOLO, 2, tb)
         else:
-            m[EARLY_BID + p] = BID_PASS
+            m[_EARLY_BID + p] = _BID_PASS
             if p == 3:
                 deal_hands(st, i, tb, tb.params[P_FIRST_ROUND], HAND_SIZE)
                 m[PHASE] = AUCTION
@@ -441,7 +441,7 @@ def after_discard(st, i, tb):
 
 
 @njit(cache=True)
-def side_cards(st, i, side):
+def _side_cards(st, i, side):
     """The two-word set of cards a side holds at the end: won tricks, the discard, and EX as docs/rules.md §2."""
     m = st.meta[i]
     s0 = U0
@@ -472,23 +472,23 @@ def settle(st, i, tb):
     m = st.meta[i]
     last_side = m[SIDE + m[LAST_WINNER]]
     for side in range(2):
-        s0, s1 = side_cards(st, i, side)
+        s0, s1 = _side_cards(st, i, side)
         thirds = card_points(s0, s1, tb)
         if side == last_side:
-            thirds += LAST_TRICK_THIRDS
+            thirds += _LAST_TRICK_THIRDS
         m[POINTS + side] = thirds
         bonus = BONUS + 8 * side
-        if thirds >= RIMATURA_THIRDS:
+        if thirds >= _RIMATURA_THIRDS:
             m[bonus + J_RIMATURA] = 1
-        arie = tb.masks[MK_ARIE, 0]
+        arie = tb.masks[_MK_ARIE, 0]
         if (s0 & arie) == arie:
-            giove = tb.masks[MK_GIOVE, 0]
+            giove = tb.masks[_MK_GIOVE, 0]
             m[bonus + J_ARIE] = 2 if (s0 & giove) == giove else 1
         kings = tb.masks[MK_KINGS, 1]
         if (s1 & kings) == kings:
             m[bonus + J_RE] = 1
         if side == 0 and m[COMMIT] == 1:
-            need = tb.masks[MK_SCOMMESSA, 0]
+            need = tb.masks[_MK_SCOMMESSA, 0]
             m[BONUS + (0 if (s0 & need) == need else 8) + J_SCOMMESSA] = 1
     if m[COMMIT + 1] >= 0:
         m[BONUS + 8 * last_side + J_RIVANTO] = 2
@@ -539,24 +539,24 @@ def observe_sections(st, i, viewer, tb, out):
     m = st.meta[i]
     o = tb.obs
     for s in range(4):
-        if m[EARLY_BID + s] >= 0:
-            out[o[S_EARLY] + 2 * ((s - viewer) % 4) + m[EARLY_BID + s]] = 1.0
+        if m[_EARLY_BID + s] >= 0:
+            out[o[_S_EARLY] + 2 * ((s - viewer) % 4) + m[_EARLY_BID + s]] = 1.0
     if m[MULT] == 2:
-        out[o[S_DOUBLED]] = 1.0
+        out[o[_S_DOUBLED]] = 1.0
     if partner_known(st, i, viewer, tb):
-        out[o[S_PARTNER_KNOWN]] = 1.0
+        out[o[_S_PARTNER_KNOWN]] = 1.0
         if m[PARTNER] >= 0:
-            out[o[S_PARTNER] + (m[PARTNER] - viewer) % 4] = 1.0
+            out[o[_S_PARTNER] + (m[PARTNER] - viewer) % 4] = 1.0
     if m[COMMIT] == 1:
-        out[o[S_SCOMMESSA]] = 1.0
+        out[o[_S_SCOMMESSA]] = 1.0
     if m[COMMIT + 1] >= 0:
-        out[o[S_RIVANTO] + (m[COMMIT + 1] - viewer) % 4] = 1.0
+        out[o[_S_RIVANTO] + (m[COMMIT + 1] - viewer) % 4] = 1.0
 
 
 # ----------------------------------------------------------------------------------------------------------
 # kernels called by the determinizer (search/determinize.py) and the heuristic (policies/heuristic.py)
 
-FIX_PARTNER = 1  # sample_fixes: the partnership follows the sampled cards
+_FIX_PARTNER = 1  # sample_fixes: the partnership follows the sampled cards
 stock_in_hand = stock_taken_when_shown  # (the monte, once shown, is the declarer's)
 stock_places_known = no_stock_places_known
 hand_cap = no_hand_cap
@@ -571,7 +571,7 @@ def cards_dealt(st, i, tb):
 
 @njit(cache=True)
 def sample_fixes(st, i, p, tb):
-    """The contract's hook: FIX_PARTNER while seat p cannot tell who holds the called trump (a call; the trump
+    """The contract's hook: _FIX_PARTNER while seat p cannot tell who holds the called trump (a call; the trump
     neither in his hand nor played), else 0."""
     m = st.meta[i]
     if m[CONTRACT] == CALL and m[CALLED] >= 0:
@@ -580,7 +580,7 @@ def sample_fixes(st, i, p, tb):
             for s in range(4):
                 if (st.cards[i, PLAYED + s, 0] & mk) != U0:
                     return 0
-            return FIX_PARTNER
+            return _FIX_PARTNER
     return 0
 
 
@@ -616,8 +616,8 @@ def fix_sample(st, j, p, fixes, tb, rng):
 # |---------------|--------------------------------------------------------------------------------------------|
 # | strength      | 2 per trump, +2 per Aria (T16..T19), +4 T20, +3 EX, +3 per King, T1 +2 (>= 6 trumps) else |
 # |               | -1, with >= 5 trumps: +2 per void suit, +1 per singleton (hand_strength)                   |
-# | early round   | solo (doubled) if the 5 cards' strength >= HEURISTIC_EARLY_SOLO (26: five top trumps)      |
-# | auction       | solo if strength >= HEURISTIC_SOLO (30); call if >= HEURISTIC_CALL (9) and nobody called;   |
+# | early round   | solo (doubled) if the 5 cards' strength >= _HEURISTIC_EARLY_SOLO (26: five top trumps)     |
+# | auction       | solo if strength >= _HEURISTIC_SOLO (30); call if >= _HEURISTIC_CALL (9) and nobody called; |
 # |               | else pass                                                                                  |
 # | scommessa     | say it (T20 and EX held) when T1 is held too with >= 4 trumps; else pass                   |
 # | rivanto       | (defenders) say it holding the master trump or >= 10 trumps; else pass                     |
@@ -625,9 +625,9 @@ def fix_sample(st, j, p, fixes, tb, rng):
 # | reserved      | the master trump once a rivanto is said (the last trick is worth 2 jochi)                  |
 # | EX            | played by the 4th card from the end (it may not be led before its last card), and dumped   |
 # |               | when playing cheap in the second half of the deal (not led, it stays with its side)         |
-HEURISTIC_EARLY_SOLO = 26
-HEURISTIC_CALL = 9
-HEURISTIC_SOLO = 30
+_HEURISTIC_EARLY_SOLO = 26
+_HEURISTIC_CALL = 9
+_HEURISTIC_SOLO = 30
 heuristic_attack = attack_declarer_side
 
 
@@ -636,12 +636,12 @@ def hand_strength(h0, h1, tb):
     """The heuristic's hand strength for the bids (the table above)."""
     tr = h0 & tb.masks[MK_TRUMPS, 0]
     nt = popcount(tr)
-    s = 2 * nt + 2 * popcount(tr & tb.masks[MK_ARIE, 0]) + 3 * popcount(h1 & tb.masks[MK_KINGS, 1])
-    if (tr & tb.masks[MK_GIOVE, 0]) != U0:
+    s = 2 * nt + 2 * popcount(tr & tb.masks[_MK_ARIE, 0]) + 3 * popcount(h1 & tb.masks[MK_KINGS, 1])
+    if (tr & tb.masks[_MK_GIOVE, 0]) != U0:
         s += 4
     if (h0 & _EXB) != U0:
         s += 3
-    if (tr & tb.masks[MK_PIGLIATA, 0] & ~tb.masks[MK_ARIE, 0]) != U0:
+    if (tr & tb.masks[MK_PIGLIATA, 0] & ~tb.masks[_MK_ARIE, 0]) != U0:
         s += 2 if nt >= 6 else -1
     if nt >= 5:
         for su in range(4):
@@ -663,17 +663,17 @@ def heuristic_special(st, i, tb, flags):
     h1 = st.cards[i, HAND + p, 1]
     tr = h0 & tb.masks[MK_TRUMPS, 0]
     if ph == EARLY:
-        return K_SOLO if hand_strength(h0, h1, tb) >= HEURISTIC_EARLY_SOLO else K_PASS
+        return K_SOLO if hand_strength(h0, h1, tb) >= _HEURISTIC_EARLY_SOLO else K_PASS
     if ph == AUCTION:
         s = hand_strength(h0, h1, tb)
-        if s >= HEURISTIC_SOLO:
+        if s >= _HEURISTIC_SOLO:
             return K_SOLO
-        if s >= HEURISTIC_CALL and flags & F_CALL:
+        if s >= _HEURISTIC_CALL and flags & F_CALL:
             return K_CALL
         return K_PASS
     if ph == SCOMMESSA:
         nt = popcount(tr)
-        one = (tr & tb.masks[MK_PIGLIATA, 0] & ~tb.masks[MK_ARIE, 0]) != U0
+        one = (tr & tb.masks[MK_PIGLIATA, 0] & ~tb.masks[_MK_ARIE, 0]) != U0
         if one and nt >= 4:
             return K_SCOMMESSA
         return K_PASS
@@ -782,7 +782,7 @@ STOCK_IN_ORDER = False  # the stock shown: its order tells nothing
 # -- the score sheet (web/score_sheet.py) -------------------------------------------------------------------------
 END_COUNT_TEXT = ("the declarer's discard (his side's first trick), the 5 points of the last trick and the Fuggitivo, "
                   "kept by its owner's side")
-JOCHI_WORDS = {  # the jochi (docs/rules.md, section 2)
+_JOCHI_WORDS = {  # the jochi (docs/rules.md, section 2)
     "rimatura": "Rimatura (54⅔ card points or more)", "vanto": "Vanto (the last trick)",
     "rivanto": "Rivanto (the last trick, said by an opponent)", "arie": "Tutte le Arie (T16-T19, or with T20)",
     "pigliata": "Pigliata (an honour of the other side captured)", "re": "Tutti i Re (the four Kings)",
@@ -806,9 +806,9 @@ def score_sheet_rows(out: dict[str, Any], options: dict[str, Any]) -> tuple[str,
             {"term": "Card points", "text": f"{names[0]} ({seats_text(sides[0])}) {points_text(units[0], 3)}, "
                                             f"{names[1]} {points_text(units[1], 3)} of "
                                             f"{points_text(TOTAL_THIRDS, CARD_POINT_UNITS)} (the Rimatura needs "
-                                            f"{points_text(RIMATURA_THIRDS, CARD_POINT_UNITS)})"}]
+                                            f"{points_text(_RIMATURA_THIRDS, CARD_POINT_UNITS)})"}]
     for k in range(2):
-        listed = ", ".join(f"{JOCHI_WORDS.get(b['name'], b['name'])} {b['points']}" for b in got[k]) or "none"
+        listed = ", ".join(f"{_JOCHI_WORDS.get(b['name'], b['name'])} {b['points']}" for b in got[k]) or "none"
         rows.append({"term": f"Jochi of {names[k]}", "text": f"{listed}: {jochi[k]}"})
     mult = 2 if d["doubled"] else 1
     diff = (jochi[0] - jochi[1]) * mult

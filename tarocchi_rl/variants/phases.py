@@ -13,7 +13,7 @@ from . import FAMILIES
 from .contract import FamilyRules
 
 
-def gather_phases(families: tuple[FamilyRules, ...] = FAMILIES) -> tuple[Phase | None, ...]:
+def _gather_phases(families: tuple[FamilyRules, ...] = FAMILIES) -> tuple[Phase | None, ...]:
     """The phase of each code (None: a code no family uses), from the engine's and ``families``' PHASES (the
     first family's row where two share one); ValueError where two give one code different phases."""
     by_code: dict[int, tuple[Phase, str]] = {}
@@ -29,8 +29,7 @@ def gather_phases(families: tuple[FamilyRules, ...] = FAMILIES) -> tuple[Phase |
     return tuple(by_code[c][0] if c in by_code else None for c in range(max(by_code) + 1))
 
 
-PHASES = gather_phases()
-N_PHASES = len(PHASES)
+PHASES = _gather_phases()
 PHASE_NAMES = tuple(p.name if p else f"phase{c}" for c, p in enumerate(PHASES))
 # DECISION_KIND_OF_PHASE[code]: the index of the phase's kind in DECISION_KINDS (-1: no decision, or unused)
 DECISION_KIND_OF_PHASE = tuple(DECISION_KINDS.index(p.kind) if p and p.kind else -1 for p in PHASES)
@@ -40,7 +39,7 @@ DECLARATION_PHASES = tuple(c for c, p in enumerate(PHASES) if p and p.kind == "b
 TRICK_PHASES = tuple(c for c, p in enumerate(PHASES) if p and p.trick)  # a trick may lie on the table
 
 
-def phases_table() -> str:
+def _phases_table() -> str:
     """The phases as a Markdown table (code, name, kind, who acts and what)."""
     lines = ["| code | phase | kind | who acts, what |", "|---|---|---|---|"]
     lines += [f"| {p.code} | {p.name} | {p.kind or '-'} | {p.what} |" for p in PHASES if p]
@@ -48,4 +47,4 @@ def phases_table() -> str:
 
 
 if __name__ == "__main__":
-    print(phases_table())
+    print(_phases_table())

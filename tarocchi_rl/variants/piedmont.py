@@ -102,12 +102,12 @@ from .spec import VariantRow
 from .words import Row, points_text, seats_text, signed
 
 # the family's own entries of the shared tables (core/tables.py: MK_FAMILY + k, P_FAMILY_PARAM + k)
-MK_ACCUSO_HONOURS = MK_FAMILY + 0  # the accuso's honours: T1, T20, T21
+_MK_ACCUSO_HONOURS = MK_FAMILY + 0  # the accuso's honours: T1, T20, T21
 P_ACCUSO = P_FAMILY_PARAM + 0  # option accuso (0/1)
 # the family's own state columns (core/state.py: FAMILY_META + k)
 ACCUSO_DECL = FAMILY_META + 0  # + s: the accuso conditions the seat declared (0..2; -1 not spoken)
-P_ACCUSO_POINTS = P_FAMILY_PARAM + 1  # option accuso_points
-P_TEAMS = P_FAMILY_PARAM + 2  # 1: fixed partnerships 0+2 vs 1+3 (piedmont4)
+_P_ACCUSO_POINTS = P_FAMILY_PARAM + 1  # option accuso_points
+_P_TEAMS = P_FAMILY_PARAM + 2  # 1: fixed partnerships 0+2 vs 1+3 (piedmont4)
 
 FAMILY_ID = 1  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
 
@@ -117,7 +117,6 @@ PHASES = (Phase(ACCUSO, "accuso", "bid", what="piedmont4, seats 0..3 after the d
 DECK = PIEDMONT_DECK
 N_CARDS = 78
 A_PLAY, A_DISCARD, A_PASS = 0, N_CARDS, 2 * N_CARDS
-A_ACCUSO = A_PASS + 1
 N_ACTIONS = A_PASS + 2
 SPECIAL_ACTION_NAMES = ("pass", "accuso")
 K_PASS, K_ACCUSO = 0, 1
@@ -137,7 +136,7 @@ OBS_SECTIONS = {
 # |---------|------|------------------------------------------|
 # | accuso  | N    | accuso declared, per relative seat       |
 FAMILY_SECTIONS = ("accuso",)
-S_ACCUSO = S_FAMILY + 0
+_S_ACCUSO = S_FAMILY + 0
 
 
 LONG_NAMES = {"piedmont3": "Piedmontese tarocchi (3 players)", "piedmont4": "Piedmontese tarocchi (4 players, pairs)"}
@@ -189,7 +188,7 @@ def layout(variant):
     return build_layout(OBS_SECTIONS[variant], sizes, FAMILY_SECTIONS)
 
 
-ACCUSO_POINTS_MAX = 10_000  # piedmont4: far beyond any real table's stake, far below int32 payoffs
+_ACCUSO_POINTS_MAX = 10_000  # piedmont4: far beyond any real table's stake, far below int32 payoffs
 
 
 def _options(variant: str) -> dict:
@@ -204,7 +203,7 @@ def _options(variant: str) -> dict:
 VARIANT_ROWS = {
     name: VariantRow(options=_options(name), n_players=n, hand_sizes=(hand,) * n, stock_size=stock,
                      layout=layout(name), fixed={"variant": name}, long_name=LONG_NAMES[name],
-                     option_ranges={"accuso_points": (0, ACCUSO_POINTS_MAX)} if name == "piedmont4" else {})
+                     option_ranges={"accuso_points": (0, _ACCUSO_POINTS_MAX)} if name == "piedmont4" else {})
     for name, (n, hand, stock, _, _) in SHAPES.items()
 }
 
@@ -247,7 +246,7 @@ def make_rule_tables(variant="piedmont3", excuse_exchange=True, honour_5="mondo"
             MK_KINGS: kings,
             MK_DISCARD_FORBIDDEN: trumps + kings + ["EX"],
             MK_DISCARD_FALLBACK: [t for t in trumps if t not in protected],
-            MK_ACCUSO_HONOURS: ["T1", "T20", "T21"],
+            _MK_ACCUSO_HONOURS: ["T1", "T20", "T21"],
         },
         params={
             P_FAMILY: FAMILY_ID,
@@ -264,8 +263,8 @@ def make_rule_tables(variant="piedmont3", excuse_exchange=True, honour_5="mondo"
             P_EXCHANGE: 1 if excuse_exchange else 0,
             P_COUNT: COUNT_TRIPLETS,
             P_ACCUSO: 1 if (accuso and variant == "piedmont4") else 0,
-            P_ACCUSO_POINTS: accuso_points,
-            P_TEAMS: 1 if variant == "piedmont4" else 0,
+            _P_ACCUSO_POINTS: accuso_points,
+            _P_TEAMS: 1 if variant == "piedmont4" else 0,
             P_N_SPECIAL: len(SPECIAL_ACTION_NAMES),
             P_BID_WORDS: 1,
             P_N_CONTRACTS: 1,
@@ -289,7 +288,7 @@ def start_row(st, i, tb):
     h = tb.params[P_HAND]
     deal_hands(st, i, tb, 0, h)
     for s in range(n):
-        m[SIDE + s] = s % 2 if tb.params[P_TEAMS] == 1 else s
+        m[SIDE + s] = s % 2 if tb.params[_P_TEAMS] == 1 else s
     dealer = tb.params[P_DEALER]
     m[DECLARER] = dealer
     st.cards[i, HAND + dealer, 0] |= st.cards[i, STOCK, 0]
@@ -304,7 +303,7 @@ def start_row(st, i, tb):
 def _accuso_conditions(st, i, p, tb):
     """(conditions held 0..2, the cards they show as two words)."""
     t = st.cards[i, HAND + p, 0] & tb.masks[MK_TRUMPS, 0]
-    hon = tb.masks[MK_ACCUSO_HONOURS, 0]
+    hon = tb.masks[_MK_ACCUSO_HONOURS, 0]
     n = 0
     shown = U0
     if popcount(t) >= 10:
@@ -364,7 +363,7 @@ def settle(st, i, tb):
     """Thirds per side (seat in piedmont3, team in piedmont4) with the Excuse exchange; payoffs."""
     m = st.meta[i]
     n = tb.params[P_PLAYERS]
-    n_sides = 2 if tb.params[P_TEAMS] == 1 else n
+    n_sides = 2 if tb.params[_P_TEAMS] == 1 else n
     dealer = tb.params[P_DEALER]
     for side in range(n_sides):
         s0 = U0
@@ -382,7 +381,7 @@ def settle(st, i, tb):
         t = card_points(s0, s1, tb)
         for s in range(n):
             if m[SIDE + s] == side and m[ACCUSO_DECL + s] > 0:
-                t += 3 * tb.params[P_ACCUSO_POINTS] * m[ACCUSO_DECL + s]
+                t += 3 * tb.params[_P_ACCUSO_POINTS] * m[ACCUSO_DECL + s]
         m[POINTS + side] = t
     if m[EX_LAST] == 0 and tb.params[P_EXCHANGE] == 1:
         owner = m[SIDE + m[EX_PLAYER]]
@@ -406,13 +405,13 @@ def observe_sections(st, i, viewer, tb, out):
     n = tb.params[P_PLAYERS]
     for s in range(n):
         if m[ACCUSO_DECL + s] > 0:
-            out[tb.obs[S_ACCUSO] + (s - viewer) % n] = 1.0
+            out[tb.obs[_S_ACCUSO] + (s - viewer) % n] = 1.0
 
 
 # ----------------------------------------------------------------------------------------------------------
 # kernels called by the determinizer (search/determinize.py) and the heuristic (policies/heuristic.py)
 
-FIX_STOCK = 1  # sample_fixes: which of the dealer's cards were the stock is drawn again
+_FIX_STOCK = 1  # sample_fixes: which of the dealer's cards were the stock is drawn again
 sample_rejected = sample_never_rejected
 cards_dealt = whole_hand_dealt
 
@@ -441,9 +440,9 @@ def hand_cap(st, i, s, tb):
 
 @njit(cache=True)
 def sample_fixes(st, i, p, tb):
-    """The contract's hook: FIX_STOCK when seat p is not the dealer (he cannot tell which cards were the
+    """The contract's hook: _FIX_STOCK when seat p is not the dealer (he cannot tell which cards were the
     stock), else 0."""
-    return FIX_STOCK if st.meta[i, DECLARER] != p else 0
+    return _FIX_STOCK if st.meta[i, DECLARER] != p else 0
 
 
 @njit(cache=True)
@@ -516,8 +515,8 @@ def outcome(st, i: int, tb) -> dict:
     if m[PHASE] != DONE:
         raise ValueError("the deal is not finished")
     n = int(tb.params[P_PLAYERS])
-    n_sides = 2 if tb.params[P_TEAMS] == 1 else n
-    accuso = [3 * int(tb.params[P_ACCUSO_POINTS]) * sum(int(max(m[ACCUSO_DECL + s], 0)) for s in range(n)
+    n_sides = 2 if tb.params[_P_TEAMS] == 1 else n
+    accuso = [3 * int(tb.params[_P_ACCUSO_POINTS]) * sum(int(max(m[ACCUSO_DECL + s], 0)) for s in range(n)
                                                         if m[SIDE + s] == k) for k in range(n_sides)]
     cards = [int(m[POINTS + k]) - accuso[k] for k in range(n_sides)]
     details: dict[str, Any] = {"excuse": {"played_by": int(m[EX_PLAYER]), "trick_won_by": int(m[EX_TRICK_WINNER]),

@@ -153,13 +153,13 @@ KLOP, THREE, TWO, ONE, SOLO_THREE, SOLO_TWO, SOLO_ONE, BEGGAR, SOLO_WITHOUT, OPE
 # (arrays, not tuples: a kernel indexes a tuple by a run-time value through a switch that may raise, and that
 # code, inlined into the shared dispatch, slowed the other families' kernels)
 VALUE = np.array((0, 70, 10, 20, 30, 40, 50, 60, 70, 80, 90, 125, 500), np.int64)
-TAKEN = np.array((0, 0, 3, 2, 1, 3, 2, 1, 0, 0, 0, 0, 0), np.int64)
+_TAKEN = np.array((0, 0, 3, 2, 1, 3, 2, 1, 0, 0, 0, 0, 0), np.int64)
 CALLS_KING = np.array((0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0), np.int64)
 DECLARER_LEADS = np.array((0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1), np.int64)
 NEGATIVE = np.array((0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0), np.int64)
-TALON_SETS = np.array([TALON // t if t else 0 for t in TAKEN], np.int64)  # the talon sets offered
+_TALON_SETS = np.array([TALON // t if t else 0 for t in _TAKEN], np.int64)  # the talon sets offered
 KINGS = ("KH", "KD", "KS", "KC")
-KING_IDS = np.array([DECK.card_id(k) for k in KINGS], np.int64)
+_KING_IDS = np.array([DECK.card_id(k) for k in KINGS], np.int64)
 
 # -- the action vocabulary
 A_PLAY, A_DISCARD, A_SPECIAL = 0, N_CARDS, 2 * N_CARDS
@@ -170,7 +170,7 @@ N_ACTIONS = A_SPECIAL + len(SPECIAL_ACTION_NAMES)
 BID_WORDS = ("pass",) + CONTRACT_NAMES[1:]  # meta[BID_WORD + s], for display
 
 # -- meta[COMMIT + k]: the family's own columns
-C_TALON_SET, C_MOND, C_KING_IN_TALON = 1, 2, 3  # (COMMIT + 0: unused)
+_C_TALON_SET, _C_MOND, _C_KING_IN_TALON = 1, 2, 3  # (COMMIT + 0: unused)
 # -- meta[BONUS + k]: the score's parts (side 0's)
 B_SCORE, B_BASE, B_ULTIMO, B_KINGS, B_VALAT, B_WON, B_POINTS = range(7)
 
@@ -335,9 +335,9 @@ def start_row(st, i, tb):
     m[CONTRACT] = 0
     m[MULT] = 1
     m[STOCK_SHOWN] = 0
-    m[COMMIT + C_TALON_SET] = -1
-    m[COMMIT + C_MOND] = -1
-    m[COMMIT + C_KING_IN_TALON] = 0
+    m[COMMIT + _C_TALON_SET] = -1
+    m[COMMIT + _C_MOND] = -1
+    m[COMMIT + _C_KING_IN_TALON] = 0
     m[PHASE] = BID
     m[CUR] = 1
 
@@ -389,7 +389,7 @@ def legal_flags(st, i, tb):
     if m[PHASE] == KING_CALL:
         return 15 << K_CALL
     if m[PHASE] == TALON_CHOICE:
-        return ((1 << TALON_SETS[m[CONTRACT]]) - 1) << K_TALON
+        return ((1 << _TALON_SETS[m[CONTRACT]]) - 1) << K_TALON
     return 0
 
 
@@ -412,7 +412,7 @@ def _bid(st, i, k, tb):
             m[SIDE + s] = s if k == KLOP else (0 if s == seat else 1)
         if n == 4 and CALLS_KING[k] == 1:
             m[PHASE] = KING_CALL
-        elif TAKEN[k] > 0:
+        elif _TAKEN[k] > 0:
             _show_talon(st, i, tb)
         else:
             _start_tricks(st, i, tb)
@@ -452,10 +452,10 @@ def _set_partnership(st, i, king, tb):
 @njit(cache=True)
 def _call(st, i, j, tb):
     m = st.meta[i]
-    king = KING_IDS[j]
+    king = _KING_IDS[j]
     m[CALLED] = king
     if (st.cards[i, STOCK, tb.card[king, CARD_WORD]] & bit(tb.card[king, CARD_BIT])) != U0:
-        m[COMMIT + C_KING_IN_TALON] = 1
+        m[COMMIT + _C_KING_IN_TALON] = 1
     else:
         _set_partnership(st, i, king, tb)
     _show_talon(st, i, tb)
@@ -468,7 +468,7 @@ def _take_talon(st, i, j, tb):
     m = st.meta[i]
     n = tb.params[P_PLAYERS]
     h = tb.params[P_HAND]
-    k = TAKEN[m[CONTRACT]]
+    k = _TAKEN[m[CONTRACT]]
     d = m[DECLARER]
     s0 = U0
     s1 = U0
@@ -479,7 +479,7 @@ def _take_talon(st, i, j, tb):
         else:
             s1 |= bit(tb.card[c, CARD_BIT])
     if (st.cards[i, STOCK, 0] & _MOND) != U0 and (s0 & _MOND) == U0:
-        m[COMMIT + C_MOND] = d
+        m[COMMIT + _C_MOND] = d
     st.cards[i, HAND + d, 0] |= s0
     st.cards[i, HAND + d, 1] |= s1
     st.cards[i, STOCK, 0] &= ~s0
@@ -488,7 +488,7 @@ def _take_talon(st, i, j, tb):
         if s != d:  # the set taken is the declarer's (hand or discard)
             add_excluded(st, i, s, s0, s1)
         add_excluded(st, i, s, st.cards[i, STOCK, 0], st.cards[i, STOCK, 1])  # the rest: nobody's
-    m[COMMIT + C_TALON_SET] = j
+    m[COMMIT + _C_TALON_SET] = j
     m[DISCARDS_LEFT] = k
     m[CUR] = d
     m[PHASE] = DISCARD
@@ -518,7 +518,7 @@ def sides_known(st, i, viewer, tb):
     talon."""
     m = st.meta[i]
     c = m[CALLED]
-    if c < 0 or m[COMMIT + C_KING_IN_TALON] == 1:
+    if c < 0 or m[COMMIT + _C_KING_IN_TALON] == 1:
         return True
     w = tb.card[c, CARD_WORD]
     mk = bit(tb.card[c, CARD_BIT])
@@ -626,10 +626,10 @@ def sample_rejected(st, j, fixes, tb):
     trumps = tb.masks[MK_TRUMPS, 0]
     for s in range(n):
         t = (st.cards[j, HAND + s, 0] | st.cards[j, PLAYED + s, 0]) & trumps
-        if s == m[DECLARER] and m[COMMIT + C_TALON_SET] >= 0:
-            k = TAKEN[m[CONTRACT]]
+        if s == m[DECLARER] and m[COMMIT + _C_TALON_SET] >= 0:
+            k = _TAKEN[m[CONTRACT]]
             t |= st.cards[j, DISCARDED, 0] & trumps
-            for q in range(m[COMMIT + C_TALON_SET] * k, (m[COMMIT + C_TALON_SET] + 1) * k):
+            for q in range(m[COMMIT + _C_TALON_SET] * k, (m[COMMIT + _C_TALON_SET] + 1) * k):
                 c = st.deck[j, n * h + q]
                 if tb.card[c, CARD_WORD] == 0:
                     t &= ~bit(tb.card[c, CARD_BIT])
@@ -643,7 +643,7 @@ def fix_sample(st, j, p, fixes, tb, rng):
     """The contract's hook: with four players the partnership follows the sampled cards (the holder of the called
     King, as _call sets it: none when it lay in the talon or the declarer holds it). Draws nothing."""
     m = st.meta[j]
-    if m[CALLED] >= 0 and m[COMMIT + C_KING_IN_TALON] == 0:
+    if m[CALLED] >= 0 and m[COMMIT + _C_KING_IN_TALON] == 0:
         _set_partnership(st, j, m[CALLED], tb)
     return rng
 
@@ -734,8 +734,8 @@ def trick_won(st, i, winner, last, tb):
                 best = tb.card[c, CARD_BIT]
                 winner = s
     card = m[TRICK + winner]
-    called_talon = card == m[CALLED] and m[COMMIT + C_KING_IN_TALON] == 1
-    if last and TAKEN[contract] > 0:
+    called_talon = card == m[CALLED] and m[COMMIT + _C_KING_IN_TALON] == 1
+    if last and _TAKEN[contract] > 0:
         m[BONUS + B_ULTIMO] = _ultimo(st, i, winner, called_talon and (st.cards[i, STOCK, 0] |
                                                                         st.cards[i, STOCK, 1]) != U0, tb)
     if contract == KLOP:
@@ -749,13 +749,13 @@ def trick_won(st, i, winner, last, tb):
             st.cards[i, SHOWN, w] |= mk
     elif called_talon:  # the called King from the talon takes the talon's rest
         if (st.cards[i, STOCK, 0] & _MOND) != U0:
-            m[COMMIT + C_MOND] = -1
+            m[COMMIT + _C_MOND] = -1
         st.cards[i, WON + winner, 0] |= st.cards[i, STOCK, 0]
         st.cards[i, WON + winner, 1] |= st.cards[i, STOCK, 1]
         st.cards[i, STOCK, 0] = U0
         st.cards[i, STOCK, 1] = U0
-    elif (TAKEN[contract] > 0 or contract == SOLO_WITHOUT) and (card == SKIS_ID or card == PAGAT_ID) and mond >= 0:
-        m[COMMIT + C_MOND] = mond  # the Mond captured: its player pays
+    elif (_TAKEN[contract] > 0 or contract == SOLO_WITHOUT) and (card == SKIS_ID or card == PAGAT_ID) and mond >= 0:
+        m[COMMIT + _C_MOND] = mond  # the Mond captured: its player pays
     d = m[DECLARER]
     if (contract == BEGGAR or contract == OPEN_BEGGAR) and winner == d:
         m[PHASE] = DONE
@@ -813,7 +813,7 @@ def settle(st, i, tb):
         points = _points(thirds)
         m[BONUS + B_POINTS] = points
         value = VALUE[contract]
-        if TAKEN[contract] > 0:
+        if _TAKEN[contract] > 0:
             cards = popcount(t0) + popcount(t1)
             others = popcount(o0) + popcount(o1)
             if cards == 48:
@@ -843,8 +843,8 @@ def settle(st, i, tb):
         for s in range(n):
             if m[SIDE + s] == 0:
                 m[PAYOFF + s] = score
-    if m[COMMIT + C_MOND] >= 0:
-        m[PAYOFF + m[COMMIT + C_MOND]] += MOND_PENALTY
+    if m[COMMIT + _C_MOND] >= 0:
+        m[PAYOFF + m[COMMIT + _C_MOND]] += MOND_PENALTY
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -892,13 +892,13 @@ def outcome(st, i: int, tb) -> dict:
     n = int(tb.params[P_PLAYERS])
     contract = int(m[CONTRACT])
     payoffs = [int(x) for x in m[PAYOFF : PAYOFF + n]]
-    mond = int(m[COMMIT + C_MOND])
+    mond = int(m[COMMIT + _C_MOND])
     called = int(m[CALLED])
     bonuses: list[dict[str, Any]] = []
     details: dict[str, Any] = {
         "value": int(VALUE[contract]), "partner": int(m[PARTNER]) if m[PARTNER] >= 0 else None,
-        "called": DECK.names[called] if called >= 0 else None, "king_in_talon": bool(m[COMMIT + C_KING_IN_TALON]),
-        "talon_set": int(m[COMMIT + C_TALON_SET]) if m[COMMIT + C_TALON_SET] >= 0 else None,
+        "called": DECK.names[called] if called >= 0 else None, "king_in_talon": bool(m[COMMIT + _C_KING_IN_TALON]),
+        "talon_set": int(m[COMMIT + _C_TALON_SET]) if m[COMMIT + _C_TALON_SET] >= 0 else None,
         "mond_penalty": mond if mond >= 0 else None,
     }
     if contract == KLOP:
@@ -911,7 +911,7 @@ def outcome(st, i: int, tb) -> dict:
         units = [int(m[POINTS]), int(m[POINTS + 1])]
         b = [int(x) for x in m[BONUS : BONUS + 8]]
         details.update({"won": bool(b[B_WON]), "points": b[B_POINTS], "score": b[B_SCORE]})
-        if TAKEN[contract] > 0:
+        if _TAKEN[contract] > 0:
             if b[B_VALAT]:
                 bonuses.append({"name": "valat", "side": 0, "points": b[B_VALAT] * UNANNOUNCED_VALAT})
             else:
@@ -1011,7 +1011,7 @@ def heuristic_special(st, i, tb, flags):
         best = -1
         most = -1
         for j in range(4):
-            king = KING_IDS[j]
+            king = _KING_IDS[j]
             if (h1 & bit(tb.card[king, CARD_BIT])) != U0:
                 continue
             held = popcount(h1 & tb.masks[MK_SUIT + tb.card[king, CARD_SUIT], 1])
@@ -1019,10 +1019,10 @@ def heuristic_special(st, i, tb, flags):
                 most = held
                 best = j
         return K_CALL + (best if best >= 0 else 0)
-    k = TAKEN[m[CONTRACT]]
+    k = _TAKEN[m[CONTRACT]]
     best = 0
     top = -1
-    for j in range(TALON_SETS[m[CONTRACT]]):
+    for j in range(_TALON_SETS[m[CONTRACT]]):
         v = _talon_set_value(st, i, j, k, tb)
         if v > top:
             top = v
@@ -1046,7 +1046,7 @@ def heuristic_attack(st, i, p, allies, tb):
 
 # -- the score sheet (web/score_sheet.py) -------------------------------------------------------------------------
 END_COUNT_TEXT = "the declarer's discard; the talon's rest counts for nobody and is listed with the opponents"
-WIN_ABOVE = 35  # the normal contracts: the declarer's side wins with more card points than this (of the deck's 70)
+_WIN_ABOVE = 35  # the normal contracts: the declarer's side wins with more card points than this (of the deck's 70)
 
 
 def score_sheet_rows(out: dict[str, Any], options: dict[str, Any]) -> tuple[str, list[Row]]:
@@ -1068,7 +1068,7 @@ def score_sheet_rows(out: dict[str, Any], options: dict[str, Any]) -> tuple[str,
                                                f"partner seat {d['partner']}" if d["partner"] is not None else
                                                "held by the declarer"))
     rows = [{"term": "Contract", "text": f"{contract} by seat {dec}, the declarer, value {d['value']}{call}"}]
-    if TAKEN[CONTRACT_NAMES.index(contract)] > 0:  # the normal contracts: points, base, bonuses
+    if _TAKEN[CONTRACT_NAMES.index(contract)] > 0:  # the normal contracts: points, base, bonuses
         rows += _points_rows(out, d)
     else:
         rows.append({"term": "Result", "text": f"{'made' if d.get('won') else 'failed'}: the declarer alone scores "
@@ -1086,15 +1086,15 @@ def score_sheet_rows(out: dict[str, Any], options: dict[str, Any]) -> tuple[str,
 def _points_rows(out: dict[str, Any], d: dict[str, Any]) -> list[Row]:
     """A normal contract's rows: the card points, then the valat alone or the base and the bonuses."""
     points, value = d["points"], d["value"]
-    rows = [{"term": "Card points", "text": f"the declarer's side {points} of 70 (more than {WIN_ABOVE} wins)"}]
+    rows = [{"term": "Card points", "text": f"the declarer's side {points} of 70 (more than {_WIN_ABOVE} wins)"}]
     extra = [b for b in out["bonuses"] if b["name"] != "mond penalty"]
     if any(b["name"] == "valat" for b in extra):
         (v,) = [b for b in extra if b["name"] == "valat"]
         rows.append({"term": "Valat", "text": "one side's piles hold all 48 cards (OpenSpiel's valat): "
                                               f"{signed(v['points'])}, nothing else counts"})
         return rows
-    won = points > WIN_ABOVE
-    rows.append({"term": "Base", "text": f"({points} − {WIN_ABOVE}) {'+' if won else '−'} {value} = {num(d['base'])}"})
+    won = points > _WIN_ABOVE
+    rows.append({"term": "Base", "text": f"({points} − {_WIN_ABOVE}) {'+' if won else '−'} {value} = {num(d['base'])}"})
     for b in extra:
         what = ("the called King or the Pagat in the last trick" if b["name"] == "ultimo" else
                 "exactly four cards in one side's piles (OpenSpiel's test of the four Kings)")
