@@ -48,7 +48,7 @@ Beliefs = Callable[[NDArray[np.float32]], NDArray[np.float32]]
 STOCK, DISCARD = "stock", "discard"
 # the observation sections whose cards the seat can locate: its hand, the cards played (the current trick
 # included), the stock once shown, its own discard, the discarded trumps shown to all and the cards shown by a seat
-SEEN_SECTIONS = ("hand", "played", "stock", "discard", "shown", "shown_by")
+_SEEN_SECTIONS = ("hand", "played", "stock", "discard", "shown", "shown_by")
 RELIABILITY_BINS = 10  # bins of predicted probability in a reliability table
 
 
@@ -81,12 +81,12 @@ def _obs(obs: Any, spec: VariantSpec) -> NDArray[np.float32]:
 
 
 def unseen_cards(obs: Any, spec: VariantSpec) -> NDArray[np.bool_]:
-    """bool[B, C]: the cards each observation's seat cannot locate (none of :data:`SEEN_SECTIONS` holds them)."""
+    """bool[B, C]: the cards each observation's seat cannot locate (none of :data:`_SEEN_SECTIONS` holds them)."""
     o = _obs(obs, spec)
     c = spec.deck.n_cards
     seen = np.zeros((len(o), c), bool)
     for offset, size, name in spec.obs_rows:
-        if name in SEEN_SECTIONS:
+        if name in _SEEN_SECTIONS:
             seen |= o[:, offset:offset + size].reshape(len(o), size // c, c).any(axis=1)
     return ~seen
 

@@ -120,7 +120,7 @@ _NOT_EXB = ~_EXB
 _BIG = 1 << 40
 
 # card scoring modes of _select (the lowest score is chosen)
-CHEAP, WIN, SMEAR = 0, 1, 2
+_CHEAP, _WIN, _SMEAR = 0, 1, 2
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -149,22 +149,22 @@ def _score(w, b, mode, out_tr, valued0, card, ptc):
     """Score of card (word w, bit b) for ``mode`` (lower = preferred); out_tr: outstanding trumps."""
     if w == 1:
         r = np.int64(b & 15)
-        if mode == WIN:
+        if mode == _WIN:
             return r
         v = _value(1, b, card, ptc) * 32 + r
-        return v if mode == CHEAP else -v  # SMEAR: the most valuable first
+        return v if mode == _CHEAP else -v  # _SMEAR: the most valuable first
     bb = np.int64(b)
     master = (out_tr & above(b)) == U0
     honour = (valued0 & (U1 << np.uint64(b))) != U0
-    if mode == CHEAP:
+    if mode == _CHEAP:
         if honour:  # (a master honour may still lose to a higher trump already in the trick)
             return 4000 + _value(0, b, card, ptc) * 32 + bb
         return (2000 if master else 1000) + bb
-    if mode == WIN:
+    if mode == _WIN:
         if honour and not master:
             return -100 + bb  # a vulnerable honour that wins is banked
         return (200 if master else 0) + bb
-    if honour and not master:  # SMEAR
+    if honour and not master:  # _SMEAR
         return -5000 + bb
     return (3000 if master else 1000) + bb
 
@@ -212,7 +212,7 @@ def _cheap(c0, c1, ex, ex_dump, out_tr, valued0, queen, card, ptc):
     ex_id = np.int64(ptc[EX_BIT])
     if ex_dump:
         return ex_id
-    c, sc = _select(c0, c1, CHEAP, out_tr, valued0, card, ptc)
+    c, sc = _select(c0, c1, _CHEAP, out_tr, valued0, card, ptc)
     if ex and (c < 0 or sc >= 4000 or (card[c, CARD_WORD] == 1 and card[c, CARD_VALUE] >= queen)):
         return ex_id
     return c
@@ -303,7 +303,7 @@ def _lead(c0, c1, ex_legal, h0, tr, out_tr, out1, hand_n, valued0, attack, n, ca
     # 5. trumps only
     if (out_tr & above(hi_bit(my_tr))) == U0:
         return np.int64(ptc[hi_bit(my_tr)])
-    c, _ = _select(c0, c1, CHEAP, out_tr, valued0, card, ptc)
+    c, _ = _select(c0, c1, _CHEAP, out_tr, valued0, card, ptc)
     return c
 
 
@@ -357,7 +357,7 @@ def _play(st, tb, meta, cards, card, ptc, masks, params, i, l0, l1):
     bb = meta[i, BEST_BIT]
     if (allies >> bs) & 1:
         if _secure(0 if bt != 0 else 1, bb, out_tr, out1, enemies_after, masks):
-            c, _ = _select(c0, c1, SMEAR, out_tr, valued0, card, ptc)
+            c, _ = _select(c0, c1, _SMEAR, out_tr, valued0, card, ptc)
             return c
         return _cheap(c0, c1, ex, ex_dump, out_tr, valued0, queen, card, ptc)
     if bt != 0:
@@ -369,7 +369,7 @@ def _play(st, tb, meta, cards, card, ptc, masks, params, i, l0, l1):
     if (win0 | win1) == U0:
         return _cheap(c0, c1, ex, ex_dump, out_tr, valued0, queen, card, ptc)
     if enemies_after == 0:
-        c, _ = _select(win0, win1, WIN, out_tr, valued0, card, ptc)
+        c, _ = _select(win0, win1, _WIN, out_tr, valued0, card, ptc)
         return c
     sw0 = U0
     x = win0
@@ -386,7 +386,7 @@ def _play(st, tb, meta, cards, card, ptc, masks, params, i, l0, l1):
             sw1 |= U1 << np.uint64(b)
         x &= x - U1
     if (sw0 | sw1) != U0:
-        c, sc = _select(sw0, sw1, WIN, out_tr, valued0, card, ptc)
+        c, sc = _select(sw0, sw1, _WIN, out_tr, valued0, card, ptc)
         if trick_pts > 0 or sc < 200:
             return c
     if trick_pts > 0 or win0 != U0:
@@ -394,7 +394,7 @@ def _play(st, tb, meta, cards, card, ptc, masks, params, i, l0, l1):
         if out_tr != U0:  # no-value winners below the outstanding trumps (masters are not tried cheaply)
             t0 = win0 & ~valued0 & ~above(hi_bit(out_tr))
         if (t0 | win1) != U0:
-            c, _ = _select(t0, win1, WIN, out_tr, valued0, card, ptc)
+            c, _ = _select(t0, win1, _WIN, out_tr, valued0, card, ptc)
             return c
     return _cheap(c0, c1, ex, ex_dump, out_tr, valued0, queen, card, ptc)
 
@@ -408,7 +408,7 @@ def _discard(meta, cards, card, ptc, masks, params, i, d0, d1):
     p = meta[i, CUR]
     if d1 == U0:
         out0, _ = outstanding(meta, cards, masks, i, p, params[P_PLAYERS])
-        c, _ = _select(d0, U0, CHEAP, out0 & masks[MK_TRUMPS, 0], _valued0(masks, params), card, ptc)
+        c, _ = _select(d0, U0, _CHEAP, out0 & masks[MK_TRUMPS, 0], _valued0(masks, params), card, ptc)
         return c
     h1 = cards[i, HAND + p, 1]
     left = meta[i, DISCARDS_LEFT]
@@ -490,13 +490,13 @@ def heuristic_actions(st, tb, idx, out):
 
 
 @njit(cache=True)
-def heuristic_actions_serial(st, tb, idx, out):
+def _heuristic_actions_serial(st, tb, idx, out):
     """heuristic_actions on the calling thread (a few games: no parallel region to start)."""
     for k in range(idx.shape[0]):
         out[k] = heuristic_row(st, idx[k], tb)
 
 
-SERIAL_BELOW = 64  # games per call under which the heuristic runs on the calling thread
+_SERIAL_BELOW = 64  # games per call under which the heuristic runs on the calling thread
 
 
 class HeuristicAgent(Agent):
@@ -515,6 +515,6 @@ class HeuristicAgent(Agent):
             idx = np.arange(env.batch_size)
         idx = np.ascontiguousarray(idx, dtype=np.int64)
         out = np.empty(idx.shape[0], np.int64)
-        kernel = heuristic_actions_serial if idx.shape[0] < SERIAL_BELOW else heuristic_actions
+        kernel = _heuristic_actions_serial if idx.shape[0] < _SERIAL_BELOW else heuristic_actions
         kernel(env.state, env.tables, idx, out)
         return out

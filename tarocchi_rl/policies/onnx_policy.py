@@ -52,14 +52,14 @@ MANIFEST_FILE = "manifest.json"
 GOLDEN_FILE = "golden.jsonl"
 README_FILE = "README.md"
 BELIEF_FILE = "belief.onnx"  # the optional belief model (module docstring)
-MAX_MANIFEST_BYTES = 1 << 20  # bytes of manifest.json (an export writes about 8 kB)
+_MAX_MANIFEST_BYTES = 1 << 20  # bytes of manifest.json (an export writes about 8 kB)
 MAX_MODEL_BYTES = 1 << 28  # bytes of policy.onnx (a shipped one is under 2 MB)
 INPUT_NAMES = ("obs", "mask")
 OUTPUT_NAMES = ("probs", "value")
 BELIEF_INPUT_NAMES = ("obs",)  # the belief model reads the seat's observation and nothing else
 BELIEF_OUTPUT_NAMES = ("beliefs",)
 # the manifest fields that must equal the engine's (checked in this order on loading)
-CHECKED_FIELDS = ("format", "variant", "options", "obs_dim", "layout_fingerprint", "num_actions", "actions")
+_CHECKED_FIELDS = ("format", "variant", "options", "obs_dim", "layout_fingerprint", "num_actions", "actions")
 
 
 class OnnxPolicyError(ValueError):
@@ -81,7 +81,7 @@ def layout_fingerprint(layout: list[dict[str, Any]]) -> str:
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
-def action_table(spec: VariantSpec) -> list[str]:
+def _action_table(spec: VariantSpec) -> list[str]:
     """Action id -> its string (the phase-free form: ``pass`` rather than ``bid:pass``)."""
     return [spec.rules.action_to_string(a, -1) for a in range(spec.n_actions)]
 
@@ -93,7 +93,7 @@ def engine_facts(variant: str, options: dict[str, Any] | None = None) -> dict[st
     return {
         "format": MANIFEST_FORMAT, "variant": variant, "options": spec.resolve_options(dict(options or {})),
         "obs_dim": int(spec.obs_dim), "observation_layout": layout, "layout_fingerprint": layout_fingerprint(layout),
-        "num_actions": int(spec.n_actions), "actions": action_table(spec),
+        "num_actions": int(spec.n_actions), "actions": _action_table(spec),
     }
 
 
@@ -102,7 +102,7 @@ def check_manifest(manifest: Any, where: str = MANIFEST_FILE) -> dict[str, Any]:
     field that differs otherwise (one line)."""
     if not isinstance(manifest, dict):
         raise OnnxPolicyError(f"{where}: not a JSON object")
-    missing = [k for k in (*CHECKED_FIELDS, "observation_layout") if k not in manifest]
+    missing = [k for k in (*_CHECKED_FIELDS, "observation_layout") if k not in manifest]
     if missing:
         raise ManifestMismatchError(f"{where}: field {missing[0]} is missing")
     if manifest["format"] != MANIFEST_FORMAT:
@@ -152,7 +152,7 @@ def _layout_difference(listed: list[Any], engine: list[dict[str, Any]]) -> str:
 
 def read_manifest(directory: str | Path) -> dict[str, Any]:
     """The manifest of a bot directory, parsed (not checked): :class:`OnnxPolicyError` naming the file (also for
-    one over :data:`MAX_MANIFEST_BYTES`, nested too deeply, or a stream that does not end)."""
+    one over :data:`_MAX_MANIFEST_BYTES`, nested too deeply, or a stream that does not end)."""
     d = Path(directory)
     if not d.is_dir():
         raise OnnxPolicyError(f"bot directory {d} not found" if not d.exists() else f"{d} is not a directory")
@@ -160,7 +160,7 @@ def read_manifest(directory: str | Path) -> dict[str, Any]:
     if not path.exists() and not path.is_symlink():
         raise OnnxPolicyError(f"{path} not found (is {d} a directory written by `tarocchi-rl export`?)")
     try:
-        manifest = bounded.read_json(path, MAX_MANIFEST_BYTES)
+        manifest = bounded.read_json(path, _MAX_MANIFEST_BYTES)
     except bounded.BoundedInputError as e:
         raise OnnxPolicyError(str(e)) from None
     if not isinstance(manifest, dict):

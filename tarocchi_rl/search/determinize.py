@@ -42,7 +42,7 @@ sampled hands.
 
 Kernels: ``build_plan`` + ``fill_tables`` (once per root: the knowledge and the DP), ``sample_row`` (per
 sample: about a microsecond, nothing allocated), ``determinize_row`` (both, with stack buffers) and the batched
-``determinize_batch``. Python: :func:`determinize`, :func:`make_plan`.
+``_determinize_batch``. Python: :func:`determinize`, :func:`make_plan`.
 
 ``build_plan``, ``fill_tables`` and ``sample_row`` are sequences of small steps, one kernel each, compiled
 without reference counting (``@njit(cache=True, _nrt=False)``: a step allocates nothing) so that LLVM inlines
@@ -129,7 +129,6 @@ from numba.core import cgutils, config
 from numba.extending import intrinsic
 
 from ..bits import U0, U1, bit, bounded, draw_bits, lowest_bit, popcount, seed_states, splitmix_next
-from ..cards import EX_BIT
 from ..core.offsets import Layout
 from ..core.phases import DISCARD
 from ..core.state import (
@@ -213,7 +212,7 @@ PILE_W = PILE_RECORD.total
 CLS_SIZE = CLASS_RECORD["CLS_SIZE"]
 CLS_PILES = CLASS_RECORD["CLS_PILES"]
 CLS_W = CLASS_RECORD.total
-CLS_ALL_PILES = (1 << MAXP) - 1  # the pile bits of CLS_PILES
+_CLS_ALL_PILES = (1 << MAXP) - 1  # the pile bits of CLS_PILES
 CLS_CATEGORY = 62  # the category bit of CLS_PILES while the plan is built
 LAY_OFF = LAYER_RECORD["LAY_OFF"]
 LAY_DROP = LAYER_RECORD["LAY_DROP"]
@@ -248,14 +247,13 @@ PLAN_MASKS.check_bound(globals())
 # pile kinds, fix-up flags
 KIND_HAND, KIND_DISCARD, KIND_STOCK, KIND_FUTURE = range(4)
 F_EARLY = 8
-NF_STACK = 4096  # DP table entries determinize_row keeps on the stack (more: one heap array)
+_NF_STACK = 4096  # DP table entries determinize_row keeps on the stack (more: one heap array)
 NS = 4 * MAXP  # int scratch of a sample
 MAX_TRIES = 100_000  # rejections (the family's sample_rejected) before giving up (status 0)
 _KEY_OPEN, _KEY_PILE = 100_000, 1_000  # class order: category first, then fewer piles, then smaller (< 1000)
 
-FACT = np.array([float(math.factorial(k)) for k in range(80)])
-INV_FACT = np.array([1.0 / math.factorial(k) for k in range(80)])
-_EXB = np.uint64(1) << np.uint64(EX_BIT)
+_FACT = np.array([float(math.factorial(k)) for k in range(80)])
+_INV_FACT = np.array([1.0 / math.factorial(k) for k in range(80)])
 _U11 = np.uint64(11)
 _INV53 = 1.0 / 9007199254740992.0
 
@@ -300,7 +298,7 @@ _scratch_i = _stack_buffer(types.int64, NS, np.int64)
 _scratch_u = _stack_buffer(types.uint64, SET_W * MAXP, np.uint64)
 _plan_i = _stack_buffer(types.int64, NI, np.int64)
 _plan_m = _stack_buffer(types.uint64, NM, np.uint64)
-_plan_f = _stack_buffer(types.float64, NF_STACK, np.float64)
+_plan_f = _stack_buffer(types.float64, _NF_STACK, np.float64)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -524,7 +522,7 @@ def _place_single_pile_classes(pi, pm, nk):
     (sizes set). Returns their number, -1 when a card no pile may take."""
     kd = 0
     for k in range(nk):
-        a = pi[_cls(k) + CLS_PILES] & CLS_ALL_PILES
+        a = pi[_cls(k) + CLS_PILES] & _CLS_ALL_PILES
         c0 = pm[M_CLS + SET_W * k]
         c1 = pm[M_CLS + SET_W * k + 1]
         if a == 0:
@@ -579,7 +577,7 @@ def _order_classes(pi, pm, kd):
     for k in range(kd):
         if (pi[_cls(k) + CLS_PILES] >> CLS_CATEGORY) & 1:
             n_cat += 1
-        pi[_cls(k) + CLS_PILES] &= CLS_ALL_PILES
+        pi[_cls(k) + CLS_PILES] &= _CLS_ALL_PILES
     return n_cat
 
 
@@ -730,23 +728,23 @@ def _g(pi, pf, k, r):
     if k == kk - 2 and pi[I_UNIV] == 1:  # sum over this class's splits of two multinomials: Vandermonde
         a = pi[_cls(k) + CLS_PILES]
         na = pi[_cls(k) + CLS_SIZE]
-        v = FACT[pi[_cls(k + 1) + CLS_SIZE]]
+        v = _FACT[pi[_cls(k + 1) + CLS_SIZE]]
         room = 0
         for q in range(n_piles):
-            v *= INV_FACT[r[q]]
+            v *= _INV_FACT[r[q]]
             if (a >> q) & 1:
                 room += r[q]
         if room < na:
             return 0.0
-        return v * FACT[room] * INV_FACT[room - na]
+        return v * _FACT[room] * _INV_FACT[room - na]
     if k == kk - 1:  # the last class: a multinomial
         a = pi[_cls(k) + CLS_PILES]
-        v = FACT[pi[_cls(k) + CLS_SIZE]]
+        v = _FACT[pi[_cls(k) + CLS_SIZE]]
         for q in range(n_piles):
             if r[q] > 0:
                 if ((a >> q) & 1) == 0:
                     return 0.0
-                v *= INV_FACT[r[q]]
+                v *= _INV_FACT[r[q]]
         return v
     o = _lay(k)  # a tabled layer
     drop = pi[o + LAY_DROP]
@@ -784,7 +782,7 @@ def _enum(pi, pf, k, r, x, a, target):
     for t in range(na):
         x[t] = 0
     last = a[na - 1]
-    fn = FACT[nk]
+    fn = _FACT[nk]
     total = 0.0
     head = 0  # sum of x[0 .. na-2]
     while True:
@@ -793,7 +791,7 @@ def _enum(pi, pf, k, r, x, a, target):
             x[na - 1] = rest
             w = fn
             for t in range(na):
-                w *= INV_FACT[x[t]]
+                w *= _INV_FACT[x[t]]
                 r[a[t]] -= x[t]
             w *= _g(pi, pf, k + 1, r)
             for t in range(na):
@@ -1099,13 +1097,13 @@ def determinize_row(src, i, observer, tb, dst, j):
     """Copy game ``i`` of BatchState ``src`` into game ``j`` of ``dst`` with every card ``observer`` cannot
     locate redistributed uniformly over the consistent assignments (randomness: ``dst.rng[j]``).
 
-    Builds the plan on the stack (a heap array only when the DP needs more than NF_STACK floats). Returns
+    Builds the plan on the stack (a heap array only when the DP needs more than _NF_STACK floats). Returns
     True, or False (a plain copy) when the position admits no consistent assignment (never for a real one).
     """
     pi = _plan_i()
     pm = _plan_m()
     build_plan(src, i, observer, tb, pi, pm)
-    if pi[I_NF] <= NF_STACK:
+    if pi[I_NF] <= _NF_STACK:
         pf = _plan_f()
         fill_tables(pi, pf)
         return sample_row(src, i, observer, tb, pi, pm, pf, dst, j)
@@ -1123,7 +1121,7 @@ def _plan_row(src, i, observer, tb, pi, pm):
 
 
 @njit(cache=True, parallel=True)
-def determinize_batch(src, i, observer, tb, dst):
+def _determinize_batch(src, i, observer, tb, dst):
     """Fill every game of ``dst`` with a determinization of game ``i`` of ``src`` for ``observer`` (each game
     its own RNG ``dst.rng[j]``; the plan is built once). Returns False when the position is inconsistent."""
     pi = np.empty(NI, np.int64)
@@ -1136,8 +1134,8 @@ def determinize_batch(src, i, observer, tb, dst):
 
 
 @njit(cache=True)
-def determinize_serial(src, i, observer, tb, dst):
-    """determinize_batch on the calling thread: for a few samples (a parallel region's start-up and the wait for
+def _determinize_serial(src, i, observer, tb, dst):
+    """_determinize_batch on the calling thread: for a few samples (a parallel region's start-up and the wait for
     a second thread on a busy machine cost more than the samples)."""
     pi = np.empty(NI, np.int64)
     pm = np.empty(NM, np.uint64)
@@ -1149,7 +1147,7 @@ def determinize_serial(src, i, observer, tb, dst):
 
 @njit(cache=True, parallel=True)
 def sample_batch(src, i, observer, tb, pi, pm, pf, dst):
-    """determinize_batch from a ready plan (see :func:`make_plan`)."""
+    """_determinize_batch from a ready plan (see :func:`make_plan`)."""
     for j_ in prange(dst.meta.shape[0]):
         j = np.int64(j_)  # prange's own index would compile every callee twice (int64, uint64)
         sample_row(src, i, observer, tb, pi, pm, pf, dst, j)
@@ -1182,7 +1180,7 @@ def determinize(src: BatchState, i: int, observer: int, tb, n: int | None = None
             raise ValueError("determinize: give n (a new batch of n games) or dst (a batch to fill)")
         dst = alloc_state(int(n))
         dst.rng[:] = seed_states(0 if seed is None else seed, int(n))
-    kernel = determinize_batch if parallel else determinize_serial
+    kernel = _determinize_batch if parallel else _determinize_serial
     if not kernel(src, int(i), int(observer), tb, dst):
         raise RuntimeError(f"game {i}: no card assignment is consistent with what seat {observer} knows")
     return dst

@@ -5,7 +5,7 @@ k games are one forward pass per step::
 
     root priors = net(the true observation of each game's player to act)         one pass, before the loop
     repeat iterations times:
-        descend_batch   (compiled, prange over games) determinize (the same sampler as plain ISMCTS: uniform,
+        _descend_batch  (compiled, prange over games) determinize (the same sampler as plain ISMCTS: uniform,
                         or weighted by a belief model, :mod:`tarocchi_rl.search.inference`), then
                         select by PUCT from the root down, playing the actions on the scratch row, until a
                         new node is added (one per iteration) or the deal ends
@@ -16,7 +16,7 @@ k games are one forward pass per step::
                         lazy priors: a new node is only rolled out, its prior is evaluated on the search's
                         second visit to it, where the descent stops to evaluate it: most nodes of a tree are
                         visited once, so most network evaluations are saved)
-        backup_batch    (compiled) the new node keeps its prior; every node of the path gets a visit and
+        _backup_batch   (compiled) the new node keeps its prior; every node of the path gets a visit and
                         the value of the seat that chose its action
 
 Selection at a node whose prior is ``p`` (stored when the node was evaluated) among the actions legal in this
@@ -73,7 +73,7 @@ Evaluate = Callable[[NDArray[np.float32], NDArray[np.bool_]], tuple[NDArray[np.f
 
 #: a leaf to evaluate (a new node; lazy priors: a node's second visit) / a finished deal (its payoffs are the
 #: values) / lazy priors: a new node, rolled out and not evaluated
-LEAF_NEW, LEAF_DONE, LEAF_ROLLOUT = 0, 1, 2
+_LEAF_NEW, _LEAF_DONE, _LEAF_ROLLOUT = 0, 1, 2
 
 
 class GuidedTrees(NamedTuple):
@@ -85,7 +85,7 @@ class GuidedTrees(NamedTuple):
     evaluated: np.ndarray
 
 
-def new_trees(k: int, m: int, n_actions: int) -> GuidedTrees:
+def _new_trees(k: int, m: int, n_actions: int) -> GuidedTrees:
     """k empty trees of room m (node 0: the root of each)."""
     nodes, stats = new_stacked_trees(k, m)
     return GuidedTrees(nodes, stats, np.zeros((k, m, n_actions), np.float32), np.zeros((k, m), np.bool_))
@@ -100,9 +100,9 @@ def _descend_row(root, i, tb, scratch, k, t, n_nodes, legal, path, c_puct, fpu, 
     node, depth = 0, 0
     while True:
         if scratch.meta[k, PHASE] == DONE:
-            return depth, LEAF_DONE, n_nodes
+            return depth, _LEAF_DONE, n_nodes
         if lazy and not t.evaluated[k, node]:  # a node's second visit: its prior is evaluated here
-            return depth, LEAF_NEW, n_nodes
+            return depth, _LEAF_NEW, n_nodes
         engine.legal_mask_row(scratch, k, tb, legal)
         best_score, best_child, best_action = -1e300, -1, -1
         n_parent = max(1.0, t.stats[k, VISITS, node])
@@ -127,7 +127,7 @@ def _descend_row(root, i, tb, scratch, k, t, n_nodes, legal, path, c_puct, fpu, 
                 best_score, best_child, best_action = score, ch, a
         if best_child < 0:  # an action without a child: expand (when there is room) and stop
             if n_nodes >= t.nodes.shape[2]:
-                return depth, LEAF_DONE if scratch.meta[k, PHASE] == DONE else -1, n_nodes
+                return depth, _LEAF_DONE if scratch.meta[k, PHASE] == DONE else -1, n_nodes
             new = n_nodes
             n_nodes += 1
             t.nodes[k, PARENT, new] = node
@@ -140,8 +140,8 @@ def _descend_row(root, i, tb, scratch, k, t, n_nodes, legal, path, c_puct, fpu, 
             path[k, depth] = new
             depth += 1
             if scratch.meta[k, PHASE] == DONE:
-                return depth, LEAF_DONE, n_nodes
-            return depth, LEAF_ROLLOUT if lazy else LEAF_NEW, n_nodes
+                return depth, _LEAF_DONE, n_nodes
+            return depth, _LEAF_ROLLOUT if lazy else _LEAF_NEW, n_nodes
         engine.step_row(scratch, k, best_action, tb)
         path[k, depth] = best_child
         depth += 1
@@ -149,7 +149,7 @@ def _descend_row(root, i, tb, scratch, k, t, n_nodes, legal, path, c_puct, fpu, 
 
 
 @njit(cache=True, parallel=True)
-def descend_batch(root, idx, tb, scratch, t, n_nodes, legal, path, depth, leaf_kind, c_puct, fpu, plans_i, plans_m,
+def _descend_batch(root, idx, tb, scratch, t, n_nodes, legal, path, depth, leaf_kind, c_puct, fpu, plans_i, plans_m,
                   plans_f, observers, lazy, b_ints, b_floats, b_offsets):
     """:func:`_descend_row` for every game idx[k] (scratch row k, tree k, belief plan b_ints[k] and
     b_floats[b_offsets[k]:b_offsets[k + 1]]): depth[k], leaf_kind[k] (-1: no room left to expand: the path is
@@ -162,7 +162,7 @@ def descend_batch(root, idx, tb, scratch, t, n_nodes, legal, path, depth, leaf_k
 
 
 @njit(cache=True)
-def legal_masks_of(scratch, rows, tb, out):
+def _legal_masks_of(scratch, rows, tb, out):
     """The legal actions of scratch rows ``rows`` (int64[n]) into ``out`` (bool[n, A]): one compiled call (a
     Python loop of ``legal_mask_row`` calls cost a quarter of a lazy search's time in argument typing)."""
     for r in range(rows.shape[0]):
@@ -170,7 +170,7 @@ def legal_masks_of(scratch, rows, tb, out):
 
 
 @njit(cache=True, parallel=True)
-def rollout_batch(scratch, tb, rows, kind):
+def _rollout_batch(scratch, tb, rows, kind):
     """Play scratch rows ``rows`` to their end (random or heuristic actions)."""
     for r_ in prange(rows.shape[0]):
         r = np.int64(r_)  # prange's own index would compile every callee twice (int64, uint64)
@@ -196,7 +196,7 @@ def _backup_row(t, k, path, d, values, new_prior, has_prior):
 
 
 @njit(cache=True, parallel=True)
-def backup_batch(t, path, depth, values, new_prior, has_prior):
+def _backup_batch(t, path, depth, values, new_prior, has_prior):
     """:func:`_backup_row` of every tree k, with ``values[k]``, ``new_prior[k]``, ``has_prior[k]``."""
     for k_ in prange(path.shape[0]):
         k = np.int64(k_)  # prange's own index would compile every callee twice (int64, uint64)
@@ -251,7 +251,7 @@ def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: 
     k = len(idx)
     beliefs = beliefs_or_none(log_beliefs, k, tables, belief_method, belief_samples)  # checked before any work
     m = iterations + 1
-    t = new_trees(k, m, n_actions)
+    t = _new_trees(k, m, n_actions)
     probs, _ = evaluate(root_obs, root_mask)
     t.prior[:, 0, :] = probs
     t.evaluated[:, 0] = True
@@ -271,14 +271,14 @@ def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: 
     obs_buf = np.zeros((n_players, k, root_obs.shape[1]), np.float32)
     kind = ROLLOUT_HEURISTIC if rollout == "heuristic" else ROLLOUT_RANDOM
     for _ in range(iterations):
-        descend_batch(state, idx, tables, scratch, t, n_nodes, legal, path, depth, leaf_kind, float(c_puct),
+        _descend_batch(state, idx, tables, scratch, t, n_nodes, legal, path, depth, leaf_kind, float(c_puct),
                       float(fpu), plans_i, plans_m, plans_f, observers, bool(lazy), b_ints, b_floats, b_offsets)
-        new = np.flatnonzero(leaf_kind == LEAF_NEW)
+        new = np.flatnonzero(leaf_kind == _LEAF_NEW)
         has_prior = np.zeros(k, np.bool_)
         values[:] = 0.0
         if len(new):
             mask = np.zeros((len(new), n_actions), np.bool_)
-            legal_masks_of(scratch, new, tables, mask)
+            _legal_masks_of(scratch, new, tables, mask)
             acting = scratch.meta[new, CUR].astype(np.int64)
             if mix >= 1:  # values from rollouts alone: only the actor's view, for the prior
                 viewers[:] = -1
@@ -297,13 +297,13 @@ def guided_search(state: BatchState, idx: NDArray[np.int64], tables, n_players: 
                 new_prior[new] = p[acting, np.arange(len(new))]
                 values[new] = seat_values.T
             has_prior[new] = True
-        ends = np.flatnonzero(leaf_kind != LEAF_NEW) if mix <= 0 else np.arange(k)
+        ends = np.flatnonzero(leaf_kind != _LEAF_NEW) if mix <= 0 else np.arange(k)
         if mix > 0 or len(ends):
-            rollout_batch(scratch, tables, ends, kind)
+            _rollout_batch(scratch, tables, ends, kind)
             payoffs = scratch.meta[ends, PAYOFF : PAYOFF + n_players] / payoff_scale
             net_part = has_prior[ends]  # the leaves the network saw this step (has_prior marks ``new``)
             values[ends] = np.where(net_part[:, None], (1 - mix) * values[ends] + mix * payoffs, payoffs)
-        backup_batch(t, path, depth, values, new_prior, has_prior)
+        _backup_batch(t, path, depth, values, new_prior, has_prior)
     visits = np.zeros((k, n_actions), np.float64)
     actions = np.zeros(k, np.int64)
     root_decisions(t.nodes, t.stats, visits, actions)

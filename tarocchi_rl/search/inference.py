@@ -12,13 +12,13 @@ Locations (the privileged observation's order, :func:`~tarocchi_rl.core.obs_layo
 |--------------|-----------------------------------------------------------------------------------|
 | 0 .. N-1     | the hand of relative seat l (seat ``(observer + l) % N``; 0: the observer's own,  |
 |              | which holds unknown cards only in the Mineo early round: his cards to come)        |
-| N            | the stock (:func:`loc_stock`)                                                     |
-| N + 1        | the declarer's face-down discard (:func:`loc_discard`)                            |
+| N            | the stock                                                                         |
+| N + 1        | the declarer's face-down discard                                                  |
 
 The target. Among the consistent deals ``d`` (exactly those the uniform sampler draws), deal ``d`` gets the
 probability ``pi(d) ∝ prod over the unknown cards c of b[c, loc_d(c)]``: the model's per-card marginals,
 combined as if independent and restricted to what the observer knows. A model that puts no mass on a
-consistent deal cannot veto it: probabilities are floored at :data:`BELIEF_FLOOR` before the logarithm. Every
+consistent deal cannot veto it: probabilities are floored at :data:`_BELIEF_FLOOR` before the logarithm. Every
 determinization, whatever the model says, satisfies every constraint; the fix-ups the deal implies (Mineo: the
 partner and his side's pigliata bonuses; the rewritten deal; French: no petit sec dealt, by rejection, exact
 since the rest is proportional to pi) follow the sampled cards; which of the Piedmontese dealer's cards were the
@@ -36,7 +36,7 @@ room (the widest's room is the rest), so that g_{k+1}(R - e_q) sits at layer k's
 a layer is a stencil over the next one (:func:`_dp_stencil`); entries no deal reaches hold 0. Each layer is
 scaled to a maximum of 1 (a draw compares entries of one layer only), so no product underflows. The tables are
 built once per root (a few ns an entry: about 0.7 ms at the start of a French deal, ~150,000 entries;
-:data:`MAX_EXACT_FLOATS` at most), a draw costs a few microseconds (2-4 times the uniform sampler's). A
+:data:`_MAX_EXACT_FLOATS` at most), a draw costs a few microseconds (2-4 times the uniform sampler's). A
 position whose tables would be larger (Mineo's early round: up to eight piles) is sampled by SIR.
 
 **sir**: sampling-importance-resampling. Per determinization, ``M`` (``belief_samples``) deals are drawn with
@@ -78,7 +78,7 @@ DP card k's record
 | 0      | CARD_POS   | the card's position (word * 64 + bit)      |
 | 1      | CARD_PILES | the piles that may take it (bit q: pile q) |
 
-floats (bf): ``[0, W_SIZE)`` SIR: the log weight of the card at position pos in pile q at ``q * 128 + pos``;
+floats (bf): ``[0, _W_SIZE)`` SIR: the log weight of the card at position pos in pile q at ``q * 128 + pos``;
 the DP: the scaled weight of card k in pile q at ``k * MAXP + q``; then the DP's layer tables.
 
 Kernels: :func:`belief_plan` (once per root), :func:`weighted_sample_row` (per determinization; METHOD_UNIFORM:
@@ -139,17 +139,17 @@ from .determinize import PILE_KIND as _PILE_KIND
 from .determinize import PILE_SEAT as _PILE_SEAT
 
 #: a probability below this is taken as this (a model's zero never vetoes a consistent deal)
-BELIEF_FLOOR = 1e-6
+_BELIEF_FLOOR = 1e-6
 #: belief_samples: SIR candidates per determinization (default, most)
 DEFAULT_BELIEF_SAMPLES = 8
 MAX_BELIEF_SAMPLES = 1024
 #: the weighted DP's tables of one root, in floats (8 bytes each; filled at a few ns each: the start of a French
 #: deal needs ~150,000); a position needing more (Mineo's early round) is sampled by SIR
-MAX_EXACT_FLOATS = 1 << 18
-N_POSITIONS = 128  # card positions: word * 64 + bit
-MAX_DP_CARDS = N_POSITIONS  # the weighted DP's cards (at most every position)
+_MAX_EXACT_FLOATS = 1 << 18
+_N_POSITIONS = 128  # card positions: word * 64 + bit
+MAX_DP_CARDS = _N_POSITIONS  # the weighted DP's cards (at most every position)
 #: the methods (``belief_method``): the uniform sampler, SIR over M uniform candidates, the weighted DP (SIR where
-#: its tables exceed MAX_EXACT_FLOATS)
+#: its tables exceed _MAX_EXACT_FLOATS)
 METHOD_UNIFORM, METHOD_SIR, METHOD_EXACT = range(3)
 METHODS = {"exact": METHOD_EXACT, "sir": METHOD_SIR}
 
@@ -182,21 +182,11 @@ B_LAY = BELIEF_INTS["B_LAY"]
 NB = BELIEF_INTS.total
 BELIEF_CARD.check_bound(globals())
 BELIEF_INTS.check_bound(globals())
-W_SIZE = MAXP * N_POSITIONS  # SIR: log weight [q * 128 + pos]; the DP: weight [k * MAXP + q]
+_W_SIZE = MAXP * _N_POSITIONS  # SIR: log weight [q * 128 + pos]; the DP: weight [k * MAXP + q]
 _TWO_SETS = 2 * SET_W * MAXP  # the candidate's piles and the kept ones
 
 _pair_u = _stack_buffer(types.uint64, _TWO_SETS, np.uint64)
 _pile_f = _stack_buffer(types.float64, MAXP, np.float64)
-
-
-def loc_stock(n_players: int) -> int:
-    """The stock's location index (after the N relative seats)."""
-    return n_players
-
-
-def loc_discard(n_players: int) -> int:
-    """The face-down discard's location index."""
-    return n_players + 1
 
 
 def n_locations(n_players: int) -> int:
@@ -220,11 +210,11 @@ def _pile_location(pi, q, n):
 
 
 @njit(cache=True)
-def pile_log_weights(pi, pm, tb, logb, out):
-    """out[q * 128 + pos] (float64[W_SIZE]) = logb[the card at position pos, the location of pile q] for every card
+def _pile_log_weights(pi, pm, tb, logb, out):
+    """out[q * 128 + pos] (float64[_W_SIZE]) = logb[the card at position pos, the location of pile q] for every card
     the plan's observer cannot locate, 0 elsewhere; ``logb`` float64[C, L] (:func:`log_beliefs`) of the plan's
     row, seen by its observer."""
-    out[:W_SIZE] = 0.0
+    out[:_W_SIZE] = 0.0
     if pi[I_STATUS] != 1:
         return
     n = tb.params[P_PLAYERS]
@@ -234,7 +224,7 @@ def pile_log_weights(pi, pm, tb, logb, out):
             x = pm[M_U + w]
             while x != U0:
                 pos = 64 * w + lowest_bit(x)
-                out[q * N_POSITIONS + pos] = logb[tb.pos_to_card[pos], loc]
+                out[q * _N_POSITIONS + pos] = logb[tb.pos_to_card[pos], loc]
                 x &= x - U1
 
 
@@ -250,7 +240,7 @@ def _log_weight(pi, pm, lw, nw):
         for w in range(SET_W):
             x = nw[SET_W * q + w] & ~pm[M_FIX + SET_W * q + w]
             while x != U0:
-                t += lw[q * N_POSITIONS + 64 * w + lowest_bit(x)]
+                t += lw[q * _N_POSITIONS + 64 * w + lowest_bit(x)]
                 x &= x - U1
     return t
 
@@ -363,13 +353,13 @@ def _dp_layers(pi, bi, kk):
     for q in range(n_piles):
         if q != drop:
             size *= pi[_pile(q) + PILE_ROOM] + 1
-    if kk > 1 and size > (MAX_EXACT_FLOATS - W_SIZE) // (kk - 1):
-        return MAX_EXACT_FLOATS + 1  # too large: the caller falls back
+    if kk > 1 and size > (_MAX_EXACT_FLOATS - _W_SIZE) // (kk - 1):
+        return _MAX_EXACT_FLOATS + 1  # too large: the caller falls back
     for k in range(1, kk):
         o = _layer(k)
         bi[o + LAY_LEFT] = kk - k
         bi[o + LAY_DROP] = drop
-        bi[o + LAY_OFF] = W_SIZE + (k - 1) * size
+        bi[o + LAY_OFF] = _W_SIZE + (k - 1) * size
         stride = 1
         for q in range(n_piles):
             bi[o + LAY_LO + q] = 0
@@ -378,7 +368,7 @@ def _dp_layers(pi, bi, kk):
             if q != drop:
                 bi[o + LAY_STRIDE + q] = stride
                 stride *= pi[_pile(q) + PILE_ROOM] + 1
-    return W_SIZE + max(kk - 1, 0) * size
+    return _W_SIZE + max(kk - 1, 0) * size
 
 
 @njit(cache=True, _nrt=False)
@@ -552,9 +542,9 @@ def _dp_weights(pi, bi, bf, lw, kk):
         top = -np.inf
         for q in range(pi[I_P]):
             if (piles >> q) & 1:
-                top = max(top, lw[q * N_POSITIONS + pos])
+                top = max(top, lw[q * _N_POSITIONS + pos])
         for q in range(MAXP):
-            bf[k * MAXP + q] = np.exp(lw[q * N_POSITIONS + pos] - top) if (piles >> q) & 1 else 0.0
+            bf[k * MAXP + q] = np.exp(lw[q * _N_POSITIONS + pos] - top) if (piles >> q) & 1 else 0.0
 
 
 @njit(cache=True)
@@ -610,7 +600,7 @@ def belief_plan(pi, pm, tb, logb, method, m):
     """The belief sampler's plan of a root (ints int64[NB], floats): the sampler's plan ``pi``, ``pm`` (its
     observer's knowledge), the log beliefs ``logb`` float64[C, L] of that root, ``method`` (METHOD_*) and ``m``
     SIR candidates. bi[B_MODE] is the method used: METHOD_UNIFORM without beliefs (``method`` uniform, or SIR
-    with one candidate), SIR where the weighted DP's tables would exceed MAX_EXACT_FLOATS. (Inlined where it is
+    with one candidate), SIR where the weighted DP's tables would exceed _MAX_EXACT_FLOATS. (Inlined where it is
     compiled in: called from Python after a search kernel had compiled it as a callee, Numba's cached version
     failed to return its arrays, "NRT_adapt_ndarray_to_python: descr is NULL".)"""
     bi = np.zeros(NB, np.int64)
@@ -618,22 +608,22 @@ def belief_plan(pi, pm, tb, logb, method, m):
     mode = method
     if pi[I_STATUS] != 1 or (method == METHOD_SIR and m <= 1):
         mode = METHOD_UNIFORM
-    nf = W_SIZE
+    nf = _W_SIZE
     if mode == METHOD_EXACT:
         kk = _dp_cards(pi, pm, bi)
         nf = _dp_layers(pi, bi, kk) if kk <= MAX_DP_CARDS else -1
-        if nf < 0 or nf > MAX_EXACT_FLOATS:
+        if nf < 0 or nf > _MAX_EXACT_FLOATS:
             mode = METHOD_SIR if m > 1 else METHOD_UNIFORM
-            nf = W_SIZE
+            nf = _W_SIZE
     bi[B_MODE] = mode
     bi[B_NF] = nf
     bf = np.zeros(nf, np.float64)
     if mode == METHOD_UNIFORM:
         return bi, bf
-    lw = np.zeros(W_SIZE, np.float64)
-    pile_log_weights(pi, pm, tb, logb, lw)
+    lw = np.zeros(_W_SIZE, np.float64)
+    _pile_log_weights(pi, pm, tb, logb, lw)
     if mode == METHOD_SIR:
-        bf[:W_SIZE] = lw
+        bf[:_W_SIZE] = lw
         return bi, bf
     _dp_weights(pi, bi, bf, lw, bi[B_K])
     r = np.zeros(MAXP, np.int64)
@@ -641,7 +631,7 @@ def belief_plan(pi, pm, tb, logb, method, m):
     strides = np.zeros(MAXP, np.int64)
     if not _dp_fill(pi, bi, bf, r, acc, strides) > 0.0:  # not for a consistent plan (the beliefs are floored)
         bi[B_MODE] = METHOD_SIR if m > 1 else METHOD_UNIFORM
-        bf[:W_SIZE] = lw
+        bf[:_W_SIZE] = lw
     return bi, bf
 
 
@@ -690,7 +680,7 @@ def uniform_beliefs(n_rows: int, n_players: int, n_cards: int) -> NDArray[np.flo
 
 def log_beliefs(probs: NDArray, n_players: int, n_cards: int) -> NDArray[np.float64]:
     """A belief model's output (float[B, C, L] probabilities, L = N + 2) as the search's log weights:
-    float64[B, C, L], floored at :data:`BELIEF_FLOOR`. A ValueError naming the shape or values otherwise."""
+    float64[B, C, L], floored at :data:`_BELIEF_FLOOR`. A ValueError naming the shape or values otherwise."""
     arr = np.asarray(probs, np.float64)
     want = (n_cards, n_locations(n_players))
     if arr.ndim != 3 or arr.shape[1:] != want:
@@ -698,7 +688,7 @@ def log_beliefs(probs: NDArray, n_players: int, n_cards: int) -> NDArray[np.floa
                          f"{tuple(arr.shape)}")
     if not np.isfinite(arr).all() or (arr < 0).any():
         raise ValueError("beliefs: probabilities must be finite and >= 0")
-    return np.ascontiguousarray(np.log(np.maximum(arr, BELIEF_FLOOR)))
+    return np.ascontiguousarray(np.log(np.maximum(arr, _BELIEF_FLOOR)))
 
 
 def belief_samples_checked(m: int) -> int:

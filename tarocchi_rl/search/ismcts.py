@@ -276,12 +276,12 @@ def search_batch(root, idx, tb, scratch, iterations, c_explore, payoff_scale, ro
 
 # ---- searches kept between calls -------------------------------------------------------------------------------
 #: k trees stacked (:class:`SearchTrees`, and the guided search's): the fields of :class:`Tree` (the module
-#: docstring's table) as ``nodes`` int32[k, 5, M] (NODE_FIELDS, indexed by PARENT ... NEXT_SIBLING) and ``stats``
-#: float64[k, 3, M] (STAT_FIELDS, indexed by VISITS, AVAIL, WSUM)
-NODE_FIELDS = ("parent", "action", "seat", "first_child", "next_sibling")
-STAT_FIELDS = ("visits", "avail", "wsum")
-PARENT, ACTION, SEAT, FIRST_CHILD, NEXT_SIBLING = range(len(NODE_FIELDS))
-VISITS, AVAIL, WSUM = range(len(STAT_FIELDS))
+#: docstring's table) as ``nodes`` int32[k, 5, M] (_NODE_FIELDS, indexed by PARENT ... NEXT_SIBLING) and ``stats``
+#: float64[k, 3, M] (_STAT_FIELDS, indexed by VISITS, AVAIL, WSUM)
+_NODE_FIELDS = ("parent", "action", "seat", "first_child", "next_sibling")
+_STAT_FIELDS = ("visits", "avail", "wsum")
+PARENT, ACTION, SEAT, FIRST_CHILD, NEXT_SIBLING = range(len(_NODE_FIELDS))
+VISITS, AVAIL, WSUM = range(len(_STAT_FIELDS))
 
 
 def beliefs_or_none(log_beliefs: NDArray[np.float64] | None, k: int, tb: Any, belief_method: str = "exact",
@@ -302,7 +302,7 @@ def beliefs_or_none(log_beliefs: NDArray[np.float64] | None, k: int, tb: Any, be
 
 def new_stacked_trees(k: int, m: int) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
     """(nodes int32[k, 5, M] all -1, stats float64[k, 3, M] all 0): k empty trees of room m (node 0: the root)."""
-    return np.full((k, len(NODE_FIELDS), m), -1, np.int32), np.zeros((k, len(STAT_FIELDS), m), np.float64)
+    return np.full((k, len(_NODE_FIELDS), m), -1, np.int32), np.zeros((k, len(_STAT_FIELDS), m), np.float64)
 
 
 @njit(cache=True)

@@ -40,8 +40,8 @@ from ..game import Game
 from ..views import REVEAL_KINDS, Views, split_entry
 from .determinize import determinize
 
-DRAWS = 64  # determinizations tried per failing step (in batches of DRAW_BATCH)
-DRAW_BATCH = 16
+_DRAWS = 64  # determinizations tried per failing step (in batches of _DRAW_BATCH)
+_DRAW_BATCH = 16
 
 
 class ViewError(ValueError):
@@ -96,7 +96,7 @@ def _text(game: Game, ids: list[int]) -> str:
     return ",".join(game.deck.names[c] for c in sorted(ids))
 
 
-def parse_entry(game: Game, raw: Any, where: str) -> Entry:
+def _parse_entry(game: Game, raw: Any, where: str) -> Entry:
     """``"<seat>:<action>[;stock:..][;called:..][;show<s>:..][;+..]"`` -> Entry (card lists in any order)."""
     if not isinstance(raw, str):
         raise ViewError(f"{where}: an entry must be a string such as '1:play:KC', got {raw!r}")
@@ -142,7 +142,7 @@ def canonical(game: Game, e: Entry) -> str:
 
 
 def _canonical_views_entry(game: Game, text: str) -> str:
-    return canonical(game, parse_entry(game, text, "views"))
+    return canonical(game, _parse_entry(game, text, "views"))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -375,15 +375,15 @@ class _Rebuilder:
                 if r != self.seat:
                     src.cards[0, EXCLUDED + r, w] |= b
         saved = v.__deepcopy__({})
-        for attempt in range(DRAWS // DRAW_BATCH):
+        for attempt in range(_DRAWS // _DRAW_BATCH):
             if self.budget is not None:
                 self.budget.check()
             try:
-                dst = determinize(src, 0, self.seat, tb, n=DRAW_BATCH, seed=self.seed + 7919 * k + attempt,
+                dst = determinize(src, 0, self.seat, tb, n=_DRAW_BATCH, seed=self.seed + 7919 * k + attempt,
                                  parallel=False)
             except RuntimeError:
                 return False
-            for j in range(DRAW_BATCH):
+            for j in range(_DRAW_BATCH):
                 if not self._pin(dst, j, pins) or not self._order_stock(dst, j, in_order):
                     continue
                 dst.cards[j, EXCLUDED:EXCLUDED + 4] = st.cards[0, EXCLUDED:EXCLUDED + 4]
@@ -487,7 +487,7 @@ def rebuild(game: Game, seat: int, hand: list[str], history: list[str], seed: in
             and history[: len(cache.history)] == cache.history:
         start = len(cache.history)
     parsed = cache.entries[:start] if start and cache is not None else []
-    entries = parsed + [parse_entry(game, raw, f"history[{k}]") for k, raw in enumerate(history) if k >= start]
+    entries = parsed + [_parse_entry(game, raw, f"history[{k}]") for k, raw in enumerate(history) if k >= start]
     if start:  # continue the cached game in place (the cache is invalid until this rebuild succeeds)
         assert cache is not None and cache.views is not None
         v = cache.views
