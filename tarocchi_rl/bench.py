@@ -51,7 +51,7 @@ def bench_rollout(variant: str, batch: int, seconds: float, seed: int = 0) -> di
     return {"deals_per_s": deals / dt, "card_plays_per_s": plays / dt, "zero_sum": zero_sum}
 
 
-def bench_step(variant: str, batch: int, seconds: float, seed: int = 0) -> dict[str, float]:
+def _bench_step(variant: str, batch: int, seconds: float, seed: int = 0) -> dict[str, float]:
     """One timed run of legal_mask + random actions + step + observe over a batch; decisions/s."""
     env = BatchEnv(variant, batch, seed=seed, auto_reset=True)
     mask = np.empty((batch, env.num_actions), bool)
@@ -74,7 +74,7 @@ def run(variant: str, batch: int, threads: int, seconds: float, repeats: int) ->
     """Both benchmarks, ``repeats`` runs each of ``seconds``; medians and all runs."""
     numba.set_num_threads(threads)
     roll = [bench_rollout(variant, batch, seconds, seed=k) for k in range(repeats)]
-    step = [bench_step(variant, batch, seconds, seed=k) for k in range(repeats)]
+    step = [_bench_step(variant, batch, seconds, seed=k) for k in range(repeats)]
     return {
         "variant": variant,
         "batch": batch,

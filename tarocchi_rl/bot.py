@@ -6,7 +6,7 @@ view of every step, docs/bot-protocol.md); the bot rebuilds a position from that
 probabilities, its value and the search statistics. Every request gets exactly one line back; a bad one gets
 an ``error`` line naming the problem and the bot keeps serving. A bot with a belief model (``has_beliefs``: a
 policy trained with ``belief_loss > 0``) also answers ``want: ["beliefs"]``: where each card the seat cannot see
-lies (:func:`belief_answer`).
+lies (:func:`_belief_answer`).
 """
 
 import hashlib
@@ -26,7 +26,7 @@ from .views import Views
 
 PROTOCOL = "tarocchi-bot/1"
 MAX_LINE = 1 << 20  # bytes of one request line (its newline counted): a longer line gets an error answer
-MAX_CACHES = 512  # rebuilt positions kept (one per deal and seat, least recent dropped): a deal's next request
+_MAX_CACHES = 512  # rebuilt positions kept (one per deal and seat, least recent dropped): a deal's next request
 # replays only its new steps, even with many clients interleaved
 # request fields: name -> (required, accepted types, meaning)
 FIELDS: dict[str, dict[str, tuple[bool, tuple[type, ...]]]] = {
@@ -37,7 +37,7 @@ FIELDS: dict[str, dict[str, tuple[bool, tuple[type, ...]]]] = {
     "quit": {"type": (True, (str,)), "id": (False, (int, str))},
 }
 WANTS = ("probabilities", "value", "search", "beliefs")
-BELIEF_DIGITS = 6  # decimals of a belief in an answer (at most 78 cards x 6 locations of them: about 10 kB)
+_BELIEF_DIGITS = 6  # decimals of a belief in an answer (at most 78 cards x 6 locations of them: about 10 kB)
 
 
 def request_id(req: dict[str, Any]) -> int | str | None:
@@ -46,38 +46,38 @@ def request_id(req: dict[str, Any]) -> int | str | None:
     return rid if isinstance(rid, (int, str)) and not isinstance(rid, bool) else None
 
 
-class RequestError(ValueError):
+class _RequestError(ValueError):
     """A request the bot cannot answer; the message names the field."""
 
 
-def parse_request(line: str) -> Any:
-    """The JSON value of one request line: a :class:`RequestError` when the line is longer than :data:`MAX_LINE`
+def _parse_request(line: str) -> Any:
+    """The JSON value of one request line: a :class:`_RequestError` when the line is longer than :data:`MAX_LINE`
     bytes (UTF-8), not JSON, nested too deeply or holds an integer of too many digits."""
     if len(line) > MAX_LINE or len(line.encode("utf-8", "surrogatepass")) > MAX_LINE:
-        raise RequestError(f"line longer than {MAX_LINE} bytes")
+        raise _RequestError(f"line longer than {MAX_LINE} bytes")
     try:
         return bounded.loads(line)
     except bounded.BoundedInputError as e:
-        raise RequestError(str(e)) from None
+        raise _RequestError(str(e)) from None
 
 
 def _check_fields(req: dict[str, Any]) -> str:
     kind = req.get("type")
     if kind not in FIELDS:
-        raise RequestError(f"type: expected one of {', '.join(FIELDS)}, got {kind!r}")
+        raise _RequestError(f"type: expected one of {', '.join(FIELDS)}, got {kind!r}")
     spec = FIELDS[kind]
     for name in req:
         if name not in spec:
-            raise RequestError(f"unknown field {name!r} in a {kind} request (known: {', '.join(spec)})")
+            raise _RequestError(f"unknown field {name!r} in a {kind} request (known: {', '.join(spec)})")
     for name, (required, types) in spec.items():
         if name not in req:
             if required:
-                raise RequestError(f"{name}: missing (a {kind} request needs it)")
+                raise _RequestError(f"{name}: missing (a {kind} request needs it)")
             continue
         v = req[name]
         if isinstance(v, bool) or not isinstance(v, types):
             want = " or ".join(t.__name__ for t in types)
-            raise RequestError(f"{name}: expected {want}, got {type(v).__name__}")
+            raise _RequestError(f"{name}: expected {want}, got {type(v).__name__}")
     return str(kind)
 
 
@@ -120,14 +120,14 @@ class BotServer:
         rebuild needs more: the one exception this raises."""
         rid: Any = None
         try:
-            req = parse_request(line) if parsed is None else parsed
+            req = _parse_request(line) if parsed is None else parsed
             if not isinstance(req, dict):
-                raise RequestError("a request must be a JSON object")
+                raise _RequestError("a request must be a JSON object")
             rid = request_id(req)
             kind = _check_fields(req)
             if kind == "hello":
                 if req.get("protocol", PROTOCOL) != PROTOCOL:
-                    raise RequestError(f"protocol: this bot speaks {PROTOCOL}, not {req['protocol']!r}")
+                    raise _RequestError(f"protocol: this bot speaks {PROTOCOL}, not {req['protocol']!r}")
                 out = self.hello()
             elif kind == "quit":
                 out = {"type": "bye"}
@@ -135,7 +135,7 @@ class BotServer:
                 out = self.act(req, budget)
         except OverBudget:
             raise
-        except (RequestError, ViewError) as e:
+        except (_RequestError, ViewError) as e:
             out = {"type": "error", "error": str(e)}
         except ValueError as e:  # the agent or the game refused the request
             out = {"type": "error", "error": str(e)}
@@ -147,43 +147,43 @@ class BotServer:
 
     def game(self, variant: str, options: dict[str, Any]) -> Game:
         if variant not in VARIANTS:
-            raise RequestError(f"variant: unknown {variant!r} (known: {', '.join(VARIANTS)})")
+            raise _RequestError(f"variant: unknown {variant!r} (known: {', '.join(VARIANTS)})")
         key = (variant, json.dumps(options, sort_keys=True))
         if key not in self.games:
             try:
                 self.games[key] = make(variant, **options)
             except ValueError as e:
-                raise RequestError(f"options: {e}") from None
+                raise _RequestError(f"options: {e}") from None
         return self.games[key]
 
     def act(self, req: dict[str, Any], budget: Budget | None = None) -> dict[str, Any]:
         plays = self.variants()
         if req["variant"] in VARIANTS and req["variant"] not in plays:  # an unknown one: self.game says so
-            raise RequestError(f"variant: this bot plays {', '.join(plays)}, not {req['variant']}")
+            raise _RequestError(f"variant: this bot plays {', '.join(plays)}, not {req['variant']}")
         game = self.game(req["variant"], req.get("options", {}))
         want = req.get("want", [])
         for w in want:
             if w not in WANTS:
-                raise RequestError(f"want: unknown {w!r} (known: {', '.join(WANTS)})")
+                raise _RequestError(f"want: unknown {w!r} (known: {', '.join(WANTS)})")
             if w not in self.capabilities():
-                raise RequestError(f"want: this bot ({self.spec}) cannot give {w!r} "
+                raise _RequestError(f"want: this bot ({self.spec}) cannot give {w!r} "
                                    f"(its capabilities: {', '.join(self.capabilities())})")
         seat = req["seat"]
         hand = tuple(sorted(str(c) for c in req["hand"]))  # one cache per deal and seat: clients interleave
         key = (req["variant"], json.dumps(req.get("options", {}), sort_keys=True), seat, hand)
         cache = self.caches.pop(key, None) or ViewCache()
         self.caches[key] = cache  # the most recent last
-        if len(self.caches) > MAX_CACHES:
+        if len(self.caches) > _MAX_CACHES:
             self.caches.pop(next(iter(self.caches)))
         views = rebuild(game, seat, req["hand"], req["history"], cache=cache, budget=budget)
         if views.is_terminal():
-            raise RequestError("history: the deal is over, there is no decision to make")
+            raise _RequestError("history: the deal is over, there is no decision to make")
         state = views.state
         phase = state.phase
         if req["decision"] != phase:
-            raise RequestError(f"decision: the position is a {phase!r} decision, not {req['decision']!r}")
+            raise _RequestError(f"decision: the position is a {phase!r} decision, not {req['decision']!r}")
         if views.current_player() != seat:
-            raise RequestError(f"seat: it is seat {views.current_player()}'s turn, not seat {seat}'s")
+            raise _RequestError(f"seat: it is seat {views.current_player()}'s turn, not seat {seat}'s")
         return self._answer(views, seat, want, req)
 
     def _seed(self, req: dict[str, Any]) -> int:
@@ -223,21 +223,22 @@ class BotServer:
             out["search"] = {"visits": {state.action_to_string(int(x)): int(v[x]) for x in legal},
                              "iterations": int(v[legal].sum())}
         if "beliefs" in want:
-            out["beliefs"] = belief_answer(agent, obs, req["variant"], seat)
+            out["beliefs"] = _belief_answer(agent, obs, req["variant"], seat)
         return out
 
 
-def belief_answer(agent: Any, obs: np.ndarray, variant: str, seat: int) -> dict[str, dict[str, float]]:
+def _belief_answer(agent: Any, obs: np.ndarray, variant: str, seat: int) -> dict[str, dict[str, float]]:
     """The ``beliefs`` of an answer: for each card the seat cannot see (by name), the probability of each location
     (``seat0`` .. ``seat{N-1}`` by absolute seat, ``stock``, ``discard``), from ``agent.beliefs`` of the seat's one
-    observation ``obs`` float32[1, obs_dim]; rounded to :data:`BELIEF_DIGITS` decimals."""
+    observation ``obs`` float32[1, obs_dim]; rounded to :data:`_BELIEF_DIGITS` decimals."""
     spec = get_variant(variant)
     probs = np.asarray(agent.beliefs(obs), np.float64)
     if probs.shape != (1, *belief_shape(spec)):
         raise RuntimeError(f"the agent's beliefs have the shape {list(probs.shape)}, expected "
                            f"{[1, *belief_shape(spec)]}")
     names = absolute_location_names(spec.n_players, seat)
-    return {spec.deck.names[c]: {loc: round(float(p), BELIEF_DIGITS) for loc, p in zip(names, probs[0, c], strict=True)}
+    return {spec.deck.names[c]: {loc: round(float(p), _BELIEF_DIGITS)
+                                 for loc, p in zip(names, probs[0, c], strict=True)}
             for c in np.flatnonzero(unseen_cards(obs, spec)[0])}
 
 
@@ -257,16 +258,16 @@ class Referee:
     def handle(self, line: str) -> dict[str, Any]:
         rid: Any = None
         try:
-            req = parse_request(line)
+            req = _parse_request(line)
             if not isinstance(req, dict):
-                raise RequestError("a request must be a JSON object")
+                raise _RequestError("a request must be a JSON object")
             rid = request_id(req)
             kind = req.get("type")
             if kind not in self.FIELDS:
-                raise RequestError(f"type: expected one of {', '.join(self.FIELDS)}, got {kind!r}")
+                raise _RequestError(f"type: expected one of {', '.join(self.FIELDS)}, got {kind!r}")
             extra = sorted(set(req) - self.FIELDS[kind])
             if extra:
-                raise RequestError(f"unknown field {extra[0]!r} in a {kind} request")
+                raise _RequestError(f"unknown field {extra[0]!r} in a {kind} request")
             if kind == "quit":
                 out: dict[str, Any] = {"type": "bye"}
             elif kind == "new":
@@ -284,11 +285,11 @@ class Referee:
 
         variant, options, seed = req.get("variant"), req.get("options", {}), req.get("seed", 0)
         if variant not in VARIANTS:
-            raise RequestError(f"variant: unknown {variant!r} (known: {', '.join(VARIANTS)})")
+            raise _RequestError(f"variant: unknown {variant!r} (known: {', '.join(VARIANTS)})")
         if not isinstance(options, dict):
-            raise RequestError("options: expected an object")
+            raise _RequestError("options: expected an object")
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise RequestError("seed: expected an integer >= 0")
+            raise _RequestError("seed: expected an integer >= 0")
         game = core_game(variant, options)
         self.views = Views(game, game.spec.dealable_deck(np.random.default_rng(seed)).tolist())
         return self._next()
@@ -296,10 +297,10 @@ class Referee:
     def apply(self, req: dict[str, Any]) -> dict[str, Any]:
         v = self.views
         if v is None or v.is_terminal():
-            raise RequestError("no deal in progress: send new first")
+            raise _RequestError("no deal in progress: send new first")
         action = req.get("action")
         if not isinstance(action, str):
-            raise RequestError("action: expected an action string such as 'play:KC'")
+            raise _RequestError("action: expected an action string such as 'play:KC'")
         a = v.state.string_to_action(action)
         v.apply(a)
         return self._next()
@@ -337,14 +338,14 @@ def play_deal(bot: BotServer, variant: str, seed: int, requests: list[str] | Non
 def read_lines(stream: IO[bytes]) -> Iterator[str]:
     """The lines of a byte stream (stdin), read in chunks of at most :data:`tarocchi_rl.bounded.CHUNK` bytes, in
     memory bounded by :data:`MAX_LINE`: a longer line comes cut to ``MAX_LINE + 1`` bytes (its rest is read and
-    dropped), for :func:`parse_request` to refuse; bytes that are not UTF-8 become U+FFFD."""
+    dropped), for :func:`_parse_request` to refuse; bytes that are not UTF-8 become U+FFFD."""
     read = getattr(stream, "read1", stream.read)  # read1: what is there, up to a chunk, without waiting for more
     chunks = iter(lambda: read(bounded.CHUNK), b"")
     for line in bounded.iter_lines(chunks, MAX_LINE):
         yield line.decode("utf-8", "replace")
 
 
-def serve_lines(handle: Callable[[str], dict[str, Any]], lines: Iterable[str], out: IO[str]) -> int:
+def _serve_lines(handle: Callable[[str], dict[str, Any]], lines: Iterable[str], out: IO[str]) -> int:
     """Answer every non-empty line with ``handle`` until it says ``bye`` or the input ends; returns 0."""
     for line in lines:
         if not line.strip():
@@ -359,9 +360,9 @@ def serve_lines(handle: Callable[[str], dict[str, Any]], lines: Iterable[str], o
 
 def run_referee() -> int:
     """``tarocchi-rl referee``: serve stdin / stdout."""
-    return serve_lines(Referee().handle, read_lines(sys.stdin.buffer), sys.stdout)
+    return _serve_lines(Referee().handle, read_lines(sys.stdin.buffer), sys.stdout)
 
 
 def run_bot(spec: str, make_agent: Callable[[str], Any], name: str | None = None) -> int:
     """``tarocchi-rl bot``: serve stdin / stdout."""
-    return serve_lines(BotServer(spec, make_agent, name).handle, read_lines(sys.stdin.buffer), sys.stdout)
+    return _serve_lines(BotServer(spec, make_agent, name).handle, read_lines(sys.stdin.buffer), sys.stdout)

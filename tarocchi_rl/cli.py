@@ -372,21 +372,21 @@ def _cmd_warm(args: argparse.Namespace) -> int:
     return 0
 
 
-VARIANT_HELP = ", ".join(VARIANTS)
-GAMES_DB = "sqlite:///tarocchi-games.db"  # serve's --db: a file in the working directory
-Subparsers = Any  # argparse's _SubParsersAction (private)
+_VARIANT_HELP = ", ".join(VARIANTS)
+_GAMES_DB = "sqlite:///tarocchi-games.db"  # serve's --db: a file in the working directory
+_Subparsers = Any  # argparse's _SubParsersAction (private)
 
 
-def _add_replay(sub: Subparsers) -> None:
+def _add_replay(sub: _Subparsers) -> None:
     r = sub.add_parser("replay", help="validate and score a tarocchi-record/1 game record")
     r.add_argument("file", help="record file (JSON), or FILE.jsonl: a record a line, every one checked")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.set_defaults(func=_cmd_replay)
 
 
-def _add_play(sub: Subparsers) -> None:
+def _add_play(sub: _Subparsers) -> None:
     pl = sub.add_parser("play", help="play a deal in the terminal against bots")
-    pl.add_argument("--variant", default="mineo", help=VARIANT_HELP)
+    pl.add_argument("--variant", default="mineo", help=_VARIANT_HELP)
     pl.add_argument("--seats", default=None, help="comma-separated, one per seat: human or an agent spec "
                     "(random, heuristic, ismcts:iterations=200,seed=3, ppo:PATH, ...; "
                     "default: human at seat 0, random bots elsewhere)")
@@ -399,9 +399,9 @@ def _add_play(sub: Subparsers) -> None:
     pl.set_defaults(func=_cmd_play)
 
 
-def _add_bench(sub: Subparsers) -> None:
+def _add_bench(sub: _Subparsers) -> None:
     b = sub.add_parser("bench", help="core throughput (fused rollout kernel and BatchEnv step loop)")
-    b.add_argument("--variant", default="mineo", help=VARIANT_HELP)
+    b.add_argument("--variant", default="mineo", help=_VARIANT_HELP)
     b.add_argument("--batch", type=int, default=4096)
     b.add_argument("--threads", type=int, default=1)
     b.add_argument("--seconds", type=float, default=2.0, help="length of each timed run")
@@ -410,10 +410,10 @@ def _add_bench(sub: Subparsers) -> None:
     b.set_defaults(func=_cmd_bench)
 
 
-def _add_eval(sub: Subparsers) -> None:
+def _add_eval(sub: _Subparsers) -> None:
     e = sub.add_parser("eval", help="duplicate arena: agents on the same deals with seats rotated",
                        epilog="Every agent spec and its arguments: tarocchi-rl agents")
-    e.add_argument("--variant", default="mineo", help=VARIANT_HELP)
+    e.add_argument("--variant", default="mineo", help=_VARIANT_HELP)
     e.add_argument("--agents", required=True, help="comma-separated agent specs: random, heuristic, "
                    "ppo:PATH[,greedy=false] (a checkpoint or run directory), onnx:DIR (an exported bot), "
                    "ismcts:iterations=N[,...], cmd:\"PROGRAM ARGS\"[,timeout=S] (a tarocchi-bot/1 program)")
@@ -432,13 +432,13 @@ def _add_eval(sub: Subparsers) -> None:
     e.set_defaults(func=_cmd_eval)
 
 
-def _add_agents(sub: Subparsers) -> None:
+def _add_agents(sub: _Subparsers) -> None:
     a = sub.add_parser("agents", help="every kind of agent spec and its arguments (type, range, default)")
     a.add_argument("--markdown", action="store_true", help="as one Markdown table (the docs' table)")
     a.set_defaults(func=_cmd_agents)
 
 
-def _add_deals(sub: Subparsers) -> None:
+def _add_deals(sub: _Subparsers) -> None:
     dl = sub.add_parser("deals", help="write a frozen set of deals for comparable evaluations")
     dl.add_argument("--variant", default="mineo")
     dl.add_argument("--n", type=int, default=2000)
@@ -447,7 +447,7 @@ def _add_deals(sub: Subparsers) -> None:
     dl.set_defaults(func=_cmd_deals)
 
 
-def _add_train(sub: Subparsers) -> None:
+def _add_train(sub: _Subparsers) -> None:
     t = sub.add_parser("train", help="PPO self-play training (TensorBoard logs and checkpoints in the run dir)")
     t.add_argument("--config", default=None, help="YAML config, e.g. configs/ppo_mineo.yaml")
     t.add_argument("--variant", default=None, help="train with the shipped config of this variant (the file "
@@ -461,7 +461,7 @@ def _add_train(sub: Subparsers) -> None:
     t.set_defaults(func=_cmd_train)
 
 
-def _add_leaderboard(sub: Subparsers) -> None:
+def _add_leaderboard(sub: _Subparsers) -> None:
     lb = sub.add_parser("leaderboard", help="every agent on the frozen deal sets of benchmarks/: a Markdown table "
                         "per variant (mean per deal with 95%% CI, win rate, Elo, declarer success)")
     lb.add_argument("--variants", default="all", help="comma-separated variants, or all")
@@ -479,11 +479,11 @@ def _add_leaderboard(sub: Subparsers) -> None:
     lb.set_defaults(func=_cmd_leaderboard)
 
 
-def _add_exploit(sub: Subparsers) -> None:
+def _add_exploit(sub: _Subparsers) -> None:
     xp = sub.add_parser("exploit", help="exploitability probe: train a best response to a frozen agent for M "
                         "minutes and report how much it wins per deal (duplicate arena, 95%% CI)")
     xp.add_argument("--target", required=True, metavar="SPEC", help="the frozen agent (any agent spec)")
-    xp.add_argument("--variant", default="mineo", help=VARIANT_HELP)
+    xp.add_argument("--variant", default="mineo", help=_VARIANT_HELP)
     xp.add_argument("--minutes", type=float, required=True, help="training time of the exploiter")
     xp.add_argument("--deals", type=int, default=1000, help="duplicate deals of the measurement (default 1000)")
     xp.add_argument("--seed", type=int, default=0)
@@ -494,7 +494,7 @@ def _add_exploit(sub: Subparsers) -> None:
     xp.set_defaults(func=_cmd_exploit)
 
 
-def _add_expert(sub: Subparsers) -> None:
+def _add_expert(sub: _Subparsers) -> None:
     ei = sub.add_parser("expert", help="expert iteration: the network learns what the search decides (search targets "
                         "from Ray workers, a replay buffer, a gate each round); resumable on another machine",
                         epilog="Config keys: tarocchi_rl/expert/config.py; configs/expert_VARIANT.yaml")
@@ -513,7 +513,7 @@ def _add_expert(sub: Subparsers) -> None:
     ei.set_defaults(func=_cmd_expert)
 
 
-def _add_export(sub: Subparsers) -> None:
+def _add_export(sub: _Subparsers) -> None:
     ex = sub.add_parser("export", help="export a trained policy as a bot directory (ONNX, manifest, golden "
                         "positions, model card) that runs without torch as onnx:DIR")
     ex.add_argument("--agent", required=True, metavar="ppo:PATH", help="the policy: ppo:RUN_DIR or ppo:CHECKPOINT; "
@@ -528,7 +528,7 @@ def _add_export(sub: Subparsers) -> None:
     ex.set_defaults(func=_cmd_export)
 
 
-def _add_bot(sub: Subparsers) -> None:
+def _add_bot(sub: _Subparsers) -> None:
     bt = sub.add_parser("bot", help="answer for one seat over the tarocchi-bot/1 protocol (JSON lines on "
                         "stdin/stdout, docs/bot-protocol.md)")
     bt.add_argument("--agent", required=True, help="the agent spec: heuristic, ismcts:..., ppo:PATH, onnx:DIR")
@@ -536,13 +536,13 @@ def _add_bot(sub: Subparsers) -> None:
     bt.set_defaults(func=_cmd_bot)
 
 
-def _add_referee(sub: Subparsers) -> None:
+def _add_referee(sub: _Subparsers) -> None:
     rf = sub.add_parser("referee", help="a table for testing bots and frontends: deals and writes each seat's "
                         "tarocchi-bot/1 request (JSON lines, docs/bot-protocol.md)")
     rf.set_defaults(func=_cmd_referee)
 
 
-def _add_serve(sub: Subparsers) -> None:
+def _add_serve(sub: _Subparsers) -> None:
     sv = sub.add_parser("serve", help="the browser game and the HTTP API (Starlette under uvicorn; the web extra)")
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=8000)
@@ -569,8 +569,8 @@ def _add_serve(sub: Subparsers) -> None:
                     "besides the bound host (and localhost when bound to loopback), e.g. a LAN name; repeatable")
     sv.add_argument("--allow-origin", action="append", default=None, metavar="URL", help="a page origin allowed "
                     "to open /ws tables besides the server's own, e.g. https://example.org; repeatable")
-    sv.add_argument("--db", default=GAMES_DB, metavar="URL", help="where every game is stored: an SQLAlchemy URL "
-                    f"(default {GAMES_DB}, a file in the working directory; postgresql://USER@HOST/DB with a driver "
+    sv.add_argument("--db", default=_GAMES_DB, metavar="URL", help="where every game is stored: an SQLAlchemy URL "
+                    f"(default {_GAMES_DB}, a file in the working directory; postgresql://USER@HOST/DB with a driver "
                     "installed; none: nothing stored)")
     sv.add_argument("--seat-grace", type=float, default=60.0, metavar="SECONDS", help="at a table for several "
                     "people, how long a seat waits for a person who left before a bot plays it (they take it back "
@@ -581,27 +581,27 @@ def _add_serve(sub: Subparsers) -> None:
     sv.set_defaults(func=_cmd_serve)
 
 
-def _add_games(sub: Subparsers) -> None:
+def _add_games(sub: _Subparsers) -> None:
     gm = sub.add_parser("games", help="the games a web server stored (serve --db): export them as records, "
                         "or the bots' results against people")
     acts = gm.add_subparsers(dest="action", required=True)
     ex = acts.add_parser("export", help="the finished games as tarocchi-record/1 JSON lines (replay, "
                          "eval --deals-file)")
-    ex.add_argument("--db", default=GAMES_DB, metavar="URL", help=f"the database (default {GAMES_DB})")
+    ex.add_argument("--db", default=_GAMES_DB, metavar="URL", help=f"the database (default {_GAMES_DB})")
     ex.add_argument("--out", required=True, metavar="FILE.jsonl", help="the file to write")
-    ex.add_argument("--variant", default=None, help=f"only this variant ({VARIANT_HELP})")
+    ex.add_argument("--variant", default=None, help=f"only this variant ({_VARIANT_HELP})")
     ex.add_argument("--since", default=None, metavar="YYYY-MM-DD", help="only the games dealt since that day (UTC)")
     ex.add_argument("--practice", action="store_true", help="the practice tables too (a client chose the seed)")
     ex.set_defaults(func=_cmd_games)
     st = acts.add_parser("stats", help="per bot against people and per person (anonymous ids): deals, mean per "
                          "deal with 95%% CI, win rate (practice tables left out); per challenged bot, people's "
                          "duplicate challenges: person - bot on the same deals")
-    st.add_argument("--db", default=GAMES_DB, metavar="URL", help=f"the database (default {GAMES_DB})")
+    st.add_argument("--db", default=_GAMES_DB, metavar="URL", help=f"the database (default {_GAMES_DB})")
     st.add_argument("--json", action="store_true")
     st.set_defaults(func=_cmd_games)
 
 
-def _add_demo(sub: Subparsers) -> None:
+def _add_demo(sub: _Subparsers) -> None:
     d = sub.add_parser("demo", help="the shipped bots against the heuristic and the heuristic against "
                        "random bots in the duplicate arena, every variant")
     d.add_argument("--deals", type=int, default=1000)
@@ -609,28 +609,28 @@ def _add_demo(sub: Subparsers) -> None:
     d.set_defaults(func=_cmd_demo)
 
 
-def _add_warm(sub: Subparsers) -> None:
+def _add_warm(sub: _Subparsers) -> None:
     w = sub.add_parser("warm", help="compile the Numba kernels into Numba's cache once (a cold cache otherwise "
                        "makes every process that starts compile them: minutes each)")
     w.set_defaults(func=_cmd_warm)
 
 
 #: the subcommands in the order ``tarocchi-rl --help`` lists them, each added by its own function
-SUBCOMMANDS = (_add_replay, _add_play, _add_bench, _add_eval, _add_agents, _add_deals, _add_train, _add_leaderboard,
+_SUBCOMMANDS = (_add_replay, _add_play, _add_bench, _add_eval, _add_agents, _add_deals, _add_train, _add_leaderboard,
                _add_exploit, _add_expert, _add_export, _add_bot, _add_referee, _add_serve, _add_games, _add_demo,
                _add_warm)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``tarocchi-rl`` parser: one subparser per subcommand (:data:`SUBCOMMANDS`)."""
+    """The ``tarocchi-rl`` parser: one subparser per subcommand (:data:`_SUBCOMMANDS`)."""
     p = argparse.ArgumentParser(prog="tarocchi-rl", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
-    for add in SUBCOMMANDS:
+    for add in _SUBCOMMANDS:
         add(sub)
     return p
 
 
-def extras_providing(module: str) -> list[str]:
+def _extras_providing(module: str) -> list[str]:
     """The extras of this package (its metadata: pyproject's optional-dependencies, ``dev`` left out) that install
     the top-level ``module`` (by its distribution's name: ``torch``, ``starlette``, ``onnxruntime``)."""
     import importlib.metadata
@@ -662,7 +662,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: " + " ".join(str(e).split()), file=sys.stderr)  # one line
         return 2
     except ModuleNotFoundError as e:  # an optional dependency (torch for train, ...): which extra installs it
-        extras = extras_providing((e.name or "").partition(".")[0])
+        extras = _extras_providing((e.name or "").partition(".")[0])
         if not extras:
             raise
         print(f"error: tarocchi-rl {args.command} needs {e.name}, which is not installed: pip install "

@@ -32,7 +32,7 @@ from .arena import MAX_DEALS, read_deals_file, run_arena
 from .arena.blocks import BLOCK_DEALS
 from .shipped import MODELS_DIR
 
-SEARCH_DEALS = 500  # deals of the table that includes the search agents (the first ones of the set)
+_SEARCH_DEALS = 500  # deals of the table that includes the search agents (the first ones of the set)
 DEALS_SEED = 20261201  # the seed the committed sets were written with
 
 
@@ -59,7 +59,7 @@ def is_search(spec: str) -> bool:
 
 
 def run_leaderboard(variant: str, deals_file: str | Path, agents: Sequence[str], make_agent: Callable[..., Any],
-                    search_deals: int = SEARCH_DEALS, progress: bool = False, blocks_dir: str | Path | None = None,
+                    search_deals: int = _SEARCH_DEALS, progress: bool = False, blocks_dir: str | Path | None = None,
                     fingerprint: Callable[[str], str] | None = None, workers: int = 1) -> dict[str, Any]:
     """Both arenas of one variant (module docstring); returns {"variant", "deals_file", "tables": {name: arena
     result}}. A set with fewer deals than ``search_deals`` plays all of them in the search table.

@@ -40,11 +40,11 @@ from .policies import AgentLike, agent_label
 from .records import describe_outcome
 
 MAX_OPTION_CHARS = 1000  # characters of one --option KEY=VALUE (a variant option is a word or a number)
-HELP = ("commands: a move by its number, its string (play:KC, bid:call) or its card (KC); "
+_HELP = ("commands: a move by its number, its string (play:KC, bid:call) or its card (KC); "
         "hint: what the hint bot would play; help or ?: this list; quit: abandon the deal (no record saved)")
 
 
-class GameAbandoned(Exception):
+class _GameAbandoned(Exception):
     """The human quit (``quit``, end of input, Ctrl-C)."""
 
 
@@ -147,7 +147,7 @@ def taken_cards(state: State, a: int) -> list[str]:
     return [c for c in stock if c in joined] if joined <= set(stock) else []
 
 
-def hint_lines(agent: AgentLike, state: State, top: int = 5) -> list[str]:
+def _hint_lines(agent: AgentLike, state: State, top: int = 5) -> list[str]:
     """What ``agent`` would play in the human's place, and its top probabilities over the legal actions when
     it has ``probabilities`` (ppo:, onnx: agents). It thinks on a copy: the game itself is never touched."""
     view = state.clone()
@@ -213,10 +213,10 @@ def describe(state: State, viewer: int) -> str:
     return "\n".join(lines)
 
 
-def ask_human(state: State, inp: Callable[[str], str] = input, out: Callable[[str], object] = print,
+def _ask_human(state: State, inp: Callable[[str], str] = input, out: Callable[[str], object] = print,
               hint: AgentLike | None = None) -> int:
     """The human's move (module docstring); ``hint``, ``help`` and bad input re-prompt, ``quit`` and end of
-    input raise GameAbandoned."""
+    input raise _GameAbandoned."""
     legal = state.legal_actions()
     names = [state.action_to_string(a) for a in legal]
     out(describe(state, state.current_player()))
@@ -227,15 +227,15 @@ def ask_human(state: State, inp: Callable[[str], str] = input, out: Callable[[st
         try:
             text = inp("your move> ").strip()
         except EOFError:
-            raise GameAbandoned("input closed") from None
+            raise _GameAbandoned("input closed") from None
         command = text.lower()
         if command in ("quit", "exit"):
-            raise GameAbandoned("quit")
+            raise _GameAbandoned("quit")
         if command in ("help", "?"):
-            out(HELP)
+            out(_HELP)
             continue
         if command == "hint":
-            for line in hint_lines(hint, state) if hint is not None else ["no hint bot (--hint)"]:
+            for line in _hint_lines(hint, state) if hint is not None else ["no hint bot (--hint)"]:
                 out(line)
             continue
         if text.isdigit() and int(text) < len(legal):
@@ -281,11 +281,11 @@ def play_game(variant: str, seats: Sequence[str | AgentLike], seed: int | None =
                 a = legal[0]
                 out(f"seat {p} plays {state.action_to_string(a)} (only legal move)")
             else:
-                a = ask_human(state, inp, out, hint_bot)
+                a = _ask_human(state, inp, out, hint_bot)
                 out(f"seat {p} (human): {state.action_to_string(a)}")
             state.apply(a)
-    except (GameAbandoned, KeyboardInterrupt) as e:
-        reason = str(e) if isinstance(e, GameAbandoned) else "interrupted"
+    except (_GameAbandoned, KeyboardInterrupt) as e:
+        reason = str(e) if isinstance(e, _GameAbandoned) else "interrupted"
         out(f"game abandoned ({reason}) after {len(state.history)} actions; no record saved")
         return state.to_record()
 

@@ -27,8 +27,8 @@ from .variants import get_variant
 
 FORMAT = RECORD_FORMAT
 MAX_RECORD_BYTES = 1 << 20  # bytes of one record (file or text); a real record is under 2 kB
-MAX_RECORDS_FILE_BYTES = 1 << 31  # bytes of a JSON-lines file of records (a million games is about 2 GB)
-SEAT_KINDS = ("person", "bot")  # stored.seats[i].kind of an exported record
+_MAX_RECORDS_FILE_BYTES = 1 << 31  # bytes of a JSON-lines file of records (a million games is about 2 GB)
+_SEAT_KINDS = ("person", "bot")  # stored.seats[i].kind of an exported record
 
 
 class RecordError(ValueError):
@@ -39,7 +39,7 @@ class RecordError(ValueError):
         self.action_index = action_index
 
 
-PATH_SHOWN = 1024  # characters of a file path shown in an error (a path is named whole, a value cut at 80)
+_PATH_SHOWN = 1024  # characters of a file path shown in an error (a path is named whole, a value cut at 80)
 
 
 def load(path_or_text: str | os.PathLike[str]) -> dict[str, Any]:
@@ -56,7 +56,7 @@ def load(path_or_text: str | os.PathLike[str]) -> dict[str, Any]:
         raise RecordError(f"a record is read from a file path or JSON text, got {shown(text, 80)}")
     try:
         if not text.lstrip().startswith("{"):
-            text = bounded.read_text(text, MAX_RECORD_BYTES, what=f"record file {shown(path_or_text, PATH_SHOWN)}")
+            text = bounded.read_text(text, MAX_RECORD_BYTES, what=f"record file {shown(path_or_text, _PATH_SHOWN)}")
         record = bounded.loads(text, max_bytes=MAX_RECORD_BYTES)
     except bounded.BoundedInputError as e:
         raise RecordError(str(e)) from None
@@ -68,11 +68,11 @@ def load(path_or_text: str | os.PathLike[str]) -> dict[str, Any]:
 def load_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     """The records of a JSON-lines file (``games.jsonl`` of an arena, ``tarocchi-rl games export``): (line
     number, record) for every line that is not blank, read line by line within bounds
-    (:data:`MAX_RECORDS_FILE_BYTES`, :data:`MAX_RECORD_BYTES` a line). A :class:`RecordError` naming the line
+    (:data:`_MAX_RECORDS_FILE_BYTES`, :data:`MAX_RECORD_BYTES` a line). A :class:`RecordError` naming the line
     (``line K: ...``) or the file."""
     where = os.fspath(path)
     try:
-        chunks = bounded.iter_chunks(path, MAX_RECORDS_FILE_BYTES, what=f"records file {shown(where, PATH_SHOWN)}")
+        chunks = bounded.iter_chunks(path, _MAX_RECORDS_FILE_BYTES, what=f"records file {shown(where, _PATH_SHOWN)}")
         for k, record in bounded.iter_json_lines(chunks, MAX_RECORD_BYTES, lambda k: f"line {k}"):
             if not isinstance(record, dict):
                 raise RecordError(f"line {k}: a record must be a JSON object, got {type(record).__name__}")
@@ -160,7 +160,7 @@ def replay(record: dict[str, Any], require_finished: bool = True,
 
 
 def stored_seat_kinds(record: dict[str, Any], num_players: int) -> list[str] | None:
-    """The kind of each seat (one of :data:`SEAT_KINDS`) of an exported record's ``stored.seats``; None for a
+    """The kind of each seat (one of :data:`_SEAT_KINDS`) of an exported record's ``stored.seats``; None for a
     record without ``stored``. A :class:`RecordError` when ``stored`` is not an object whose ``seats`` lists
     ``num_players`` objects with a known ``kind``."""
     stored = record.get("stored")
@@ -174,8 +174,8 @@ def stored_seat_kinds(record: dict[str, Any], num_players: int) -> list[str] | N
     kinds = []
     for k, seat in enumerate(seats):
         kind = seat.get("kind") if isinstance(seat, dict) else None
-        if kind not in SEAT_KINDS:
-            raise RecordError(f"stored.seats[{k}].kind must be one of {', '.join(SEAT_KINDS)}, got {shown(kind, 80)}")
+        if kind not in _SEAT_KINDS:
+            raise RecordError(f"stored.seats[{k}].kind must be one of {', '.join(_SEAT_KINDS)}, got {shown(kind, 80)}")
         kinds.append(kind)
     return kinds
 

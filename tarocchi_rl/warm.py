@@ -47,10 +47,10 @@ from .variants import VARIANTS, get_variant
 FIRST = [("engine and heuristic", ["heuristic", "random"])]
 SEARCH = [("ISMCTS, heuristic rollouts", ["ismcts:iterations=4,rollout=heuristic", "heuristic"]),
           ("learned inference, SIR", ["ismcts:iterations=4,belief=uniform,belief_method=sir", "heuristic"])]
-NETWORK = [("shipped bot", ["bot:{v}", "heuristic"]),
+_NETWORK = [("shipped bot", ["bot:{v}", "heuristic"]),
            ("guided search", ["ismcts:iterations=4,net=bot:{v}", "heuristic"]),
            ("learned inference, exact", ["ismcts:iterations=4,belief=uniform", "heuristic"])]
-STAGES = {"first": FIRST, "search": SEARCH, "network": NETWORK}
+STAGES = {"first": FIRST, "search": SEARCH, "network": _NETWORK}
 
 
 def tables_groups() -> list[tuple[str, ...]]:
@@ -63,7 +63,7 @@ def tables_groups() -> list[tuple[str, ...]]:
     return [tuple(g) for g in groups.values()]
 
 
-def warm_stage(stage: str, variants: Sequence[str] = tuple(VARIANTS)) -> list[tuple[str, float]]:
+def _warm_stage(stage: str, variants: Sequence[str] = tuple(VARIANTS)) -> list[tuple[str, float]]:
     """Play one deal of each of ``variants`` for each entry of ``STAGES[stage]``: [(what, seconds)]."""
     done = []
     for what, specs in STAGES[stage]:
@@ -109,7 +109,7 @@ def serialise_cache_saves(lock_path: str) -> None:
 
 def _stage_lines(task: tuple[str, tuple[str, ...]]) -> list[str]:
     stage, variants = task
-    return [f"{what} ({', '.join(variants)}): {s:.0f} s" for what, s in warm_stage(stage, variants)]
+    return [f"{what} ({', '.join(variants)}): {s:.0f} s" for what, s in _warm_stage(stage, variants)]
 
 
 def warm(report: Callable[[str], None] = print, parallel: Sequence[str] = ("search", "network"),

@@ -39,10 +39,10 @@ from numpy.typing import NDArray
 from .. import __version__, bounded
 
 FORMAT = "tarocchi-arena-block/1"
-KEY_FIELDS = ("version", "variant", "options", "agents", "fingerprints", "seeds", "seatings", "first_deal",
+_KEY_FIELDS = ("version", "variant", "options", "agents", "fingerprints", "seeds", "seatings", "first_deal",
               "deals_sha256")
 MAX_LINE = 1 << 22  # bytes; a block of 1,000 deals is about 50 kB
-MAX_FILE = 1 << 28  # bytes of a blocks file (a leaderboard table's 96 blocks of 100 deals are about 0.5 MB)
+_MAX_FILE = 1 << 28  # bytes of a blocks file (a leaderboard table's 96 blocks of 100 deals are about 0.5 MB)
 BLOCK_DEALS = 100  # deals per block of a resumable search arena: a block is minutes, not an hour
 
 
@@ -85,12 +85,12 @@ class BlockFile:
                 raise ValueError(f"blocks file {self.path}: cannot create it in {parent} (not writable)")
 
     def _read(self) -> None:
-        """Every block of the file, line by line within :data:`MAX_FILE` and :data:`MAX_LINE` (a ValueError naming
+        """Every block of the file, line by line within :data:`_MAX_FILE` and :data:`MAX_LINE` (a ValueError naming
         the line otherwise); a last line without its newline is cut off the file (module docstring)."""
         what = f"blocks file {self.path}"
         complete = 0  # bytes of the complete lines read so far
         try:
-            lines = bounded.iter_lines(bounded.iter_chunks(self.path, MAX_FILE, what=what), MAX_LINE)
+            lines = bounded.iter_lines(bounded.iter_chunks(self.path, _MAX_FILE, what=what), MAX_LINE)
             for n, raw in enumerate(lines, 1):
                 where = f"{what} line {n}"
                 if len(raw) > MAX_LINE:
@@ -101,7 +101,7 @@ class BlockFile:
                 complete += len(raw)
                 if raw.strip():
                     rec = bounded.loads(raw, what=where)
-                    check_block(rec, where)
+                    _check_block(rec, where)
                     self.blocks[_canon(rec["key"])] = rec
         except bounded.BoundedInputError as e:
             raise ValueError(str(e)) from None
@@ -125,7 +125,7 @@ class BlockFile:
         """Append a finished block (scores float[2, k]) as one line, flushed to disk."""
         rec = {"format": FORMAT, "key": key, "scores": [[float(x) for x in row] for row in scores],
                "declarer": declarer, "bids": bids, "games": int(games), "seconds": float(seconds)}
-        check_block(rec, f"blocks file {self.path} (new block)")
+        _check_block(rec, f"blocks file {self.path} (new block)")
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(json.dumps(rec, separators=(",", ":")) + "\n")
             f.flush()
@@ -137,13 +137,13 @@ def _is_count(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and x >= 0
 
 
-def check_block(rec: Any, where: str) -> None:
+def _check_block(rec: Any, where: str) -> None:
     """A ValueError naming ``where`` and the field unless ``rec`` is a block (module docstring)."""
     if not isinstance(rec, dict) or rec.get("format") != FORMAT:
         raise ValueError(f"{where}: not a {FORMAT} record")
     key = rec.get("key")
-    if not isinstance(key, dict) or sorted(key) != sorted(KEY_FIELDS):
-        raise ValueError(f"{where}: key must have the fields {', '.join(KEY_FIELDS)}")
+    if not isinstance(key, dict) or sorted(key) != sorted(_KEY_FIELDS):
+        raise ValueError(f"{where}: key must have the fields {', '.join(_KEY_FIELDS)}")
     scores = rec.get("scores")
     ok = (isinstance(scores, list) and len(scores) == 2 and all(isinstance(r, list) for r in scores)
           and len(scores[0]) == len(scores[1]) > 0

@@ -24,7 +24,7 @@ MAX_DEALS = 100_000
 MAX_DEAL_LINE = 1 << 14  # bytes of one line of a deals file (a deal with its options is about 600 bytes)
 MAX_DEALS_FILE_BYTES = 1 << 27  # bytes of a deals file, gunzipped: MAX_DEALS deals twice over
 MAX_DEALS_FILE_LINES = 2 * MAX_DEALS  # lines of a deals file, blank ones included
-GZIP_WBITS = 16 + zlib.MAX_WBITS  # zlib's code for the gzip format
+_GZIP_WBITS = 16 + zlib.MAX_WBITS  # zlib's code for the gzip format
 
 
 def seatings(n_players: int) -> NDArray[np.int8]:
@@ -131,13 +131,13 @@ def _gunzip(chunks: Iterable[bytes], max_bytes: int, what: str) -> Iterator[byte
     """The bytes of gzip data (one member or several) given in chunks, at most ``max_bytes`` of them, never more
     than :data:`tarocchi_rl.bounded.CHUNK` at a time; a ValueError naming ``what`` when there are more, or the
     data is damaged or cut short."""
-    d, size = zlib.decompressobj(GZIP_WBITS), 0
+    d, size = zlib.decompressobj(_GZIP_WBITS), 0
     try:
         for chunk in chunks:
             data = chunk
             while data:
                 if d.eof:  # the next member
-                    d = zlib.decompressobj(GZIP_WBITS)
+                    d = zlib.decompressobj(_GZIP_WBITS)
                 piece = d.decompress(data, bounded.CHUNK)
                 data = d.unused_data if d.eof else d.unconsumed_tail
                 size += len(piece)

@@ -170,12 +170,12 @@ def _run_resumable(setup: _ArenaSetup, specs: list[str], make_agent: Callable[..
     return results
 
 
-BlockSource = Callable[[int, int, int, NDArray[np.integer[Any]], "Progress", int], tuple[Block, bool]]
+_BlockSource = Callable[[int, int, int, NDArray[np.integer[Any]], "Progress", int], tuple[Block, bool]]
 """How a mode gets a block: (agent a, agent b, its first deal's index, its deals int[k, C], the progress bar, the
 games played before it) -> (the block, whether it was read from a blocks file instead of played)."""
 
 
-def _play_pairs(setup: _ArenaSetup, play: BlockSource) -> Tally:
+def _play_pairs(setup: _ArenaSetup, play: _BlockSource) -> Tally:
     """Every pair of agents (a < b) on every deal, in blocks of deals got from ``play``; returns the tally."""
     n_agents, n_deals, per_pair = len(setup.labels), len(setup.decks), len(setup.maps)
     pairs = list(combinations(range(n_agents), 2))

@@ -69,8 +69,8 @@ class Tally:
         """Count a block's statistics, games and time for agents a and b (its scores go to :meth:`add_pair`)."""
         _, block_decl, block_bids, games, seconds = block
         for who, col in ((a, 0), (b, 1)):
-            merge_counts(self.decl[who], block_decl[col])
-            merge_counts(self.bids[who], block_bids[col])
+            _merge_counts(self.decl[who], block_decl[col])
+            _merge_counts(self.bids[who], block_bids[col])
         self.games += games
         self.seconds += seconds
         self.reused += recorded
@@ -128,11 +128,11 @@ def head_to_head_of(result: dict[str, Any], a: str, b: str) -> tuple[float, floa
     return None
 
 
-def merge_counts(into: dict[str, Any], more: dict[str, Any]) -> None:
+def _merge_counts(into: dict[str, Any], more: dict[str, Any]) -> None:
     """Add the counts of ``more`` to ``into`` (nested dicts of counts: bid words, contract statistics)."""
     for key, v in more.items():
         if isinstance(v, dict):
-            merge_counts(into.setdefault(key, {}), v)
+            _merge_counts(into.setdefault(key, {}), v)
         else:
             into[key] = into.get(key, 0) + v
 
