@@ -106,11 +106,11 @@ WS_MESSAGES = {  # client -> server: fields (all others are an error)
 IDLE_CLOSE = 4000  # WebSocket close code of an idle table
 ORIGIN_CLOSE = 1008  # WebSocket close code (policy violation) of a connection from a page of another site
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")  # the Host names of a server bound to loopback
-JSON_MEDIA_TYPE = "application/json"  # the only body a POST takes (a cross-site form cannot send it unasked)
-WARM_SEARCH = "ismcts:iterations=8"  # the search run at startup in the search queue's thread
+_JSON_MEDIA_TYPE = "application/json"  # the only body a POST takes (a cross-site form cannot send it unasked)
+_WARM_SEARCH = "ismcts:iterations=8"  # the search run at startup in the search queue's thread
 log = logging.getLogger("tarocchi_rl.web")
-WARM_LOG = "tarocchi_rl.web.warmup"  # a line per warm-up step (print_warmup_progress prints them)
-warm_log = logging.getLogger(WARM_LOG)
+_WARM_LOG = "tarocchi_rl.web.warmup"  # a line per warm-up step (print_warmup_progress prints them)
+_warm_log = logging.getLogger(_WARM_LOG)
 
 
 class _ToStderr(logging.StreamHandler):
@@ -122,9 +122,9 @@ class _ToStderr(logging.StreamHandler):
 
 
 def print_warmup_progress() -> None:
-    """The app's warm-up steps (:data:`WARM_LOG`) printed to stderr as they end, one line
+    """The app's warm-up steps (:data:`_WARM_LOG`) printed to stderr as they end, one line
     each, so that a first start (Numba's cache cold: minutes) says what it is doing."""
-    logger = logging.getLogger(WARM_LOG)
+    logger = logging.getLogger(_WARM_LOG)
     if not any(isinstance(h, _ToStderr) for h in logger.handlers):
         handler = _ToStderr()
         handler.setFormatter(logging.Formatter("warm-up: %(message)s"))
@@ -185,12 +185,12 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), default=_default)
 
 
-def json_response(obj: Any, status: int = 200) -> Response:
+def _json_response(obj: Any, status: int = 200) -> Response:
     return Response(dumps(obj), status_code=status, media_type="application/json")
 
 
 def error(status: int, message: str, **extra: Any) -> Response:
-    return json_response({"error": message, **extra}, status)
+    return _json_response({"error": message, **extra}, status)
 
 
 class Server:
@@ -271,7 +271,7 @@ class Server:
             t.result()
             if mid is not None:
                 BotServer(DEFAULT_BOT, lambda s: make_bot(s, 0, "bot")).handle(dumps(mid))
-            warm_log.info("%s: a deal against the heuristic, its score and a /v1/act position loaded (%.1f s)", v,
+            _warm_log.info("%s: a deal against the heuristic, its score and a /v1/act position loaded (%.1f s)", v,
                           time.perf_counter() - started)
         gc.collect()
         gc.freeze()  # what startup made is permanent: the collector's passes stay short under load
@@ -286,7 +286,7 @@ class Server:
         t = Table.deal(first, {}, [None] + [bot] * (get_variant(first).n_players - 1), 1)
         req = {"type": "act", **seat_request(t.views, t.views.current_player())}
         limits.run_at_priority(limits.SEARCH_KERNEL_NICE,
-                               lambda: BotServer(WARM_SEARCH, lambda s: make_bot(s, 0, "bot")).handle(dumps(req)))
+                               lambda: BotServer(_WARM_SEARCH, lambda s: make_bot(s, 0, "bot")).handle(dumps(req)))
 
     # -- the tables ---------------------------------------------------------------------------------------------
     def new_table(self, msg: dict[str, Any]) -> Table:
@@ -469,8 +469,8 @@ async def read_json(request: Request) -> tuple[str, Any]:
     """The body as text and parsed; 415 unless declared ``application/json``, 413 over the limit, 400 when it
     is not UTF-8 JSON within :func:`tarocchi_rl.bounded.loads`'s bounds."""
     media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
-    if media_type != JSON_MEDIA_TYPE:
-        raise HTTPException(415, f"Content-Type must be {JSON_MEDIA_TYPE}, got {media_type or 'none'!r}"[:200])
+    if media_type != _JSON_MEDIA_TYPE:
+        raise HTTPException(415, f"Content-Type must be {_JSON_MEDIA_TYPE}, got {media_type or 'none'!r}"[:200])
     limit = _server(request).config.max_body
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
@@ -496,25 +496,25 @@ async def index(request: Request) -> Response:
 
 
 async def variants(request: Request) -> Response:
-    return json_response(_server(request).variants)
+    return _json_response(_server(request).variants)
 
 
 async def bots(request: Request) -> Response:
     srv = _server(request)
-    return json_response({"bots": srv.catalogue.info(), "default": DEFAULT_BOT, "seats": srv.seats,
+    return _json_response({"bots": srv.catalogue.info(), "default": DEFAULT_BOT, "seats": srv.seats,
                           "idle_timeout": srv.config.idle_timeout})
 
 
 async def lobby(request: Request) -> Response:
-    return json_response({"tables": _server(request).shared.lobby()})
+    return _json_response({"tables": _server(request).shared.lobby()})
 
 
 async def challenges(request: Request) -> Response:
-    return json_response({"challenges": _server(request).challenges.info()})
+    return _json_response({"challenges": _server(request).challenges.info()})
 
 
 async def health(request: Request) -> Response:
-    return json_response({"status": "ok", "tables": _server(request).tables})
+    return _json_response({"status": "ok", "tables": _server(request).tables})
 
 
 async def act(request: Request) -> Response:
@@ -543,7 +543,7 @@ async def act(request: Request) -> Response:
             out = await queue.run(client, workers.act, name, text)  # the text: cheaper to send than the parsed
     else:  # a search or a program: in the queue's thread (Numba and programs let go of the GIL)
         out = await queue.run(client, pool.handle, text, req)
-    return json_response(out, 400 if out.get("type") == "error" else 200)
+    return _json_response(out, 400 if out.get("type") == "error" else 200)
 
 
 async def replay_record(request: Request) -> Response:
@@ -557,14 +557,14 @@ async def replay_record(request: Request) -> Response:
     out = await queue.run(client, workers.replay, record, flag in ("true", "1", "yes"))  # in a worker process
     if "error" in out:
         return error(400, out["error"], action_index=out["action_index"])
-    return json_response(out["result"])
+    return _json_response(out["result"])
 
 
 async def openapi(request: Request) -> Response:
-    return json_response(oa.openapi_schema(PROTOCOL, ENDPOINTS))
+    return _json_response(oa.openapi_schema(PROTOCOL, ENDPOINTS))
 
 
-def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> bool:
+def _origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> bool:
     """Whether a ``/ws`` handshake's ``Origin`` may open a table: none (not a browser), the server's own host
     (scheme://HOST as the client addressed it; the Host itself is checked by ``TrustedHostMiddleware``), or one of
     ``allowed`` (``--allow-origin``, compared without a trailing slash, case-insensitive)."""
@@ -580,7 +580,7 @@ def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> 
 async def ws_table(websocket: WebSocket) -> None:
     """One table per connection: JSON text messages, one answer each (docs in the README and :data:`WS_MESSAGES`)."""
     srv = _server(websocket)
-    if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"),
+    if not _origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"),
                           srv.config.allowed_origins):
         log.info("refused a /ws connection from origin %.200r", websocket.headers.get("origin"))
         await websocket.close(code=ORIGIN_CLOSE)  # before accepting: the handshake is answered 403
@@ -655,7 +655,7 @@ async def _close_table(websocket: WebSocket, config: ServerConfig, why: str, con
     await websocket.close(code=code, reason=why)
 
 
-async def http_error(request: Request, exc: Exception) -> Response:
+async def _http_error(request: Request, exc: Exception) -> Response:
     if isinstance(exc, limits.Busy):  # a queue is full: 503 (429: this client's share), try again later; the
         response = error(exc.status, str(exc), retry_after=exc.retry_after)  # body may be unread: close
         response.headers.update({"Retry-After": str(exc.retry_after), "Connection": "close"})
@@ -699,10 +699,10 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         server.challenges.attach(writer)  # the bots' results read from the database, written to it
         if server.config.warmup:
             started = time.perf_counter()
-            warm_log.info("loading the compiled kernels (Numba's cache: minutes the first time, then seconds)")
+            _warm_log.info("loading the compiled kernels (Numba's cache: minutes the first time, then seconds)")
             await server.queues["search"].run("startup", server.warm_search)  # first: Numba's threads start here
-            warm_log.info("the search (ismcts) loaded (%.1f s)", time.perf_counter() - started)
-            warm_log.info("each variant's tables, and the worker processes of /v1/act and /v1/replay (each loads "
+            _warm_log.info("the search (ismcts) loaded (%.1f s)", time.perf_counter() - started)
+            _warm_log.info("each variant's tables, and the worker processes of /v1/act and /v1/replay (each loads "
                           "the fast bots and answers a request of every variant)")
             await asyncio.gather(run_in_threadpool(server.warmup), _timed("the /v1/act worker processes ready",
                                                                           server.queues["act"].run("startup",
@@ -710,7 +710,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                                  _timed("the /v1/replay worker processes ready",
                                         server.queues["replay"].run("startup", workers.ping)))
             server.challenges.prepare_all()  # every challenge's bot results, in the background
-            warm_log.info("done in %.1f s; the challenges' bot results are played in the background",
+            _warm_log.info("done in %.1f s; the challenges' bot results are played in the background",
                           time.perf_counter() - started)
         yield {limits.SHARES_STATE: server.shares}  # the protocols charge each address's work to it
         stop_programs("the server is stopping")  # no request waits for an external program (agents/cmd.py)
@@ -730,13 +730,13 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders),
                                                                   Middleware(TrustedHostMiddleware,
                                                                              allowed_hosts=hosts),
-                                                                  *limit_middleware(server.config)],
-                    exception_handlers={HTTPException: http_error, limits.Busy: http_error, Exception: http_error})
+                                                                  *_limit_middleware(server.config)],
+                    exception_handlers={HTTPException: _http_error, limits.Busy: _http_error, Exception: _http_error})
     app.state.server = server
     return app
 
 
-def limit_middleware(config: ServerConfig) -> list[Middleware]:
+def _limit_middleware(config: ServerConfig) -> list[Middleware]:
     """Requests and /ws connections in progress per client, and the deadline of a request body."""
     return [Middleware(limits.ClientLimit, per_client=config.max_connections_per_client),
             Middleware(limits.BodyDeadline, seconds=config.body_timeout)]
@@ -761,7 +761,7 @@ async def _timed(what: str, job: Any) -> Any:
     """``job`` awaited, then ``what`` and the seconds it took in the warm-up's lines."""
     started = time.perf_counter()
     out = await job
-    warm_log.info("%s (%.1f s)", what, time.perf_counter() - started)
+    _warm_log.info("%s (%.1f s)", what, time.perf_counter() - started)
     return out
 
 

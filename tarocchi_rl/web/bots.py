@@ -40,9 +40,9 @@ from .table import DecisionClock, SeatBot
 DEFAULT_ISMCTS = "ismcts:time=0.2"
 DEFAULT_BOT = "heuristic"
 BUILT_IN = ("random", "heuristic", "ismcts")
-FAST_KINDS = ("onnx", "ppo", "bot")  # besides the baselines: bots that answer on the event loop (bot: is onnx)
+_FAST_KINDS = ("onnx", "ppo", "bot")  # besides the baselines: bots that answer on the event loop (bot: is onnx)
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")  # a display name given with --agents NAME=SPEC
-AUTO_NAME = "bot{}"  # the display name of the k-th bare --agents SPEC
+_AUTO_NAME = "bot{}"  # the display name of the k-th bare --agents SPEC
 
 
 def named_entry(entry: str) -> tuple[str | None, str]:
@@ -64,7 +64,7 @@ def agent_entries(values: Sequence[str]) -> list[str]:
     return out
 
 
-def redact(text: str, secrets: Sequence[str], name: str) -> str:
+def _redact(text: str, secrets: Sequence[str], name: str) -> str:
     """``text`` with every secret (a spec, a path, a command line) written as the bot's display name."""
     for secret in sorted({s for s in secrets if s and len(s) > 2}, key=len, reverse=True):
         text = text.replace(secret, name)
@@ -109,7 +109,7 @@ class BotPool:
         with self.locks[k]:
             out = self.servers[k].handle(line, req if isinstance(req, dict) else None, budget)
         if isinstance(out.get("error"), str):
-            out["error"] = redact(out["error"], self.secrets, self.name)
+            out["error"] = _redact(out["error"], self.secrets, self.name)
         return out
 
 
@@ -122,7 +122,7 @@ def shipped_specs() -> list[str]:
 
 
 @functools.cache
-def shipped_agent(spec: str) -> tuple[Any, threading.Lock]:
+def _shipped_agent(spec: str) -> tuple[Any, threading.Lock]:
     """A shipped bot and its lock, loaded once per process (every catalogue of the process shares them)."""
     return make_bot(spec, 0, spec), threading.Lock()
 
@@ -137,7 +137,7 @@ class Catalogue:
         for shipped in shipped_specs():  # the trained bots, named by their spec (it names no path; shared:
             # a strong: bot too, its search one decision at a time under the lock, in the search queue)
             self.specs[shipped] = self.by_spec[shipped] = shipped
-            self.shared[shipped] = shipped_agent(shipped)
+            self.shared[shipped] = _shipped_agent(shipped)
         for name, spec in self._names(extra):
             self.specs[name] = spec
             self.shared[name] = (make_bot(spec, 0, f"--agents {name}"), threading.Lock())  # bad spec: ValueError
@@ -165,9 +165,9 @@ class Catalogue:
                 if spec.lower() in BUILT_IN or spec in self.by_spec:
                     continue
                 k += 1
-                while AUTO_NAME.format(k) in taken:
+                while _AUTO_NAME.format(k) in taken:
                     k += 1
-                name = self.by_spec[spec] = AUTO_NAME.format(k)
+                name = self.by_spec[spec] = _AUTO_NAME.format(k)
                 taken.add(name)
             out.append((name, spec))
         return out
@@ -181,7 +181,7 @@ class Catalogue:
         run on the event loop at the tables; a search (``ismcts:``) or an external program (``cmd:``) runs in its
         queue's thread (:func:`tarocchi_rl.web.limits.work_kind`)."""
         kind = self.specs[name].partition(":")[0].strip().lower()
-        return kind in BASELINES or kind in FAST_KINDS
+        return kind in BASELINES or kind in _FAST_KINDS
 
     def resolve(self, choice: Any, where: str = "bot") -> str:
         """A client's choice (a name of this server's bots, or its index) -> the name; ValueError otherwise."""

@@ -54,14 +54,14 @@ from .table import check_options
 __all__ = ["Challenge", "ChallengeBot", "MAX_CHALLENGES", "MAX_DEALS", "builtin_challenges", "is_deterministic",
            "load_challenges"]
 
-MAX_FILE_BYTES = 1 << 20  # a challenges file
+_MAX_FILE_BYTES = 1 << 20  # a challenges file
 MAX_CHALLENGES = 100  # challenges a server offers
 MAX_DEALS = 64  # deals of one challenge
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")  # a challenge's name
-SHOWN_SPEC = re.compile(r"[a-z]+(:[A-Za-z0-9_-]+)?")  # a bare spec shown as it is (no path, no arguments)
+_SHOWN_SPEC = re.compile(r"[a-z]+(:[A-Za-z0-9_-]+)?")  # a bare spec shown as it is (no path, no arguments)
 BUILTIN_DEALS = 8
 DEALS_DIR = Path(__file__).resolve().parent / "challenge_deals"  # the built-ins' deals: benchmarks/deals, first 8
-MAX_BOT_FILES_BYTES = 1 << 28  # a bot directory hashed into a challenge's key
+_MAX_BOT_FILES_BYTES = 1 << 28  # a bot directory hashed into a challenge's key
 FIELDS = ("name", "variant", "options", "deals", "seat", "opponents", "bot")
 
 
@@ -121,7 +121,7 @@ def _bot(entry: Any, where: str) -> ChallengeBot:
         raise ValueError(f"{where}: expected a bot spec (NAME=SPEC or a spec such as heuristic), got {shown(entry)}")
     name, spec = named_entry(entry)
     if name is None:
-        if not SHOWN_SPEC.fullmatch(spec):
+        if not _SHOWN_SPEC.fullmatch(spec):
             raise ValueError(f"{where}: give {spec[:60]!r} a display name (NAME=SPEC): clients never see a spec "
                              "with a path or arguments")
         name = spec
@@ -142,12 +142,12 @@ def _spec_files(spec: str) -> list[Path]:
 
 
 def _fingerprint(spec: str) -> str:
-    """A digest of the files a spec loads (a bot directory), bounded by :data:`MAX_BOT_FILES_BYTES`."""
+    """A digest of the files a spec loads (a bot directory), bounded by :data:`_MAX_BOT_FILES_BYTES`."""
     h, size = hashlib.sha256(), 0
     for p in _spec_files(spec):
         size += p.stat().st_size
-        if size > MAX_BOT_FILES_BYTES:
-            raise ValueError(f"bot {spec[:60]!r}: its directory holds more than {MAX_BOT_FILES_BYTES:,} bytes")
+        if size > _MAX_BOT_FILES_BYTES:
+            raise ValueError(f"bot {spec[:60]!r}: its directory holds more than {_MAX_BOT_FILES_BYTES:,} bytes")
         h.update(p.name.encode() + b"\0" + p.read_bytes())
     return h.hexdigest()
 
@@ -163,7 +163,7 @@ def challenge_key(variant: str, options: dict[str, Any], decks: NDArray[np.int16
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def make_challenge(name: str, variant: str, options: Any, decks: NDArray[np.int16], seat: int,
+def _make_challenge(name: str, variant: str, options: Any, decks: NDArray[np.int16], seat: int,
                    opponents: Sequence[ChallengeBot | None], bot: ChallengeBot, where: str) -> Challenge:
     """A checked challenge (ValueError naming ``where``)."""
     try:
@@ -181,22 +181,22 @@ def builtin_challenges() -> list[Challenge]:
         n = get_variant(v).n_players
         decks = read_deals_file(DEALS_DIR / f"{v}.jsonl", v)[:BUILTIN_DEALS]
         heuristic = ChallengeBot("heuristic", "heuristic")
-        out.append(make_challenge(f"{v}-{BUILTIN_DEALS}", v, {}, decks, 0, [None] + [heuristic] * (n - 1),
+        out.append(_make_challenge(f"{v}-{BUILTIN_DEALS}", v, {}, decks, 0, [None] + [heuristic] * (n - 1),
                                   ChallengeBot(f"bot:{v}", f"bot:{v}"), f"built-in challenge {v}"))
     return out
 
 
 def _read_file(path: str) -> Any:
-    """The file's content: JSON, or YAML for ``.yaml`` / ``.yml``, within :data:`MAX_FILE_BYTES`."""
+    """The file's content: JSON, or YAML for ``.yaml`` / ``.yml``, within :data:`_MAX_FILE_BYTES`."""
     import yaml
 
     try:
         with open(path, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
+            data = f.read(_MAX_FILE_BYTES + 1)
     except OSError as e:
         raise ValueError(f"--challenges {path}: cannot read it: {e.strerror or e}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ValueError(f"--challenges {path}: larger than {MAX_FILE_BYTES:,} bytes")
+    if len(data) > _MAX_FILE_BYTES:
+        raise ValueError(f"--challenges {path}: larger than {_MAX_FILE_BYTES:,} bytes")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -256,7 +256,7 @@ def _challenge(item: Any, where: str, base: str) -> Challenge:
     seated: list[ChallengeBot | None] = [*bots[:seat], None, *bots[seat:]]
     bot = _bot(item.get("bot"), f"{where}: bot")
     decks = _decks(item.get("deals"), variant, where, base)
-    ch = make_challenge(name, variant, item.get("options"), decks, seat, seated, bot, where)
+    ch = _make_challenge(name, variant, item.get("options"), decks, seat, seated, bot, where)
     _check_bots(ch, where)
     return ch
 

@@ -37,7 +37,7 @@ __all__ = ["BOOTSTRAP_SEED", "challenge_rows", "counted_challenge_games", "expor
            "parse_since"]
 
 BOOTSTRAP_SEED = 0  # the CIs of stats are reproducible
-RATING_BOOTSTRAP = 1000  # resamples of the deals behind a bot rating's CI
+_RATING_BOOTSTRAP = 1000  # resamples of the deals behind a bot rating's CI
 
 
 def parse_since(text: str | None) -> dt.datetime | None:
@@ -51,7 +51,7 @@ def parse_since(text: str | None) -> dt.datetime | None:
     return dt.datetime(day.year, day.month, day.day)
 
 
-def check_variant(variant: str | None) -> None:
+def _check_variant(variant: str | None) -> None:
     if variant is not None and variant not in VARIANTS:
         raise ValueError(f"--variant: unknown {variant!r} (known: {', '.join(VARIANTS)})")
 
@@ -65,7 +65,7 @@ def export_games(url: str, out: str, variant: str | None = None, since: str | No
     """Write the finished games of the database at ``url`` to ``out`` (JSON lines; written whole or not at all:
     a file beside it is renamed into place at the end); how many. Bad input is a ValueError (a StoreError for the
     database) naming it."""
-    check_variant(variant)
+    _check_variant(variant)
     start = parse_since(since)
     if os.path.isdir(out):
         raise ValueError(f"--out {out}: is a directory")
@@ -180,7 +180,7 @@ def challenge_rows(games: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for (variant, bot), played in sorted(by_bot.items()):
         diff = np.array([g["payoff"] - g["bot_payoff"] for g in played], float)
         lo, hi = bootstrap_ci(diff, rng)
-        resampled = [bot_rating(diff[rng.integers(0, len(diff), len(diff))]) for _ in range(RATING_BOOTSTRAP)]
+        resampled = [bot_rating(diff[rng.integers(0, len(diff), len(diff))]) for _ in range(_RATING_BOOTSTRAP)]
         rows.append({"variant": variant, "bot": bot, "deals": len(played),
                      "people": len({g["person"] for g in played}),
                      "challenges": sorted({g["name"] for g in played}),

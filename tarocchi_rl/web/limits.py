@@ -19,21 +19,21 @@ trusted, every client has the proxy's address: trust it, or raise the per-client
 | (or idle between requests)      |                               | the most is closed                           |
 | ... per client                  | :data:`WAITING_PER_CLIENT`    | the client's oldest waiting one is closed    |
 | connections left half-open (no  | :data:`HALF_OPEN_STRIKES`,    | past :data:`MAX_WAITING`, the client's new   |
-| whole head) per client          | :data:`HALF_OPEN_FORGIVEN` a s| ones are closed, not the others' evicted     |
+| whole head) per client          | :data:`_HALF_OPEN_FORGIVEN`/s | ones are closed, not the others' evicted     |
 | a client's share of the loop    | max-min fair over a part of   | its next request, or its WebSocket's input,  |
 | (its requests, WebSocket input  | the loop (:data:`HEAVY_TOTAL`)| waits unread until it has some again         |
 | and messages, its jobs' ends)   | that follows how busy it is   | (:class:`LoopShares`)                        |
-| a WebSocket's input parsed at   | :data:`INPUT_SLICE` bytes;    | the rest waits for the pump                  |
-| once; the pump                  | :data:`PUMP_STEP_SECONDS` a   | (:class:`_Pump`), its socket unread          |
-|                                 | pass, :data:`PUMP_SHARE`      |                                              |
-| a WebSocket's input waiting     | :data:`MAX_PENDING` bytes     | closed                                       |
+| a WebSocket's input parsed at   | :data:`_INPUT_SLICE` bytes;   | the rest waits for the pump                  |
+| once; the pump                  | :data:`_PUMP_STEP_SECONDS` a  | (:class:`_Pump`), its socket unread          |
+|                                 | pass, :data:`_PUMP_SHARE`     |                                              |
+| a WebSocket's input waiting     | :data:`_MAX_PENDING` bytes    | closed                                       |
 | tables (deals held)             | ``max_tables``                | ``start`` refused (error frame)              |
 | tables per client               | :data:`TABLES_PER_CLIENT`     | ``start`` refused (error frame)              |
 | lobby tables per client         | 2 (:mod:`~.shared`)           | ``open`` with ``lobby`` refused; a table     |
 |                                 |                               | whose people left is unlisted at once        |
 | a /ws connection's life         | :data:`TABLE_LIFETIME`        | closed (code :data:`LIFETIME_CLOSE`)         |
 | idle (no move; pings don't count)| ``idle_timeout``             | closed (code 4000)                           |
-| /ws messages per second         | :data:`MESSAGES_PER_SECOND`   | the next message is read later               |
+| /ws messages per second         | :data:`_MESSAGES_PER_SECOND`  | the next message is read later               |
 | seconds to send a request body  | :data:`BODY_SECONDS`          | 408, the connection closed                   |
 | wrong table codes / seat tokens | 10 at once, 6 a minute        | ``join`` refused (:mod:`~.shared`)           |
 | a shared table's person away    | ``seat_grace`` (60 s)         | a bot plays the seat until they come back    |
@@ -104,14 +104,14 @@ CONNECTIONS_PER_CLIENT = 16  # WebSockets and HTTP requests in progress from one
 TABLES_PER_CLIENT = 8  # deals one address holds at once
 TABLE_LIFETIME = 4 * 3600.0  # seconds a /ws connection may stay open, however active
 LIFETIME_CLOSE = 4001  # WebSocket close code of a connection past its lifetime
-MESSAGES_PER_SECOND = 5.0  # /ws messages a connection may send per second on average (a person: one a second or
-MESSAGE_BURST = 20  # two) ... and at once: a faster client is read more slowly (its messages wait in its socket; 160
+_MESSAGES_PER_SECOND = 5.0  # /ws messages a connection may send per second on average (a person: one a second or
+_MESSAGE_BURST = 20  # two) ... and at once: a faster client is read more slowly (its messages wait in its socket; 160
 # sockets at 20 a second took half the loop, and a polite client's share with it: issue 52)
 BODY_SECONDS = 10.0  # a request body not complete this long after its headers: 408 and the connection closed
 KEEP_ALIVE_SECONDS = 5.0  # an idle keep-alive HTTP connection is closed after this long (uvicorn)
 HEAD_SECONDS = 5.0  # a request head not complete this long after the connection opened (or its first byte): closed
 HALF_OPEN_STRIKES = 8  # connections an address may leave half-open (closed before a whole head) at once ...
-HALF_OPEN_FORGIVEN = 1.0  # ... and a second on average; beyond, past MAX_WAITING its new ones are closed at once
+_HALF_OPEN_FORGIVEN = 1.0  # ... and a second on average; beyond, past MAX_WAITING its new ones are closed at once
 MAX_WAITING = 512  # connections waiting for a request head (or idle between requests), in all ...
 WAITING_PER_CLIENT = 8  # ... and per address: beyond either, the oldest waiting one of the biggest holder is closed
 RETRY_AFTER = 1  # seconds a refused client is told to wait (the Retry-After header)
@@ -142,7 +142,7 @@ CHEAP_JOB_SECONDS = 0.005  # ... but only a job of a client whose jobs take less
 TRACKED_CLIENTS = 4096  # clients whose mean job cost a queue remembers (the least recent forgotten)
 GIL_SWITCH_SECONDS = 0.001  # sys.setswitchinterval of a serving process: the event loop waits at most about this
 # long for the GIL that a worker's Python holds (Python's default, 5 ms, would add up to 5 ms per wait)
-SEARCH_KINDS = ("search",)  # kinds whose work runs Numba's parallel kernels: one thread each, never more
+_SEARCH_KINDS = ("search",)  # kinds whose work runs Numba's parallel kernels: one thread each, never more
 #: the OS priority (niceness, Linux) of a kind's threads or processes: the ``act`` processes' work (what the loop
 #: passed on: a crafted history, a client over its share: :mod:`~tarocchi_rl.web.inline`) yields the CPU to the
 #: event loop. A thread of the server's own process stays at 0 whatever it runs: it holds the GIL between its
@@ -154,19 +154,19 @@ SHARES_STATE = "tarocchi_loop_shares"  # the app's LoopShares, in the lifespan's
 SEARCH_KERNEL_NICE = 10  # Numba's worker threads (started by :meth:`~tarocchi_rl.web.app.Server.warm_search`)
 #: (Not SCHED_IDLE for the search thread: measured, it is descheduled while it holds the GIL between kernels, and
 #: the loop waits for it: the abuse run's honest p50 went from 2.5 to 15 ms.)
-PROGRAM_KINDS = ("cmd",)  # agent spec kinds that run an external program
+_PROGRAM_KINDS = ("cmd",)  # agent spec kinds that run an external program
 T = TypeVar("T")
 log = logging.getLogger("tarocchi_rl.web")
 
 
-POSITIVE_LIMITS = ("idle_timeout", "max_tables", "max_connections", "max_connections_per_client",
+_POSITIVE_LIMITS = ("idle_timeout", "max_tables", "max_connections", "max_connections_per_client",
                    "max_tables_per_client", "table_lifetime", "body_timeout", "keep_alive_timeout", "seat_grace",
                    "head_timeout", "max_waiting", "max_waiting_per_client")
 
 
 def check_limits(config: Any) -> None:
     """A ValueError naming the first limit of a ServerConfig that is not a positive finite number."""
-    for name in POSITIVE_LIMITS:
+    for name in _POSITIVE_LIMITS:
         value = getattr(config, name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
             raise ValueError(f"{name.replace('_', '-')} must be a positive number, got {value!r}")
@@ -182,7 +182,7 @@ def work_kind(spec: str, fast: bool) -> str:
     """The queue of a bot's work: ``act`` for a fast bot, ``program`` for an external program, else ``search``."""
     if fast:
         return "act"
-    return "program" if spec.partition(":")[0].strip().lower() in PROGRAM_KINDS else "search"
+    return "program" if spec.partition(":")[0].strip().lower() in _PROGRAM_KINDS else "search"
 
 
 # -- queues of work ------------------------------------------------------------------------------------------
@@ -244,7 +244,7 @@ class WorkQueue:
                  meter: "Callable[[str, float], None] | None" = None) -> None:
         workers, max_jobs, per_client = (int(x) for x in limit)
         self.meter = meter  # the loop's time this queue spends on a client's job charged (LoopShares.charge)
-        if kind in SEARCH_KINDS and workers != 1:
+        if kind in _SEARCH_KINDS and workers != 1:
             raise ValueError(f"queues: {kind} work runs on 1 thread (Numba's workqueue layer), got {workers}")
         if not 1 <= workers <= max_jobs or per_client < 1:
             raise ValueError(f"queues: {kind}: expected 1 <= workers <= max_jobs and per_client >= 1, got {limit}")
@@ -538,7 +538,7 @@ class TokenBucket:
 class MessageRate(TokenBucket):
     """The /ws message rate: :meth:`delay` is how long to wait before reading a connection's next message."""
 
-    def __init__(self, per_second: float = MESSAGES_PER_SECOND, burst: int = MESSAGE_BURST) -> None:
+    def __init__(self, per_second: float = _MESSAGES_PER_SECOND, burst: int = _MESSAGE_BURST) -> None:
         super().__init__(per_second, burst)
 
     def delay(self) -> float:
@@ -657,7 +657,7 @@ class BodyDeadline:
 CONNECTIONS_ENV = "TAROCCHI_WEB_CONNECTIONS_PER_CLIENT"  # the per-address cap of _Guard (set by serve)
 WAITING_ENV = "TAROCCHI_WEB_WAITING"  # Waiting.env(): the bounds of _Guard on waiting connections (set by serve)
 _REFUSED = json.dumps({"error": f"too many connections from your address: try again in {RETRY_AFTER} s"}).encode()
-REFUSED_RESPONSE = (b"HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\nretry-after: %d\r\n"
+_REFUSED_RESPONSE = (b"HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\nretry-after: %d\r\n"
                     b"connection: close\r\ncontent-length: %d\r\n\r\n%s" % (RETRY_AFTER, len(_REFUSED), _REFUSED))
 
 
@@ -719,7 +719,7 @@ class _Registry:
 
     def half_open(self, host: str) -> None:
         """A connection of ``host`` ended without ever sending a whole request head (evicted, late, or gone)."""
-        strikes = self.strikes.pop(host, None) or TokenBucket(HALF_OPEN_FORGIVEN, HALF_OPEN_STRIKES)
+        strikes = self.strikes.pop(host, None) or TokenBucket(_HALF_OPEN_FORGIVEN, HALF_OPEN_STRIKES)
         self.strikes[host] = strikes
         if len(self.strikes) > TRACKED_CLIENTS:
             self.strikes.popitem(last=False)
@@ -825,7 +825,7 @@ class _Guard:
             self.key = self.host = host
             self.registry.open[host] += 1
             if self.registry.open[host] > self.per_client:  # this one counted too
-                transport.write(REFUSED_RESPONSE)
+                transport.write(_REFUSED_RESPONSE)
                 transport.close()
                 self.shares.charge(self.key, time.perf_counter() - start)
                 return
@@ -943,39 +943,39 @@ class _Guard:
 
 
 # -- the event loop's time, shared between addresses ----------------------------------------------------------
-LOOP_BURST = 0.02  # seconds of the loop an address may take at once; then its share (LoopShares)
-HEAVY_SECONDS = 1.0  # an address that went beyond its share counts among the heavy ones this long
-USAGE_SECONDS = 1.0  # an address's usage of the loop measured over about this long ...
+_LOOP_BURST = 0.02  # seconds of the loop an address may take at once; then its share (LoopShares)
+_HEAVY_SECONDS = 1.0  # an address that went beyond its share counts among the heavy ones this long
+_USAGE_SECONDS = 1.0  # an address's usage of the loop measured over about this long ...
 LEVEL_SECONDS = 0.1  # ... and the addresses' share (max-min) computed from them this often
-MIN_SHARE = 0.001  # an address's share is never less than this (seconds of the loop per second)
+_MIN_SHARE = 0.001  # an address's share is never less than this (seconds of the loop per second)
 HEAVY_TOTAL = (0.4, 0.7, 0.9)  # the part of the loop for the clients' work: at least, at first, at most ...
-BUSY_SHARES = (0.5, 0.75)  # ... raised while the loop's thread is busy less than the first share of a window,
+_BUSY_SHARES = (0.5, 0.75)  # ... raised while the loop's thread is busy less than the first share of a window,
 BUSY_WINDOW = 0.25  # lowered when more than the second (windows of this many seconds, while any address is heavy)
-INPUT_SLICE = 512  # bytes of a WebSocket's input parsed at once (a slice of ping frames: ~1 ms of the loop) ...
-INPUT_PIECE = 64  # ... in pieces of this many, stopping at a message (it waits for the app to read it)
-INPUT_TOTAL_SHARE = 0.1  # a WebSocket's input is parsed as it arrives within this share of the loop, all
-INPUT_TOTAL_BURST = 0.005  # addresses together, and this much at once; the rest waits for the pump ...
-PUMP_STEP_SECONDS = 0.002  # ... which parses at most this long per pass of the loop ...
-PUMP_SHARE = 0.15  # ... and this share of the loop's time
-MAX_PENDING = 1 << 20  # bytes of a WebSocket's input waiting to be parsed; beyond, the connection is closed
+_INPUT_SLICE = 512  # bytes of a WebSocket's input parsed at once (a slice of ping frames: ~1 ms of the loop) ...
+_INPUT_PIECE = 64  # ... in pieces of this many, stopping at a message (it waits for the app to read it)
+_INPUT_TOTAL_SHARE = 0.1  # a WebSocket's input is parsed as it arrives within this share of the loop, all
+_INPUT_TOTAL_BURST = 0.005  # addresses together, and this much at once; the rest waits for the pump ...
+_PUMP_STEP_SECONDS = 0.002  # ... which parses at most this long per pass of the loop ...
+_PUMP_SHARE = 0.15  # ... and this share of the loop's time
+_MAX_PENDING = 1 << 20  # bytes of a WebSocket's input waiting to be parsed; beyond, the connection is closed
 
 
 class _Share(TokenBucket):
-    """An address's bucket of loop seconds, and what it used over the last :data:`USAGE_SECONDS` (two windows,
+    """An address's bucket of loop seconds, and what it used over the last :data:`_USAGE_SECONDS` (two windows,
     the older one fading out)."""
 
     __slots__ = ("before", "spent", "window")
 
     def __init__(self, rate: float, now: float) -> None:
-        super().__init__(rate, LOOP_BURST, now)
+        super().__init__(rate, _LOOP_BURST, now)
         self.window, self.spent, self.before = now, 0.0, 0.0
 
     def usage(self, now: float) -> float:
         """Seconds of the loop per second lately."""
-        if now - self.window >= USAGE_SECONDS:
-            self.before = self.spent if now - self.window < 2 * USAGE_SECONDS else 0.0
+        if now - self.window >= _USAGE_SECONDS:
+            self.before = self.spent if now - self.window < 2 * _USAGE_SECONDS else 0.0
             self.window, self.spent = now, 0.0
-        return (self.spent + self.before * (1 - (now - self.window) / USAGE_SECONDS)) / USAGE_SECONDS
+        return (self.spent + self.before * (1 - (now - self.window) / _USAGE_SECONDS)) / _USAGE_SECONDS
 
 
 class LoopShares:
@@ -985,7 +985,7 @@ class LoopShares:
     uses lately, the same level for all those that want more (recomputed every :data:`LEVEL_SECONDS`): an address
     using less than the others' level (a person at a table, a polite client) never waits, however many want more.
     :attr:`total` follows how busy the loop is while any address is beyond its share (the *heavy* ones, within
-    :data:`HEAVY_SECONDS`): raised while the loop's thread is busy less than the first of :data:`BUSY_SHARES` of a
+    :data:`_HEAVY_SECONDS`): raised while the loop's thread is busy less than the first of :data:`_BUSY_SHARES` of a
     :data:`BUSY_WINDOW`, lowered when more than the second (within :data:`HEAVY_TOTAL`; CPU time, so that a busy
     machine's other processes do not count). The loop's spare time goes to the greedy (a load test from a few
     addresses keeps its throughput), never the others' turns.
@@ -1003,7 +1003,7 @@ class LoopShares:
     def rate(self, now: float) -> float:
         """Each address's share of the loop now (seconds per second): the water level of :attr:`total` over the
         addresses' usage (the heavy ones whose time is past forgotten)."""
-        while self.heavy and next(iter(self.heavy.values())) < now - HEAVY_SECONDS:
+        while self.heavy and next(iter(self.heavy.values())) < now - _HEAVY_SECONDS:
             self.heavy.popitem(last=False)
         if now - self.water_at >= LEVEL_SECONDS:
             self.water, self.water_at = water_level(self.total, [b.usage(now) for b in self.buckets.values()]), now
@@ -1053,11 +1053,11 @@ class LoopShares:
 
     def _window(self) -> None:
         """The end of a window: how busy the loop's thread was (its CPU time over the wall time: time the system
-        gave to other processes is not the loop's load) moves :attr:`total` (:data:`BUSY_SHARES`)."""
+        gave to other processes is not the loop's load) moves :attr:`total` (:data:`_BUSY_SHARES`)."""
         assert self.loop is not None
         now, cpu = self.loop.time(), self.cpu_clock()
         busy = (cpu - self.cpu_start) / max(now - self.window_start, 1e-9)
-        low, high = BUSY_SHARES
+        low, high = _BUSY_SHARES
         least, _, most = HEAVY_TOTAL
         if busy > high:
             self.total = max(least, self.total * 0.8)
@@ -1073,11 +1073,11 @@ class LoopShares:
 
 def water_level(total: float, usages: list[float]) -> float:
     """The level that ``total`` fills over ``usages`` (each filled up to its usage): all of ``total`` when the
-    usages fit in it; at least :data:`MIN_SHARE`."""
+    usages fit in it; at least :data:`_MIN_SHARE`."""
     remaining, left = total, len(usages)
     for usage in sorted(usages):
         if usage * left > remaining:
-            return max(MIN_SHARE, remaining / left)
+            return max(_MIN_SHARE, remaining / left)
         remaining -= usage
         left -= 1
     return total
@@ -1136,21 +1136,21 @@ class _ConnectionApp:
         return _Metered(self.app(scope, receive, send), self.shares, self.key)
 
 
-def metered(app: Any, shares: LoopShares, key: str) -> Any:
+def _metered(app: Any, shares: LoopShares, key: str) -> Any:
     """``app`` whose work on the loop is charged to ``key`` in ``shares``."""
     return _ConnectionApp(app, shares, key)
 
 
 class _Pump:
-    """The WebSocket input of one server parsed later (:class:`FairWebSocketProtocol`): at most
-    :data:`PUMP_STEP_SECONDS` per pass of the event loop and :data:`PUMP_SHARE` of its time, a slice at a time,
+    """The WebSocket input of one server parsed later (:class:`_FairWebSocketProtocol`): at most
+    :data:`_PUMP_STEP_SECONDS` per pass of the event loop and :data:`_PUMP_SHARE` of its time, a slice at a time,
     always for the waiting address that has the most of its share left (:class:`LoopShares`), never for one
     beyond its share. Floods of frames (WebSocket pings, messages) so wait in their own sockets and cost their
     senders, not the other clients' turns. Used from the event loop only."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, shares: LoopShares) -> None:
         self.loop, self.shares = loop, shares
-        self.arriving = TokenBucket(INPUT_TOTAL_SHARE, INPUT_TOTAL_BURST)  # input parsed as it arrives, in all
+        self.arriving = TokenBucket(_INPUT_TOTAL_SHARE, _INPUT_TOTAL_BURST)  # input parsed as it arrives, in all
         self.waiting: dict[str, collections.deque[Any]] = {}  # address -> its connections with input waiting
         self.handle: asyncio.Handle | asyncio.TimerHandle | None = None
         self.running = False
@@ -1180,7 +1180,7 @@ class _Pump:
         wait = 0.0
         try:
             levels = {key: self.shares.level(key) for key in self.waiting}
-            while levels and time.perf_counter() - start < PUMP_STEP_SECONDS:
+            while levels and time.perf_counter() - start < _PUMP_STEP_SECONDS:
                 key = max(levels, key=levels.__getitem__)
                 if levels[key] <= 0:  # every waiting address is beyond its share: until the first has some again
                     wait = min(self.shares.wait(key) for key in self.waiting)
@@ -1197,15 +1197,15 @@ class _Pump:
             self.running = False
         used = time.perf_counter() - start
         if self.waiting:
-            self.handle = self.loop.call_later(max(wait, used * (1 / PUMP_SHARE - 1)), self.run)
+            self.handle = self.loop.call_later(max(wait, used * (1 / _PUMP_SHARE - 1)), self.run)
 
 
 if WebSocketsSansIOProtocol is not None:
-    class FairWebSocketProtocol(WebSocketsSansIOProtocol):
+    class _FairWebSocketProtocol(WebSocketsSansIOProtocol):
         """uvicorn's WebSocket protocol (websockets' sans-I/O parser, in Python) whose app's work is charged to
-        its address (:class:`LoopShares`) and whose input is parsed a slice (:data:`INPUT_SLICE`) at a time,
+        its address (:class:`LoopShares`) and whose input is parsed a slice (:data:`_INPUT_SLICE`) at a time,
         charged likewise: input from an address within its share is parsed as it arrives (within
-        :data:`INPUT_TOTAL_SHARE`); any other waits, its socket not read meanwhile, for the server's
+        :data:`_INPUT_TOTAL_SHARE`); any other waits, its socket not read meanwhile, for the server's
         :class:`_Pump`. uvicorn alone parses and answers every frame of a read at once (about 40,000 pings in
         one 256 kB read: a second of the loop)."""
 
@@ -1224,16 +1224,16 @@ if WebSocketsSansIOProtocol is not None:
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self.key = _key_of(self, self.trusted)
-            self.app = metered(self.app, self.pump.shares, self.key)
+            self.app = _metered(self.app, self.pump.shares, self.key)
 
         def data_received(self, data: bytes) -> None:
             if not self.handshake_initiated:  # the upgrade request (its head bounded already): parsed at once
                 super().data_received(data)
                 return
             self.pending += data
-            if len(self.pending) > MAX_PENDING:
+            if len(self.pending) > _MAX_PENDING:
                 log.info("a WebSocket from %s sent more than %d bytes beyond its share: closed", self.key,
-                         MAX_PENDING)
+                         _MAX_PENDING)
                 self.transport.close()
                 return
             if len(self.pending) == len(data) and not self.read_paused and self.pump.now_or_later(self.key):
@@ -1242,14 +1242,14 @@ if WebSocketsSansIOProtocol is not None:
                 self._later()
 
         def parse_slice(self, arriving: bool) -> None:
-            """Parse the input waiting, :data:`INPUT_PIECE` bytes at a time, until a message waits for the app
-            (then the rest waits for :meth:`receive`) or :data:`INPUT_SLICE` bytes are parsed (then the rest
+            """Parse the input waiting, :data:`_INPUT_PIECE` bytes at a time, until a message waits for the app
+            (then the rest waits for :meth:`receive`) or :data:`_INPUT_SLICE` bytes are parsed (then the rest
             waits for the pump); the pongs of the pings parsed are written at once, in one write."""
             start = time.perf_counter()
             done = 0
-            while self.pending and done < INPUT_SLICE and not self.read_paused and not self.transport.is_closing():
-                piece = bytes(self.pending[:INPUT_PIECE])
-                del self.pending[:INPUT_PIECE]
+            while self.pending and done < _INPUT_SLICE and not self.read_paused and not self.transport.is_closing():
+                piece = bytes(self.pending[:_INPUT_PIECE])
+                del self.pending[:_INPUT_PIECE]
                 done += len(piece)
                 super().data_received(piece)
             self._flush()
@@ -1279,7 +1279,7 @@ if WebSocketsSansIOProtocol is not None:
 
         async def receive(self) -> Any:
             """The app's next message, once its address is within its share of the loop again (the work of its
-            messages is charged to it: :func:`metered`); the input waiting behind it is parsed in its turn."""
+            messages is charged to it: :func:`_metered`); the input waiting behind it is parsed in its turn."""
             wait = self.pump.shares.wait(self.key)
             if wait > 0 and not self.disconnected:
                 await asyncio.sleep(wait)
@@ -1310,7 +1310,7 @@ def _key_of(connection: Any, trusted: list[Any] | None) -> str:
 
 
 #: the WebSocket protocol ``serve`` runs (uvicorn's default where this uvicorn has no sans-I/O one)
-FAIR_WS_PROTOCOL: type | None = None if WebSocketsSansIOProtocol is None else FairWebSocketProtocol
+FAIR_WS_PROTOCOL: type | None = None if WebSocketsSansIOProtocol is None else _FairWebSocketProtocol
 
 
 class ClientCappedH11Protocol(_Guard, H11Protocol):
@@ -1374,7 +1374,7 @@ def check_exposure(host: str, public: bool) -> None:
                          f"it prints apply), or bind 127.0.0.1")
 
 
-def seconds_text(x: float) -> str:
+def _seconds_text(x: float) -> str:
     return f"{x:g} s" if x < 120 else f"{x / 60:g} min" if x < 7200 else f"{x / 3600:g} h"
 
 
@@ -1384,8 +1384,8 @@ def describe(config: Any, routes: list[str], bots: list[str], queues: dict[str, 
              f"limits: {config.max_connections} connections, {config.max_tables} tables "
              f"({config.max_tables_per_client} per client), {config.max_connections_per_client} requests and "
              f"tables at once per client, {config.max_body:,} bytes a body within {config.body_timeout:g} s, "
-             f"idle tables closed after {seconds_text(config.idle_timeout)}, any after "
-             f"{seconds_text(config.table_lifetime)}, a request head within {config.head_timeout:g} s, "
+             f"idle tables closed after {_seconds_text(config.idle_timeout)}, any after "
+             f"{_seconds_text(config.table_lifetime)}, a request head within {config.head_timeout:g} s, "
              f"{config.max_waiting} connections waiting for one ({config.max_waiting_per_client} per client)"]
     lines.append("queues (threads, jobs, per client): " + ", ".join(
         f"{kind} {q.workers}/{q.max_jobs}/{q.per_client}" for kind, q in queues.items()))

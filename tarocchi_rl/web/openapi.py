@@ -29,7 +29,7 @@ from .bots import DEFAULT_BOT
 from .schema import Json, SchemaBuilder
 
 JSON = "application/json"
-PROTOCOL_FIELD = "{protocol}"  # in a summary: the WebSocket protocol's name
+_PROTOCOL_FIELD = "{protocol}"  # in a summary: the WebSocket protocol's name
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ class Endpoint:
 # -- the operations ----------------------------------------------------------------------------------------------
 INFO = ("The browser game and the HTTP API of `tarocchi-rl serve`. Every error has a body {\"error\": \"...\"}; "
         "a Host name the server does not serve is a 400; a busy server answers 503 or 429 with Retry-After.")
-WS_DESCRIPTION = (
+_WS_DESCRIPTION = (
     "Upgrade to a WebSocket. Client messages (JSON text): {type: start, variant, options?, seats: ['human', BOT, "
     "...], seed?, id?} (seed: an integer or its digits as a string; a client's seed makes a practice table), "
     "{type: act, action: 'play:KC' (or its id), id?}, {type: ping, id?}. Server messages: {type: state, table, "
@@ -103,11 +103,11 @@ WS_DESCRIPTION = (
     "start's, each state and over with challenge: {name, deal, deals, seat, bot, counted, player?, why?} (player: "
     "the token to keep and send; counted false: practice, why says why); at over also you, bot_payoff, difference "
     "(you - bot) and bot_record (the same deal as the challenged bot played it, from the same seat).")
-BODY_REPLIES = {  # a POST's body refused
+_BODY_REPLIES = {  # a POST's body refused
     413: Reply("the body is larger than the limit (1 MB by default)", Error),
     415: Reply(f"the body is not declared Content-Type: {JSON}", Error),
 }
-LIMIT_REPLIES = {  # the limits against one greedy client (tarocchi_rl/web/limits.py)
+_LIMIT_REPLIES = {  # the limits against one greedy client (tarocchi_rl/web/limits.py)
     limits.BODY_TIMEOUT_STATUS: Reply(f"the body did not arrive within the limit ({limits.BODY_SECONDS:g} s by "
                                       "default); the connection is closed", Error),
     limits.CLIENT_BUSY_STATUS: Reply("this client address has its share of the work queued, or of its "
@@ -117,8 +117,8 @@ LIMIT_REPLIES = {  # the limits against one greedy client (tarocchi_rl/web/limit
 
 PAGE = Operation("GET", "The page: play a deal against the server's bots, replay records",
                  {200: Reply("HTML", media_type="text/html")})
-WEBSOCKET = Operation("GET", f"WebSocket ({PROTOCOL_FIELD}): one table per connection",
-                      {101: Reply("switching protocols", media_type=None)}, description=WS_DESCRIPTION)
+WEBSOCKET = Operation("GET", f"WebSocket ({_PROTOCOL_FIELD}): one table per connection",
+                      {101: Reply("switching protocols", media_type=None)}, description=_WS_DESCRIPTION)
 VARIANTS = Operation("GET", "Variants: long names, players, options (type, default, choices), the action table",
                      {200: Reply("the variants", VariantList)})
 BOTS = Operation("GET", "The bots this server offers, by name and index (the only names /ws and /v1/act accept)",
@@ -132,14 +132,14 @@ ACT = Operation(
     "POST", f"One {BOT_PROTOCOL} act request answered by one of the server's bots",
     {200: Reply("the bot's answer", ActAnswer),
      400: Reply("the bot's error answer {type: error, error}, or a bad agent / body {error}", ActAnswer | Error),
-     **BODY_REPLIES, **LIMIT_REPLIES},
+     **_BODY_REPLIES, **_LIMIT_REPLIES},
     query=(Query("agent", Annotated[str, Json(default=DEFAULT_BOT)], "a bot of GET /v1/bots, by name"),),
     body=ActRequest)
 REPLAY = Operation(
     "POST", "Validate and score a game record",
     {200: Reply("the record is valid", ReplayResult),
      400: Reply("not JSON, or an invalid record: the reason and the action at fault", ReplayError),
-     **BODY_REPLIES, **LIMIT_REPLIES},
+     **_BODY_REPLIES, **_LIMIT_REPLIES},
     query=(Query("steps", Annotated[bool, Json(default=False)], "also return the open snapshot after every step"),),
     body=Record)
 OPENAPI = Operation("GET", "This document", {200: Reply("OpenAPI 3.1", dict[str, Any])})
@@ -166,7 +166,7 @@ def openapi_schema(protocol: str, endpoints: Iterable[Endpoint]) -> dict[str, An
 
 def _operation(op: Operation, protocol: str, builder: SchemaBuilder) -> dict[str, Any]:
     """One operation object: summary, description, parameters, request body, responses."""
-    out: dict[str, Any] = {"summary": op.summary.replace(PROTOCOL_FIELD, protocol)}
+    out: dict[str, Any] = {"summary": op.summary.replace(_PROTOCOL_FIELD, protocol)}
     if op.description:
         out["description"] = op.description
     if op.query:

@@ -42,16 +42,16 @@ from .limits import TokenBucket
 __all__ = ["Admission", "IPV6_PREFIX", "NEW_PLAYERS_BURST", "NEW_PLAYERS_PER_DAY", "PERSON_PREFIX", "PlayerTokens",
            "REPLAY_WINDOW", "address_group"]
 
-ID_DIGITS = 16  # hex digits of a token's id (64 random bits) ...
-SIGNATURE_DIGITS = 16  # ... then of its signature (the first 64 bits of the HMAC)
-TOKEN = re.compile(f"[0-9a-f]{{{ID_DIGITS + SIGNATURE_DIGITS}}}")  # a player token
+_ID_DIGITS = 16  # hex digits of a token's id (64 random bits) ...
+_SIGNATURE_DIGITS = 16  # ... then of its signature (the first 64 bits of the HMAC)
+_TOKEN = re.compile(f"[0-9a-f]{{{_ID_DIGITS + _SIGNATURE_DIGITS}}}")  # a player token
 PERSON_PREFIX = "t-"  # a stored person of a challenge: t- + the token's id
 NEW_PLAYERS_BURST = 4  # new tokens one address gets at once (a household's browsers) ...
 NEW_PLAYERS_PER_DAY = 4.0  # ... and then per day
 IPV6_PREFIX = 64  # an IPv6 client's budget is its /64's (one subscriber's usual block)
 REPLAY_WINDOW = 7 * 86400.0  # seconds an address's starts of a deal make another token's practice
-TRACKED = 10_000  # addresses, and tokens, a process remembers (the least recent forgotten)
-SIGNED = b"tarocchi-player-token:"  # what a token's signature signs, before its id
+_TRACKED = 10_000  # addresses, and tokens, a process remembers (the least recent forgotten)
+_SIGNED = b"tarocchi-player-token:"  # what a token's signature signs, before its id
 T = TypeVar("T")
 
 
@@ -82,7 +82,7 @@ class Admission:
 
     @property
     def token_id(self) -> str | None:
-        return None if self.token is None else self.token[:ID_DIGITS]
+        return None if self.token is None else self.token[:_ID_DIGITS]
 
 
 @dataclass
@@ -104,18 +104,18 @@ class PlayerTokens:
         self._connections: WeakKeyDictionary[Any, _Connection] = WeakKeyDictionary()
 
     def _sign(self, token_id: str) -> str:
-        return hmac.new(self.key, SIGNED + token_id.encode(), hashlib.sha256).hexdigest()[:SIGNATURE_DIGITS]
+        return hmac.new(self.key, _SIGNED + token_id.encode(), hashlib.sha256).hexdigest()[:_SIGNATURE_DIGITS]
 
     def issue(self) -> str:
         """A new token."""
-        token_id = secrets.token_hex(ID_DIGITS // 2)
+        token_id = secrets.token_hex(_ID_DIGITS // 2)
         return token_id + self._sign(token_id)
 
     def verify(self, token: Any) -> str | None:
         """The id of a token this server signed; None for anything else."""
-        if not isinstance(token, str) or not TOKEN.fullmatch(token):
+        if not isinstance(token, str) or not _TOKEN.fullmatch(token):
             return None
-        token_id, signature = token[:ID_DIGITS], token[ID_DIGITS:]
+        token_id, signature = token[:_ID_DIGITS], token[_ID_DIGITS:]
         return token_id if hmac.compare_digest(signature, self._sign(token_id)) else None
 
     def _new_player(self, group: str) -> bool:
@@ -130,7 +130,7 @@ class PlayerTokens:
         """Why a deal started with ``token`` is practice (None: it counts)."""
         if deal in seen.started:
             return "you started this deal before on this connection: practice"
-        if deal in self._started.get(token[:ID_DIGITS], ()):
+        if deal in self._started.get(token[:_ID_DIGITS], ()):
             return "you started this deal before: practice"
         when = self._by_address.get(group, {}).get(deal)
         if when is not None and time.monotonic() - when < REPLAY_WINDOW:
@@ -154,7 +154,7 @@ class PlayerTokens:
             return Admission("", None, False, "no player token, and your address has had its new ones for today: "
                                               "practice", group)
         why = self._why_not(seen, token, group, deal)
-        return Admission(PERSON_PREFIX + token[:ID_DIGITS], token, why is None, why, group)
+        return Admission(PERSON_PREFIX + token[:_ID_DIGITS], token, why is None, why, group)
 
     def started(self, admission: Admission, conn: Any, deal: tuple[str, int]) -> None:
         """The deal was shown to the connection (its first answer): later starts of it there, under the same token
@@ -169,9 +169,9 @@ class PlayerTokens:
 
 def _recent(table: "OrderedDict[str, T]", key: str, new: Callable[[], T]) -> T:
     """``table[key]`` (made by ``new`` when missing), now the most recent; the least recent dropped beyond
-    :data:`TRACKED`."""
+    :data:`_TRACKED`."""
     value = table.pop(key, None)
     table[key] = value = new() if value is None else value
-    if len(table) > TRACKED:
+    if len(table) > _TRACKED:
         table.popitem(last=False)
     return value

@@ -18,8 +18,8 @@ import types
 from collections.abc import Collection
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints, is_typeddict
 
-REF_PREFIX = "#/components/schemas/"
-PLAIN = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
+_REF_PREFIX = "#/components/schemas/"
+_PLAIN = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
 
 
 class Json:
@@ -48,8 +48,8 @@ class SchemaBuilder:
         origin, args = get_origin(hint), get_args(hint)
         if hint is Any:
             return {}
-        if hint in PLAIN:
-            return {"type": PLAIN[hint]}
+        if hint in _PLAIN:
+            return {"type": _PLAIN[hint]}
         if is_typeddict(hint):
             return self.ref(hint)
         if origin is Annotated:
@@ -82,7 +82,7 @@ class SchemaBuilder:
         if name not in self.components:
             self.components[name] = {}  # taken before its fields: a model may refer to itself
             self.components[name] = self._object(model)
-        return {"$ref": REF_PREFIX + name}
+        return {"$ref": _REF_PREFIX + name}
 
     def _object(self, model: Any) -> dict[str, Any]:
         """The object schema of a TypedDict: its docstring, its fields in the order declared, its required keys."""

@@ -16,7 +16,7 @@ from .app import CONFIG_ENV, MAX_WS_MESSAGE, ServerConfig, config_env, create_ap
 from .shared import SINGLE_PROCESS
 from .store import new_sqlite_file, prepare_database
 
-OPEN_FILES_MARGIN = 256  # files a server holds besides its connections (the database, pipes, the static files)
+_OPEN_FILES_MARGIN = 256  # files a server holds besides its connections (the database, pipes, the static files)
 
 
 def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
@@ -33,7 +33,7 @@ def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, 
     config = dataclasses.replace(config, allowed_hosts=hosts_for(host, config.allowed_hosts),  # DNS rebinding
                                  processes=workers)  # more than one: open / join refused (shared.SINGLE_PROCESS)
     if config.db is not None:
-        prepare_games_database(config.db, workers)
+        _prepare_games_database(config.db, workers)
     # no access log by default: a line per request costs about as much as answering a cached bot request
     kw: dict[str, Any] = {"host": host, "port": port, "log_level": log_level, "ws_max_size": 4 * MAX_WS_MESSAGE,
                           "access_log": access_log, "limit_concurrency": config.max_connections,
@@ -50,21 +50,21 @@ def run_server(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, 
             print_warmup_progress()
         app = create_app(config)
         if public:
-            print_exposure(app, host, port, workers)
-        with exit_in_bounded_time():
+            _print_exposure(app, host, port, workers)
+        with _exit_in_bounded_time():
             uvicorn.run(app, **kw)
         return
     app = create_app(ServerConfig(**{**config.__dict__, "warmup": False}))  # check the configuration here, once
     if public:
-        print_exposure(app, host, port, workers)
+        _print_exposure(app, host, port, workers)
     print(SINGLE_PROCESS.format(workers=workers), file=sys.stderr, flush=True)
     os.environ[CONFIG_ENV] = config_env(config)
-    with exit_in_bounded_time():
+    with _exit_in_bounded_time():
         uvicorn.run("tarocchi_rl.web.app:app_from_env", factory=True, workers=workers, **kw)
 
 
 @contextlib.contextmanager
-def exit_in_bounded_time(seconds: float = limits.SHUTDOWN_SECONDS) -> Iterator[None]:
+def _exit_in_bounded_time(seconds: float = limits.SHUTDOWN_SECONDS) -> Iterator[None]:
     """Around uvicorn: stopped by Ctrl-C (SIGINT: Python's exit then waits for every thread), the process ends
     within ``seconds`` whatever a thread does (a bot's search, a challenge's deals played offline); the app's
     shutdown has killed the external programs already. (Stopped by SIGTERM, uvicorn ends the process with the
@@ -92,7 +92,7 @@ def raise_open_files(needed: int) -> None:
     except ImportError:  # pragma: no cover - not POSIX
         return
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = needed + OPEN_FILES_MARGIN
+    want = needed + _OPEN_FILES_MARGIN
     if soft != resource.RLIM_INFINITY and soft < want:
         new = want if hard == resource.RLIM_INFINITY else min(hard, max(want, soft))
         try:
@@ -104,7 +104,7 @@ def raise_open_files(needed: int) -> None:
                   "(ulimit -n): connections beyond it are refused by the kernel", file=sys.stderr, flush=True)
 
 
-def print_exposure(app: Starlette, host: str, port: int, workers: int) -> None:
+def _print_exposure(app: Starlette, host: str, port: int, workers: int) -> None:
     """What a ``--public`` server exposes, before it listens: where, its routes, its bots, its limits."""
     server = app.state.server
     routes = [str(getattr(r, "path", r)) for r in app.routes]
@@ -115,7 +115,7 @@ def print_exposure(app: Starlette, host: str, port: int, workers: int) -> None:
         print("  " + line, flush=True)
 
 
-def prepare_games_database(url: str, workers: int) -> None:
+def _prepare_games_database(url: str, workers: int) -> None:
     """Before anything listens: the games' database checked (a StoreError, one line, when it cannot be used),
     upgraded, and the games a killed server left in progress marked abandoned (here once, before the worker
     processes start; a new SQLite file is left for the app's startup to make, so that nothing is written before

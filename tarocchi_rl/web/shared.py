@@ -17,12 +17,12 @@ connection that comes with the token of a seat held by another connection takes 
 Forced moves: a person's move when it is their only legal one is not played at once (that would tell the others
 that the seat had one legal card, or too few trumps for a poignée): the table holds it
 (:attr:`~tarocchi_rl.web.table.Table.hold_forced`) and plays it after that person's typical decision time (the
-median of their chosen moves' times at this table, :data:`FIRST_PERSON_PACE` before the first), in a message of its
+median of their chosen moves' times at this table, :data:`_FIRST_PERSON_PACE` before the first), in a message of its
 own, as a chosen move would come; the other seats see it as a chosen move (``by`` ``human``), the seat itself is
 told (its snapshot's ``forced``), and the store notes ``forced``. A person away is paced the same way.
 
 Guessing: a wrong code or token costs the address one of :data:`GUESSES_BURST` tries, refilled at
-:data:`GUESSES_PER_SECOND`; with none left, ``join`` is refused before any table is looked up. A table counts
+:data:`_GUESSES_PER_SECOND`; with none left, ``join`` is refused before any table is looked up. A table counts
 among its opener's tables (:class:`~tarocchi_rl.web.limits.TableCount`) until it closes, lives at most the
 table lifetime and closes after the idle timeout without a move.
 
@@ -58,18 +58,18 @@ __all__ = ["BOT_FAILED", "BotFailed", "CODE_ALPHABET", "CODE_LENGTH", "Conn", "L
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # 31 characters that cannot be mistaken for one another
 CODE_LENGTH = 8  # 31**8: about 8.5e11 codes
 TOKEN_BYTES = 18  # a seat token: 24 URL-safe characters
-MAX_CODE_TEXT = 32  # characters of a code as a client sends it (spaces and dashes dropped)
+_MAX_CODE_TEXT = 32  # characters of a code as a client sends it (spaces and dashes dropped)
 MAX_TOKEN_TEXT = 64
 SEAT_GRACE = 60.0  # seconds a person's seat waits for them before its bot plays it (serve --seat-grace)
 LOBBY_SIZE = 50  # tables GET /v1/tables lists at most (SharedTables.lobby: each address's oldest first)
 LOBBY_PER_CLIENT = 2  # lobby tables waiting for people that one address may have at once (open refused beyond)
 OUTBOX = 64  # messages waiting for a connection; one more and it is closed
 GUESSES_BURST = 10  # wrong codes or tokens an address may send at once ...
-GUESSES_PER_SECOND = 0.1  # ... and on average (6 a minute)
-TRACKED_GUESSERS = 4096  # addresses whose wrong guesses are remembered (the least recent forgotten)
-LINK_DRAIN_SECONDS = 2.0  # what a closing connection waits for its outbox
+_GUESSES_PER_SECOND = 0.1  # ... and on average (6 a minute)
+_TRACKED_GUESSERS = 4096  # addresses whose wrong guesses are remembered (the least recent forgotten)
+_LINK_DRAIN_SECONDS = 2.0  # what a closing connection waits for its outbox
 OVERFLOW_CLOSE = 1008  # close code of a connection that does not read its messages
-FIRST_PERSON_PACE = 1.0  # seconds a person's forced move waits before they chose a move (then: their median)
+_FIRST_PERSON_PACE = 1.0  # seconds a person's forced move waits before they chose a move (then: their median)
 PERSON = "human"  # a person's seat in ``open``'s seats (as in ``start``)
 BOT_FAILED = "a bot failed; the deal is abandoned: send start for a new one"  # all a client learns of it
 SINGLE_PROCESS = ("shared tables need `serve --workers 1`: this server runs {workers} processes, and a table's code "
@@ -88,7 +88,7 @@ def new_code() -> str:
 
 def normalize_code(value: Any) -> str | None:
     """A client's code -> the code (upper case, spaces and dashes dropped); None when it cannot be one."""
-    if not isinstance(value, str) or len(value) > MAX_CODE_TEXT:
+    if not isinstance(value, str) or len(value) > _MAX_CODE_TEXT:
         return None
     code = value.replace("-", "").replace(" ", "").upper()
     if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
@@ -128,9 +128,9 @@ class Link:
 
     async def _close(self) -> None:
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.websocket.close(code=OVERFLOW_CLOSE), LINK_DRAIN_SECONDS)
+            await asyncio.wait_for(self.websocket.close(code=OVERFLOW_CLOSE), _LINK_DRAIN_SECONDS)
 
-    async def drain(self, timeout: float = LINK_DRAIN_SECONDS) -> None:
+    async def drain(self, timeout: float = _LINK_DRAIN_SECONDS) -> None:
         """Send what is queued (at most ``timeout`` seconds), then stop."""
         if not self.closed:
             self.closed = True
@@ -186,7 +186,7 @@ class PersonSeat:
     expired: bool = False
     timer: asyncio.TimerHandle | None = None
     sent: int = 0
-    clock: DecisionClock = field(default_factory=lambda: DecisionClock(FIRST_PERSON_PACE))  # its chosen moves' times
+    clock: DecisionClock = field(default_factory=lambda: DecisionClock(_FIRST_PERSON_PACE))  # its chosen moves' times
 
 
 @dataclass(eq=False)
@@ -286,8 +286,8 @@ class SharedTables:
     def _bucket(self, client: str) -> limits.TokenBucket:
         bucket = self.guesses.get(client)
         if bucket is None:
-            bucket = self.guesses[client] = limits.TokenBucket(GUESSES_PER_SECOND, GUESSES_BURST)
-            while len(self.guesses) > TRACKED_GUESSERS:
+            bucket = self.guesses[client] = limits.TokenBucket(_GUESSES_PER_SECOND, GUESSES_BURST)
+            while len(self.guesses) > _TRACKED_GUESSERS:
                 self.guesses.popitem(last=False)
         self.guesses.move_to_end(client)
         return bucket

@@ -62,9 +62,9 @@ MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 STATUSES = ("in_progress", "finished", "abandoned")
 MOVE_BY = {"human": "person", "bot": "bot", "forced": "forced", "replacement": "replacement"}  # a table's step's
 # ``by`` -> the stored one
-SQLITE_BUSY_SECONDS = 30.0  # how long a SQLite write waits for another process's (serve --workers N) to end
-MAX_NAME = 64  # characters of a seat's name (bot display names and person ids are far shorter)
-MAX_ACTION = 64  # characters of an action string (tarocchi_rl.web.table.MAX_ACTION_TEXT)
+_SQLITE_BUSY_SECONDS = 30.0  # how long a SQLite write waits for another process's (serve --workers N) to end
+_MAX_NAME = 64  # characters of a seat's name (bot display names and person ids are far shorter)
+_MAX_ACTION = 64  # characters of an action string (tarocchi_rl.web.table.MAX_ACTION_TEXT)
 MAX_MS = 2**31 - 1  # a move's ms (about 24.8 days) at most: an INTEGER is 32 bits in PostgreSQL (64 in SQLite)
 # The isolation level of a read (Store.reading): one snapshot for the whole transaction, whatever commits meanwhile.
 # SQLite: nothing to set (a transaction opened with BEGIN, which _sqlite_begin emits, reads one snapshot in WAL mode
@@ -72,9 +72,9 @@ MAX_MS = 2**31 - 1  # a move's ms (about 24.8 days) at most: an INTEGER is 32 bi
 # READ keeps the transaction's first (and a read-only one never fails to serialize); any other: SERIALIZABLE.
 SNAPSHOT_ISOLATION: dict[str, str | None] = {"sqlite": None, "postgresql": "REPEATABLE READ",
                                              "mysql": "REPEATABLE READ", "mariadb": "REPEATABLE READ"}
-WRITE_OPTION = "tarocchi_write"  # the execution option of a write transaction: SQLite begins it BEGIN IMMEDIATE
-UPGRADE_LOCK = 0x74617230  # the PostgreSQL advisory lock held while one process upgrades the schema
-PLAYER_SECRET = "player-tokens"  # server_secrets' key of the challenges' player tokens (web/challenges.py)
+_WRITE_OPTION = "tarocchi_write"  # the execution option of a write transaction: SQLite begins it BEGIN IMMEDIATE
+_UPGRADE_LOCK = 0x74617230  # the PostgreSQL advisory lock held while one process upgrades the schema
+_PLAYER_SECRET = "player-tokens"  # server_secrets' key of the challenges' player tokens (web/challenges.py)
 
 metadata = sa.MetaData()
 games = sa.Table(
@@ -96,9 +96,9 @@ challenge_results = sa.Table(
     "challenge_results", metadata,
     sa.Column("challenge", sa.String(32), primary_key=True),
     sa.Column("deal", sa.Integer, primary_key=True),
-    sa.Column("name", sa.String(MAX_NAME), nullable=False),
+    sa.Column("name", sa.String(_MAX_NAME), nullable=False),
     sa.Column("variant", sa.String(32), nullable=False),
-    sa.Column("bot", sa.String(MAX_NAME), nullable=False),
+    sa.Column("bot", sa.String(_MAX_NAME), nullable=False),
     sa.Column("seat", sa.Integer, nullable=False),
     sa.Column("payoff", sa.Integer, nullable=False),
     sa.Column("record", sa.JSON, nullable=False),
@@ -109,9 +109,9 @@ seats = sa.Table(
     sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id"), primary_key=True),
     sa.Column("seat", sa.Integer, primary_key=True),
     sa.Column("kind", sa.String(8), nullable=False),
-    sa.Column("name", sa.String(MAX_NAME), nullable=False),
+    sa.Column("name", sa.String(_MAX_NAME), nullable=False),
     sa.Column("payoff", sa.Integer, nullable=True),
-    sa.Column("replaced_by", sa.String(MAX_NAME), nullable=True),
+    sa.Column("replaced_by", sa.String(_MAX_NAME), nullable=True),
 )
 server_secrets = sa.Table(
     "server_secrets", metadata,
@@ -124,7 +124,7 @@ moves = sa.Table(
     sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id"), primary_key=True),
     sa.Column("step", sa.Integer, primary_key=True),
     sa.Column("seat", sa.Integer, nullable=False),
-    sa.Column("action", sa.String(MAX_ACTION), nullable=False),
+    sa.Column("action", sa.String(_MAX_ACTION), nullable=False),
     sa.Column("ms", sa.Integer, nullable=False),
     sa.Column("by", sa.String(12), nullable=True),
 )
@@ -228,11 +228,11 @@ def check_url(url: str) -> URL:
     except ArgumentError:
         raise StoreError(f"--db {url!r}: not a database URL (e.g. sqlite:///games.db, "
                          "postgresql://user@host/games)") from None
-    if in_memory(parsed):  # (SQLite: no password to hide in the URL as given)
+    if _in_memory(parsed):  # (SQLite: no password to hide in the URL as given)
         raise StoreError(f"--db {url.strip()}: an in-memory database lives in one process and ends with it "
                          "(games export and stats, other processes, could never read it): give a file, e.g. "
                          "sqlite:///tarocchi-games.db (serve --db none stores nothing)")
-    path = sqlite_path(parsed)
+    path = _sqlite_path(parsed)
     if path is not None and path.is_dir():
         raise StoreError(f"--db {_shown(parsed)}: {path} is a directory")
     if path is not None and not path.parent.is_dir():
@@ -240,7 +240,7 @@ def check_url(url: str) -> URL:
     return parsed
 
 
-def in_memory(url: URL) -> bool:
+def _in_memory(url: URL) -> bool:
     """Whether a URL names an in-memory SQLite database (``sqlite://``, ``sqlite:///:memory:``, a ``file:`` URI with
     ``mode=memory``): refused by :func:`check_url`."""
     if url.get_backend_name() != "sqlite":
@@ -249,16 +249,16 @@ def in_memory(url: URL) -> bool:
     return db in ("", ":memory:") or ":memory:" in db or str(url.query.get("mode", "")).lower() == "memory"
 
 
-def sqlite_path(url: URL) -> Path | None:
+def _sqlite_path(url: URL) -> Path | None:
     """The file of a SQLite URL (None: not SQLite, or an in-memory database)."""
-    if url.get_backend_name() != "sqlite" or in_memory(url):
+    if url.get_backend_name() != "sqlite" or _in_memory(url):
         return None
     return Path(str(url.database))
 
 
 def new_sqlite_file(url: str) -> bool:
     """Whether ``url`` names a SQLite file that does not exist yet (opening it makes a new, empty database)."""
-    path = sqlite_path(check_url(url))
+    path = _sqlite_path(check_url(url))
     return path is not None and not path.exists()
 
 
@@ -276,21 +276,21 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 def _sqlite_begin(conn: Connection) -> None:
     """Begin a SQLite transaction: ``BEGIN`` (a read: one snapshot to its end), ``BEGIN IMMEDIATE`` for a write
-    (:data:`WRITE_OPTION`: the write lock taken at once, waiting up to :data:`SQLITE_BUSY_SECONDS` for another
+    (:data:`_WRITE_OPTION`: the write lock taken at once, waiting up to :data:`_SQLITE_BUSY_SECONDS` for another
     process's)."""
-    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE_OPTION) else "BEGIN")
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(_WRITE_OPTION) else "BEGIN")
 
 
 def open_store(url: str, create: bool = True) -> "Store":
     """The store at ``url``, its schema upgraded to the migrations' head. ``create`` False: a SQLite file must
     exist already (``games export`` and ``stats`` read, they make no empty database)."""
     parsed = check_url(url)
-    path = sqlite_path(parsed)
+    path = _sqlite_path(parsed)
     if path is not None and not create and not path.is_file():
         raise StoreError(f"--db {_shown(parsed)}: no such file {path}")
     kw: dict[str, Any] = {}
     if parsed.get_backend_name() == "sqlite":
-        kw["connect_args"] = {"timeout": SQLITE_BUSY_SECONDS}
+        kw["connect_args"] = {"timeout": _SQLITE_BUSY_SECONDS}
     try:
         engine = sa.create_engine(parsed, **kw)
     except ImportError as e:  # the driver (psycopg for postgresql:// with SQLAlchemy 2.1: the postgres extra)
@@ -348,7 +348,7 @@ class Store:
         :class:`StoreError`."""
         try:
             with self.engine.connect() as conn:
-                conn.execution_options(**{WRITE_OPTION: True})
+                conn.execution_options(**{_WRITE_OPTION: True})
                 with conn.begin():
                     yield conn
         except SQLAlchemyError as e:
@@ -390,7 +390,7 @@ class Store:
             return
         with self._writing() as conn:
             if conn.dialect.name == "postgresql":
-                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(UPGRADE_LOCK)))
+                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_UPGRADE_LOCK)))
             if MigrationContext.configure(conn).get_current_revision() == head:  # another process did it meanwhile
                 return
             cfg.attributes["connection"] = conn
@@ -417,7 +417,7 @@ class Store:
                                 .values(status="abandoned", finished_at=utc_now()))
             return int(done.rowcount)
 
-    def secret(self, name: str = PLAYER_SECRET) -> bytes:
+    def secret(self, name: str = _PLAYER_SECRET) -> bytes:
         """The server's secret ``name`` (32 random bytes), made by the first process that asks and the same for
         every later one (the insert of a second process that raced it is ignored, and it reads the first's)."""
         with self._writing() as conn:
@@ -585,7 +585,7 @@ def _insert_new(conn: Connection, table: sa.Table, values: dict[str, Any]) -> No
 
 def _move_rows(w: Moves) -> list[dict[str, Any]]:
     """The rows of the ``moves`` table of a :class:`Moves` write."""
-    return [{"game_id": w.game, "step": w.first + k, "seat": seat, "action": action[:MAX_ACTION],
+    return [{"game_id": w.game, "step": w.first + k, "seat": seat, "action": action[:_MAX_ACTION],
              "ms": min(ms, MAX_MS), "by": w.by[k] if k < len(w.by) else None} for k, (seat, action, ms) in
             enumerate(w.rows)]
 
@@ -596,7 +596,7 @@ def _apply(conn: Connection, w: Write) -> None:
         conn.execute(games.insert().values(id=w.id, variant=w.variant, options=w.options, practice=w.practice,
                                            status="in_progress", created_at=w.created, challenge=w.challenge,
                                            challenge_deal=w.challenge_deal))
-        conn.execute(seats.insert(), [{"game_id": w.id, "seat": k, "kind": kind, "name": name[:MAX_NAME]}
+        conn.execute(seats.insert(), [{"game_id": w.id, "seat": k, "kind": kind, "name": name[:_MAX_NAME]}
                                       for k, (kind, name) in enumerate(w.seats)])
     elif isinstance(w, Finished):
         conn.execute(games.update().where(games.c.id == w.game)
@@ -605,12 +605,12 @@ def _apply(conn: Connection, w: Write) -> None:
         for k, p in enumerate(payoffs):
             conn.execute(seats.update().where(seats.c.game_id == w.game, seats.c.seat == k).values(payoff=int(p)))
     elif isinstance(w, ChallengeResult):  # written once: a row already there (another process's) is kept
-        _insert_new(conn, challenge_results, {"challenge": w.challenge, "deal": w.deal, "name": w.name[:MAX_NAME],
-                                              "variant": w.variant, "bot": w.bot[:MAX_NAME], "seat": w.seat,
+        _insert_new(conn, challenge_results, {"challenge": w.challenge, "deal": w.deal, "name": w.name[:_MAX_NAME],
+                                              "variant": w.variant, "bot": w.bot[:_MAX_NAME], "seat": w.seat,
                                               "payoff": w.payoff, "record": w.record, "created_at": w.at})
     elif isinstance(w, SeatReplaced):
         conn.execute(seats.update().where(seats.c.game_id == w.game, seats.c.seat == w.seat)
-                     .values(replaced_by=w.bot[:MAX_NAME]))
+                     .values(replaced_by=w.bot[:_MAX_NAME]))
     elif isinstance(w, Abandoned):
         conn.execute(games.update().where(games.c.id == w.game, games.c.status == "in_progress")
                      .values(status="abandoned", finished_at=w.at))

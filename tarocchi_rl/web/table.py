@@ -82,7 +82,7 @@ __all__ = ["DecisionClock", "INT_OPTION_RANGE", "STRING_CHOICES", "SeatBot", "Ta
 STRING_CHOICES: dict[str, tuple[str, ...]] = {k: tuple(v) for f in FAMILIES for k, v in f.STRING_OPTION_CHOICES.items()}
 INT_OPTION_RANGE = (0, 99)  # integer options from a client (accuso_points): each value is a cached game
 MAX_ACTION_TEXT = 64
-MAX_SEED_TEXT = 20  # digits of a seed sent as a string (seeds are below 2**63)
+_MAX_SEED_TEXT = 20  # digits of a seed sent as a string (seeds are below 2**63)
 PACE_SAMPLES = 31  # a slow bot's typical decision time: the median of its last PACE_SAMPLES searched decisions
 FIRST_PACE = 0.2  # seconds a forced move waits before the bot has searched once (the built-in search's budget)
 MAX_PACE = 30.0  # seconds: the longest wait of a forced move (a table's thread is never held longer)
@@ -113,9 +113,9 @@ def client_seed(value: Any) -> int:
     """A client's seed: an integer in [0, 2**63 - 1], or the same as a string of digits (a page keeps seeds as
     strings: JavaScript numbers round above 2**53); ValueError otherwise."""
     if isinstance(value, str):
-        if not (value.isascii() and value.isdigit() and len(value) <= MAX_SEED_TEXT):
+        if not (value.isascii() and value.isdigit() and len(value) <= _MAX_SEED_TEXT):
             raise ValueError(f"seed must be an integer in [0, 2**63 - 1] (or its digits as a string), "
-                             f"got {value[:MAX_SEED_TEXT + 5]!r}")
+                             f"got {value[:_MAX_SEED_TEXT + 5]!r}")
         return parse_seed("seed", value)
     return check_seed("seed", value)
 

@@ -2,7 +2,7 @@
 
 :class:`StoreWriter` is one thread that owns the database's writes: the event loop only puts writes in its bounded
 queue (``put_nowait``, never waiting) and the thread applies what has gathered in one transaction (waiting
-:data:`GATHER_SECONDS` after a first write for more: fewer, larger transactions take the GIL from the event loop
+:data:`_GATHER_SECONDS` after a first write for more: fewer, larger transactions take the GIL from the event loop
 less often), so a move is committed a few tens of milliseconds after it is played and a server killed at any moment
 loses at most the writes still queued. When the queue is full (the database has stalled for long:
 :data:`WRITE_QUEUE` writes behind), a write is dropped, counted in :attr:`StoreWriter.dropped` and logged, and the
@@ -34,8 +34,8 @@ __all__ = ["BATCH", "StoreWriter", "TableRecorder", "WRITE_QUEUE", "new_person_i
 
 WRITE_QUEUE = 10_000  # writes waiting for the database (a deal is about 3 writes per answer to its person)
 BATCH = 500  # writes applied in one transaction at most
-GATHER_SECONDS = 0.02  # how long a transaction gathers writes after its first: fewer, larger transactions
-CLOSE_SECONDS = 10.0  # how long a closing server waits for the queued writes
+_GATHER_SECONDS = 0.02  # how long a transaction gathers writes after its first: fewer, larger transactions
+_CLOSE_SECONDS = 10.0  # how long a closing server waits for the queued writes
 log = logging.getLogger("tarocchi_rl.web.store")
 _STOP = object()
 
@@ -83,13 +83,13 @@ class StoreWriter:
             self._put += 1
         return True
 
-    def flush(self, timeout: float = CLOSE_SECONDS) -> bool:
+    def flush(self, timeout: float = _CLOSE_SECONDS) -> bool:
         """Wait until every write put so far is applied (or refused); False after ``timeout`` seconds."""
         with self._done:
             target = self._put
             return self._done.wait_for(lambda: self._handled >= target, timeout)
 
-    def close(self, timeout: float = CLOSE_SECONDS) -> None:
+    def close(self, timeout: float = _CLOSE_SECONDS) -> None:
         """Apply what is queued (for at most ``timeout`` seconds) and stop the thread."""
         if self.thread.is_alive():
             try:
@@ -104,7 +104,7 @@ class StoreWriter:
             first = self.queue.get()
             batch = [first]
             if first is not _STOP:
-                time.sleep(GATHER_SECONDS)  # the writes of the next moments join this transaction
+                time.sleep(_GATHER_SECONDS)  # the writes of the next moments join this transaction
             while len(batch) < BATCH:
                 try:
                     batch.append(self.queue.get_nowait())
