@@ -21,6 +21,7 @@ from numba import njit, prange
 from ..bits import U0, bit, bounded, kth_bit, lowest_bit, popcount, splitmix_next
 from ..cards import FOOL
 from ..core.deal import give, shuffle_deck
+from ..core.parallel import game_index
 from ..core.phases import DISCARD, DONE, PLAY
 from ..core.state import (
     BEST_BIT,
@@ -494,7 +495,7 @@ def new_deal_row(st, i, tb):
 def reset_batch(st, tb, shuffle):
     """Reset every game; with ``shuffle`` a new deal is drawn from each game's RNG first."""
     for i_ in prange(st.meta.shape[0]):
-        i = np.int64(i_)  # prange's own index would compile every callee twice (int64, uint64)
+        i = game_index(i_)
         if shuffle:
             new_deal_row(st, i, tb)
         else:
@@ -505,7 +506,7 @@ def reset_batch(st, tb, shuffle):
 def legal_mask_batch(st, tb, out):
     """out: bool[B, n_actions] legal actions of every game (all False for games that are done)."""
     for i_ in prange(st.meta.shape[0]):
-        i = np.int64(i_)  # prange's own index would compile every callee twice (int64, uint64)
+        i = game_index(i_)
         legal_mask_row(st, i, tb, out[i])
 
 
@@ -546,7 +547,7 @@ def step_batch(st, actions, tb, auto_reset, done_out, payoff_out):
     With ``auto_reset`` a game that ends is immediately re-dealt from its RNG.
     """
     for i_ in prange(st.meta.shape[0]):
-        i = np.int64(i_)  # prange's own index would compile every callee twice (int64, uint64)
+        i = game_index(i_)
         step_one(st, i, actions[i], tb, auto_reset, done_out, payoff_out)
 
 
@@ -554,7 +555,7 @@ def step_batch(st, actions, tb, auto_reset, done_out, payoff_out):
 def random_actions_batch(st, tb, out):
     """out: int64[B] a uniformly random legal action per game (-1 for games done), from each game's RNG."""
     for i_ in prange(st.meta.shape[0]):
-        i = np.int64(i_)  # prange's own index would compile every callee twice (int64, uint64)
+        i = game_index(i_)
         out[i] = random_action_row(st, i, tb)
 
 
@@ -566,5 +567,5 @@ def rollout_random_batch(st, tb, deals_per_game, payoff_sum, counts):
     counts : int64[B, 2]       [deals, card plays] per game
     """
     for i_ in prange(st.meta.shape[0]):
-        i = np.int64(i_)  # prange's own index would compile every callee twice (int64, uint64)
+        i = game_index(i_)
         rollout_row(st, i, tb, deals_per_game, payoff_sum, counts)

@@ -35,6 +35,7 @@ from ..core.obs_layout import (
     S_TRICKS_WON,
     build_privileged_layout,
 )
+from ..core.parallel import game_index
 from ..core.phases import DONE, PLAY
 from ..core.points import card_points
 from ..core.state import (
@@ -130,7 +131,7 @@ def observe_row(st, i, viewer, tb, out):
 def observe_batch(st, tb, viewers, out):
     """out: float32[B, obs_dim], game i seen by seat viewers[i] (int64; viewer < 0 gives zeros)."""
     for i_ in prange(st.meta.shape[0]):
-        i = np.int64(i_)  # prange's own index would compile every callee twice (int64, uint64)
+        i = game_index(i_)
         if viewers[i] < 0:
             out[i, :] = 0.0
         else:
@@ -167,7 +168,7 @@ def _privileged_row(st, i, viewer, tb, offsets, out):
 def privileged_batch(st, tb, offsets, viewers, out):
     """out: float32[B, H], the hidden part of game i seen from seat viewers[i] (int64; viewer < 0 gives zeros)."""
     for i_ in prange(st.meta.shape[0]):
-        i = np.int64(i_)  # prange's own index would compile every callee twice (int64, uint64)
+        i = game_index(i_)
         if viewers[i] < 0:
             out[i, :] = 0.0
         else:

@@ -74,6 +74,7 @@ from numba import njit, prange
 from ..bits import U0, U1, lowest_bit, popcount
 from ..cards import EX_BIT
 from ..core.known import above, hi_bit, outstanding
+from ..core.parallel import game_index
 from ..core.phases import (
     DISCARD,
     DONE,
@@ -485,7 +486,7 @@ def heuristic_row(st, i, tb):
 def heuristic_actions(st, tb, idx, out):
     """out[k] = the heuristic's action in game idx[k] (-1 for games that are done)."""
     for k_ in prange(idx.shape[0]):
-        k = np.int64(k_)  # prange's own index would compile every callee twice (int64, uint64)
+        k = game_index(k_)
         out[k] = heuristic_row(st, idx[k], tb)
 
 

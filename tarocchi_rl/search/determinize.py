@@ -130,6 +130,7 @@ from numba.extending import intrinsic
 
 from ..bits import U0, U1, bit, bounded, draw_bits, lowest_bit, popcount, seed_states, splitmix_next
 from ..core.offsets import Layout
+from ..core.parallel import game_index
 from ..core.phases import DISCARD
 from ..core.state import (
     DECLARER,
@@ -1128,7 +1129,7 @@ def _determinize_batch(src, i, observer, tb, dst):
     pm = np.empty(NM, np.uint64)
     pf = _plan_row(src, i, observer, tb, pi, pm)
     for j_ in prange(dst.meta.shape[0]):
-        j = np.int64(j_)  # prange's own index would compile every callee twice (int64, uint64)
+        j = game_index(j_)
         sample_row(src, i, observer, tb, pi, pm, pf, dst, j)
     return pi[I_STATUS] == 1
 
@@ -1149,7 +1150,7 @@ def _determinize_serial(src, i, observer, tb, dst):
 def sample_batch(src, i, observer, tb, pi, pm, pf, dst):
     """_determinize_batch from a ready plan (see :func:`make_plan`)."""
     for j_ in prange(dst.meta.shape[0]):
-        j = np.int64(j_)  # prange's own index would compile every callee twice (int64, uint64)
+        j = game_index(j_)
         sample_row(src, i, observer, tb, pi, pm, pf, dst, j)
 
 

@@ -46,6 +46,7 @@ from numba import njit, prange
 from numpy.typing import NDArray
 
 from .. import engine
+from ..core.parallel import game_index
 from ..core.phases import DONE
 from ..core.state import CUR, PAYOFF, PHASE, BatchState, alloc_state
 from .inference import DEFAULT_BELIEF_SAMPLES, belief_plan, weighted_sample_row
@@ -155,7 +156,7 @@ def _descend_batch(root, idx, tb, scratch, t, n_nodes, legal, path, depth, leaf_
     b_floats[b_offsets[k]:b_offsets[k + 1]]): depth[k], leaf_kind[k] (-1: no room left to expand: the path is
     backed up with the rollout of the position)."""
     for k_ in prange(idx.shape[0]):
-        k = np.int64(k_)  # prange's own index would compile every callee twice (int64, uint64)
+        k = game_index(k_)
         depth[k], leaf_kind[k], n_nodes[k] = _descend_row(
             root, idx[k], tb, scratch, k, t, n_nodes[k], legal[k], path, c_puct, fpu, plans_i[k], plans_m[k],
             plans_f[k], observers[k], lazy, b_ints[k], b_floats[b_offsets[k] : b_offsets[k + 1]])
@@ -173,7 +174,7 @@ def _legal_masks_of(scratch, rows, tb, out):
 def _rollout_batch(scratch, tb, rows, kind):
     """Play scratch rows ``rows`` to their end (random or heuristic actions)."""
     for r_ in prange(rows.shape[0]):
-        r = np.int64(r_)  # prange's own index would compile every callee twice (int64, uint64)
+        r = game_index(r_)
         _rollout(scratch, rows[r], tb, kind)
 
 
@@ -199,7 +200,7 @@ def _backup_row(t, k, path, d, values, new_prior, has_prior):
 def _backup_batch(t, path, depth, values, new_prior, has_prior):
     """:func:`_backup_row` of every tree k, with ``values[k]``, ``new_prior[k]``, ``has_prior[k]``."""
     for k_ in prange(path.shape[0]):
-        k = np.int64(k_)  # prange's own index would compile every callee twice (int64, uint64)
+        k = game_index(k_)
         _backup_row(t, k, path, depth[k], values[k], new_prior[k], has_prior[k])
 
 

@@ -52,6 +52,7 @@ from numpy.typing import NDArray
 
 from .. import engine
 from ..bits import bounded, splitmix_next
+from ..core.parallel import game_index
 from ..core.phases import DONE, PLAY
 from ..core.state import CUR, PAYOFF, PHASE, alloc_state
 from ..core.tables import P_CARDS, P_N_SPECIAL, P_PLAYERS
@@ -269,7 +270,7 @@ def search_batch(root, idx, tb, scratch, iterations, c_explore, payoff_scale, ro
                  visits_out, actions_out):
     """search_row for every game idx[k] (scratch row k, priors[k], visits_out[k]) -> actions_out[k]."""
     for k_ in prange(idx.shape[0]):
-        k = np.int64(k_)  # prange's own index would compile every callee twice (int64, uint64)
+        k = game_index(k_)
         actions_out[k] = search_row(root, idx[k], tb, scratch, k, iterations, c_explore, payoff_scale,
                                     rollout_kind, priors[k], c_prior, visits_out[k])
 
@@ -322,7 +323,7 @@ def _continue_batch(root, idx, tb, scratch, n_iter, c_explore, payoff_scale, rol
                     stats, legal, stamp, path, counters, logbs, belief_method, belief_samples):
     """:func:`_continue_row` for every game ``idx[k]`` (scratch row k, the k-th tree, buffers and log beliefs)."""
     for k_ in prange(idx.shape[0]):
-        k = np.int64(k_)  # prange's own index would compile every callee twice (int64, uint64)
+        k = game_index(k_)
         _continue_row(root, idx[k], tb, scratch, k, n_iter, c_explore, payoff_scale, rollout_kind, priors[k],
                       c_prior, nodes[k], stats[k], legal[k], stamp[k], path[k], counters[k], logbs[k],
                       belief_method, belief_samples)
