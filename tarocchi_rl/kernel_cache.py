@@ -170,14 +170,30 @@ def _load_data_or_miss(self: Any, name: str) -> Any:
         raise OSError(f"damaged Numba cache entry {name}: {e}") from None
 
 
+_NUMBA_LOAD_INDEX = caching.IndexDataCacheFile._load_index
+
+
+def _load_index_or_empty(self: Any) -> Any:
+    """Numba's read of a kernel's cache index, an index it cannot read taken as an empty one (every entry a miss, the
+    index rewritten at the next save): a damaged index, or one whose kernel signatures name a class that no longer
+    exists (a type renamed in the source: Numba unpickles the index before it compares the source stamp, and would
+    fail every process that loads it until the cache is deleted)."""
+    try:
+        return _NUMBA_LOAD_INDEX(self)
+    except (pickle.UnpicklingError, EOFError, ValueError, AttributeError, ImportError) as e:
+        caching._cache_log("[cache] unreadable index %r: %s", self._index_path, e)
+        return {}
+
+
 def install() -> None:
-    """Put :data:`_LOCATORS` first among the locators Numba tries, and read damaged entries as misses (once per
-    process)."""
+    """Put :data:`_LOCATORS` first among the locators Numba tries, and read damaged entries and indexes as misses
+    (once per process)."""
     classes = _CACHE_IMPL._locator_classes
     for k, locator in enumerate(_LOCATORS):
         if locator not in classes:
             classes.insert(k, locator)
     caching.IndexDataCacheFile._load_data = _load_data_or_miss
+    caching.IndexDataCacheFile._load_index = _load_index_or_empty
 
 
 def uninstall() -> None:
@@ -185,3 +201,4 @@ def uninstall() -> None:
     classes = _CACHE_IMPL._locator_classes
     classes[:] = [c for c in classes if c not in _LOCATORS]
     caching.IndexDataCacheFile._load_data = _NUMBA_LOAD_DATA
+    caching.IndexDataCacheFile._load_index = _NUMBA_LOAD_INDEX

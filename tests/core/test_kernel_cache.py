@@ -1,6 +1,7 @@
 """tarocchi_rl.kernel_cache: a cached kernel is recompiled when a package module it imports changes."""
 
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -125,3 +126,23 @@ def test_a_damaged_cache_entry_is_compiled_again(tmp_path: Path) -> None:
     again = run()
     assert again.returncode == 0 and again.stdout.strip() == "20", again.stderr[-2000:]
     assert len(data[0].read_bytes()) > len(whole) // 2  # rewritten
+
+
+def test_an_unreadable_cache_index_is_a_miss(tmp_path: Path) -> None:
+    """A kernel's cache index that names a class the source no longer has (a type renamed: Numba unpickles the
+    index before it compares the source stamp) is read as empty: the kernel is compiled again, the index rewritten."""
+    write(tmp_path, KPKG)
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT")}
+
+    def run() -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", PROGRAM, str(tmp_path / "kpkg"), "aware"], env=env,
+                              capture_output=True, text=True, timeout=300)
+
+    assert run().stdout.strip() == "20"
+    index = sorted((tmp_path / "kpkg" / "__pycache__").rglob("caller.run-*.nbi"))
+    assert index
+    with open(index[0], "rb") as f:
+        head = pickle.dumps(pickle.load(f))  # the Numba version, pickled first; then (stamp, overloads)
+    index[0].write_bytes(head + b"cgone_module\nGone\n.")  # a pickle of a class that is not there
+    again = run()
+    assert again.returncode == 0 and again.stdout.strip() == "20", again.stderr[-2000:]
