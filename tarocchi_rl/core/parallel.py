@@ -12,6 +12,6 @@ from numba import njit
 
 
 @njit(cache=True, inline="always")
-def game_index(i):
+def game_index(i: int) -> np.int64:
     """``i`` (a prange loop's index) as the ``int64`` game index every kernel takes."""
     return np.int64(i)
