@@ -1,5 +1,7 @@
-"""Rule tables: a variant compiled into arrays that the kernels read (one NamedTuple type for all variants, and
-its subclass :class:`PlayRulesTables` for a family whose ``play_rules`` narrow the shared trick rules).
+"""Rule tables: a variant compiled into arrays that the kernels read (the NamedTuple :class:`RuleTables`, and
+its subclass :class:`PlayRulesTables` for a family whose ``play_rules`` narrow the shared trick rules). Each family
+subclasses one of them (its ``Tables``): a Numba type of its own, so that a kernel is compiled per family and
+reaches that family's hooks alone (:mod:`tarocchi_rl.variants.dispatch`).
 
 Variants differ by these tables and by small per-phase kernels, never by ``if variant == ...`` in the
 shared trick kernel.
@@ -247,9 +249,12 @@ EX_LAST_IF_LED, EX_LAST_ALWAYS, EX_LAST_OTHER_SIDE = 0, 1, 2
 
 
 def make_tables(deck: Deck, card_value: Sequence[int] | np.ndarray, masks: dict[int, Any], params: dict[int, int],
-                obs: np.ndarray, phases: Sequence[Phase] = ()) -> RuleTables:
+                obs: np.ndarray, phases: Sequence[Phase] = (),
+                tables_type: type[RuleTables] = RuleTables) -> RuleTables:
     """Compile a deck, card values, named masks {MK_*: [names]}, params {P_*: int}, an observation layout
-    (int64[N_SECTIONS] offsets) and the family's ``phases`` (beside the engine's) into RuleTables."""
+    (int64[N_SECTIONS] offsets) and the family's ``phases`` (beside the engine's) into a ``tables_type``: a family
+    passes its own subclass (its Numba type, for which the kernels are compiled apart), a PlayRulesTables exactly
+    where params[P_PLAY_HOOK] is 1."""
     mk = np.zeros((N_MASKS, 2), dtype=np.uint64)
     for row, names in masks.items():
         mk[row] = deck.mask_of(names)
@@ -275,7 +280,12 @@ def make_tables(deck: Deck, card_value: Sequence[int] | np.ndarray, masks: dict[
         mk[MK_VALUE + k] = deck.mask_of([c for c in range(deck.n_cards) if int(card_value[c]) == v])
     assert not (mk[MK_TRUMPS, 0] & (np.uint64(1) << np.uint64(EX_BIT)))
     card = np.stack([deck.suit, deck.word, deck.bit, np.asarray(card_value)], axis=1).astype(np.int16)
-    tables = PlayRulesTables if pr[P_PLAY_HOOK] != 0 else RuleTables
-    return tables(
+    if not issubclass(tables_type, RuleTables):
+        raise TypeError(f"make_tables: tables_type {tables_type!r} is not a RuleTables")
+    if issubclass(tables_type, PlayRulesTables) != bool(pr[P_PLAY_HOOK]):
+        raise ValueError(f"make_tables: params[P_PLAY_HOOK] is {pr[P_PLAY_HOOK]} but tables_type "
+                         f"{tables_type.__qualname__} {'is' if issubclass(tables_type, PlayRulesTables) else 'is not'}"
+                         " a PlayRulesTables")
+    return tables_type(
         card=card, pos_to_card=deck.pos_to_card.copy(), masks=mk, params=pr, obs=np.asarray(obs, np.int64)
     )

@@ -8,7 +8,9 @@ time. A family module provides, beside its rules:
 |------------------------------------------------------------|---------|--------------------------------------|
 | ``FAMILY_ID``                                              | fact    | its position in ``FAMILIES``: the    |
 |                                                            |         | value of ``params[P_FAMILY]``        |
-| ``make_rule_tables(**options)``                            | Python  | the engine (RuleTables: masks, params)|
+| ``Tables``: its RuleTables subclass, a class name of its   | type    | Numba: the kernels are compiled per  |
+| own (a PlayRulesTables where ``play_rules`` narrows)       |         | family, for this type (dispatch.py)  |
+| ``make_rule_tables(**options)``                            | Python  | the engine (its Tables: masks, params)|
 | ``start_row``, ``legal_flags``, ``step_special``,          | Numba   | the engine and the observation,      |
 | ``after_discard``, ``trick_won``, ``settle``,              | kernels | through the generated family         |
 | ``observe_sections``, ``sides_known``, ``play_rules``      |         | dispatch (``dispatch.py``; arguments:|
@@ -55,7 +57,7 @@ import copyreg
 
 from ..core.obs_layout import build_privileged_layout, layout_table
 from . import french, mineo, piedmont, tarok
-from .contract import FamilyRules
+from .contract import FamilyRules, check_registry
 from .spec import INT32_MAX, INT32_MIN, VariantRow, VariantSpec
 
 __all__ = ["FAMILIES", "INT32_MAX", "INT32_MIN", "OUTCOME_FIELDS", "VARIANTS", "VariantRow", "VariantSpec",
@@ -67,6 +69,8 @@ FAMILIES: tuple[FamilyRules, ...] = (mineo, piedmont, french, tarok)
 for _k, _family in enumerate(FAMILIES):
     if _family.FAMILY_ID != _k:
         raise ImportError(f"family {_family!r} has FAMILY_ID {_family.FAMILY_ID}, but is FAMILIES[{_k}]")
+if check_registry(FAMILIES):
+    raise ImportError("; ".join(check_registry(FAMILIES)))
 
 OUTCOME_FIELDS = {
     "payoffs": "int per seat, the deal's payoffs (zero-sum where the family's ZERO_SUM says so)",

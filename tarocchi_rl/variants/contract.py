@@ -9,8 +9,8 @@ Two kinds of member:
 
 - Python: the rule tables' builder, the action vocabulary, the outcome and the facts, typed here exactly
   (``Callable[..., X]`` where the families' keyword options differ);
-- Numba kernels (``KERNEL_HOOKS``): ``@njit`` functions that the shared kernels call for the family in
-  ``params[P_FAMILY]`` through the generated family dispatch of :mod:`tarocchi_rl.variants.dispatch` (Numba
+- Numba kernels (``KERNEL_HOOKS``): ``@njit`` functions that the shared kernels call for the family whose
+  ``Tables`` they were given, through the generated family dispatch of :mod:`tarocchi_rl.variants.dispatch` (Numba
   types them when they are compiled, so their arguments are documented in ``KERNEL_HOOKS``, not annotated). A
   family with no use for a hook names a kernel of :mod:`tarocchi_rl.variants.defaults` after it.
 """
@@ -123,8 +123,14 @@ class FamilyRules(Protocol):
 
     # -- the variant's tables ---------------------------------------------------------------------------------
     @property
+    def Tables(self) -> type[RuleTables]:  # noqa: N802 (a class)
+        """The type of its rule tables: a RuleTables subclass of its own (a PlayRulesTables where its play_rules
+        narrow the trick rules), so that the kernels are compiled per family and reach its hooks alone
+        (:mod:`tarocchi_rl.variants.dispatch`)."""
+
+    @property
     def make_rule_tables(self) -> Callable[..., RuleTables]:
-        """``make_rule_tables(**fixed, **options)``: the RuleTables of a variant of the family."""
+        """``make_rule_tables(**fixed, **options)``: the family's ``Tables`` of a variant of the family."""
 
     # -- the action vocabulary --------------------------------------------------------------------------------
     @property
@@ -305,8 +311,9 @@ def missing_members(family: object) -> list[str]:
 def check_family(family: object) -> list[str]:
     """What the family module ``family`` gets wrong against the contract (empty: nothing), as Pgx's api_test
     checks an environment: the members it lacks (or hooks not callable), phases that are invalid or take an
-    engine phase's code, and observation sections of its own beyond MAX_FAMILY_SECTIONS or named as shared ones.
-    The contract test calls it for every registered family."""
+    engine phase's code, observation sections of its own beyond MAX_FAMILY_SECTIONS or named as shared ones, and
+    a ``Tables`` that is not a RuleTables subclass of its own. The contract test calls it for every registered
+    family."""
     problems = missing_members(family)
     name = getattr(family, "__name__", repr(family))
     phases = tuple(getattr(family, "PHASES", ()))
@@ -322,4 +329,24 @@ def check_family(family: object) -> list[str]:
     if len(sections) > MAX_FAMILY_SECTIONS:
         problems.append(f"{len(sections)} observation sections of its own, more than {MAX_FAMILY_SECTIONS}")
     problems += [f"its section {s!r} is a shared section's name" for s in sections if s in SECTIONS]
+    tables = getattr(family, "Tables", None)
+    if tables is not None and not (isinstance(tables, type) and issubclass(tables, RuleTables)
+                                   and tables.__name__ not in ("RuleTables", "PlayRulesTables")):
+        problems.append(f"its Tables {tables!r} is not a RuleTables subclass of its own")
+    return problems
+
+
+def check_registry(families: Sequence[object]) -> list[str]:
+    """What the registry's ``families`` get wrong together (empty: nothing): each family's ``Tables`` needs a class
+    name of its own, since Numba tells two named-tuple types with the same fields apart by their class name only
+    (two families' tables of one name would share their compiled kernels, each family's hooks compiled in)."""
+    seen: dict[str, str] = {}
+    problems = []
+    for family in families:
+        name = getattr(getattr(family, "Tables", None), "__name__", None)
+        if name is not None and name in seen:
+            problems.append(f"{getattr(family, '__name__', family)}.Tables has the class name {name!r} of "
+                            f"{seen[name]}.Tables")
+        elif name is not None:
+            seen[name] = getattr(family, "__name__", repr(family))
     return problems

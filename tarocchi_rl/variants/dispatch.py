@@ -1,34 +1,41 @@
-"""The family dispatch: for each Numba hook of the contract, one kernel that calls the hook of the family in
-``params[P_FAMILY]``, so that the shared kernels (engine, observation, search, heuristic) never name a family.
+"""The family dispatch: for each Numba hook of the contract, one function that the shared kernels (engine,
+observation, search, heuristic) call, and that reaches the hook of the family whose rule tables they were given,
+so that they never name a family.
 
-Numba cannot look a function up at run time, so each dispatcher is generated once, at import, from the
-registry's ``FAMILIES`` (family id = position): a chain ``if fam == 0: return mineo.hook(...) elif fam == 1:
-... else: return <last family>.hook(...)``, compiled ``inline="always"``: inlined into its caller, it is the
-same code as a chain written there by hand (no call through a pointer, one compile per caller). A new family
-needs no change here: its line in ``FAMILIES`` adds a branch to every dispatcher.
+Each family's tables have a Numba type of their own (its ``Tables``, a RuleTables subclass). In a compiled kernel
+a dispatcher is an ``@overload``, inlined into its caller, that picks the family's hook from the type of ``tb`` when
+the caller is compiled: a kernel compiled for the French tables holds French code alone, and a command that plays
+one variant compiles one family (a chain over every family would compile them all, in every kernel). Called from
+Python (``NUMBA_DISABLE_JIT=1``, or the web's ``sides_known``), a dispatcher reads ``params[P_FAMILY]``: a chain
+``if fam == 0: return _family_0(...) elif ...``.
 
-The generated source is compiled with this file's name (Numba's cache needs a file) and each dispatcher's name
-carries a digest of its source and of the families' names, so that a changed registry never meets an old
-cache entry of a dispatcher. (A kernel that inlines a dispatcher is recompiled when the registry or a family
-changes: its cache entry is stamped with the sources of the package modules its module imports,
-``tarocchi_rl/kernel_cache.py``.)
+The dispatchers are generated once, at import, from the registry's ``FAMILIES`` (family id = position) and the
+arguments of ``KERNEL_HOOKS``: a new family needs no change here. The generated source is compiled with this file's
+name (Numba's cache and inliner need a file), and each dispatcher's name carries a digest of its source and of the
+families' names. (A kernel that inlines a dispatcher is recompiled when the registry or a family changes: its cache
+entry is stamped with the sources of the package modules its module imports, ``tarocchi_rl/kernel_cache.py``.)
 
-``dispatch_source(hook)`` gives the generated text (for reading and for the tests).
+``dispatch_source(hook)`` gives the generated text (for reading and for the tests); ``family_of(tables_type)``
+the family that a dispatcher picks for a tables type.
 """
 
 import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from numba import njit
+from numba import types
+from numba.core.errors import TypingError
+from numba.extending import overload
 
-from ..core.tables import P_FAMILY
+from ..core.tables import P_FAMILY, RuleTables
 from . import FAMILIES
 from .contract import KERNEL_HOOKS, FamilyRules
 
 
 def dispatch_source(hook: str, families: Sequence[FamilyRules] = FAMILIES) -> tuple[str, str]:
-    """(function name, Python source) of the dispatcher of ``hook`` over ``families``."""
+    """(function name, Python source) of the dispatcher of ``hook`` over ``families``: the run-time chain
+    on params[P_FAMILY] (Python), a ``_call_k`` per family, and ``_compiled``, the overload that returns the
+    ``_call_k`` of the tables' family."""
     if hook not in KERNEL_HOOKS:
         raise ValueError(f"unknown family hook {hook!r} (hooks: {', '.join(KERNEL_HOOKS)})")
     if not families:
@@ -41,20 +48,46 @@ def dispatch_source(hook: str, families: Sequence[FamilyRules] = FAMILIES) -> tu
     names = ",".join(getattr(f, "__name__", repr(f)) for f in families)
     digest = hashlib.sha256(("\n".join(body) + names).encode()).hexdigest()[:12]
     name = f"{hook}_dispatch_{digest}"
-    return name, "\n".join([f"def {name}({args}):", *body]) + "\n"
+    calls = [line for k in range(len(families))
+             for line in (f"def _call_{k}({args}):", f"    return _family_{k}({args})", "", "")]
+    compiled = [f"def _compiled({args}):", "    return _calls[_family_of(tb)]"]
+    return name, "\n".join([f"def {name}({args}):", *body, "", "", *calls, *compiled]) + "\n"
+
+
+def family_of(tables_type: type, families: Sequence[FamilyRules] = FAMILIES) -> FamilyRules:
+    """The family whose ``Tables`` is ``tables_type`` (or a base of it); TypeError naming the families otherwise."""
+    for family in families:
+        if isinstance(tables_type, type) and issubclass(tables_type, family.Tables):
+            return family
+    names = ", ".join(getattr(f, "__name__", repr(f)) for f in families)
+    raise TypeError(f"rule tables of type {getattr(tables_type, '__qualname__', tables_type)!r} belong to no family "
+                    f"(a family's tables are its Tables: {names})")
 
 
 def _family_dispatch(hook: str, families: Sequence[FamilyRules] = FAMILIES) -> Callable[..., Any]:
-    """The Numba dispatcher of ``hook`` (a name of KERNEL_HOOKS) over ``families``."""
+    """The dispatcher of ``hook`` (a name of KERNEL_HOOKS) over ``families``: a Python function, overloaded for the
+    compiled kernels by the family of the tables' type."""
     lacking = [getattr(f, "__name__", repr(f)) for f in families if not hasattr(f, hook)]
     if lacking:
         raise ImportError(f"family {', '.join(lacking)} lacks the contract's hook {hook!r} (its arguments: "
                           "variants/contract.py KERNEL_HOOKS; the do-nothing kernels: variants/defaults.py)")
+
+    def position_of(tb: types.Type) -> int:
+        if not (isinstance(tb, types.BaseNamedTuple) and issubclass(tb.instance_class, RuleTables)):
+            raise TypingError(f"the family hook {hook!r} needs rule tables, not {tb}")
+        try:
+            return list(families).index(family_of(tb.instance_class, families))
+        except TypeError as e:
+            raise TypingError(str(e)) from None
+
     name, src = dispatch_source(hook, families)
-    namespace: dict[str, Any] = {"__name__": __name__}
+    namespace: dict[str, Any] = {"__name__": __name__, "_family_of": position_of}
     namespace.update({f"_family_{k}": getattr(f, hook) for k, f in enumerate(families)})
     exec(compile(src, __file__, "exec"), namespace)  # noqa: S102 (source generated above from the registry)
-    return njit(cache=True, inline="always")(namespace[name])
+    namespace["_calls"] = [namespace[f"_call_{k}"] for k in range(len(families))]
+    run_time = namespace[name]
+    overload(run_time)(namespace["_compiled"])
+    return run_time
 
 
 start_row = _family_dispatch("start_row")

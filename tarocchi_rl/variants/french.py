@@ -102,6 +102,7 @@ from ..core.tables import (
     P_STOCK,
     P_TOTAL_POINTS,
     P_TRICKS,
+    RuleTables,
     make_tables,
 )
 from ..core.trick import add_excluded, clear_trick
@@ -129,6 +130,17 @@ P_POIGNEE_1 = P_FAMILY_PARAM + 2  # + k: trumps needed for a simple / double / t
 _POIGNEE_LEVEL = FAMILY_META + 0  # + s: the seat's poignee (0 none, 1..3 simple..triple; -1 not yet)
 
 FAMILY_ID = 2  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
+
+
+class FrenchTables(RuleTables):
+    """French Tarot rule tables: a Numba type of their own, so that the kernels compiled for this family reach its
+    hooks alone (variants/dispatch.py)."""
+
+    __slots__ = ()
+
+
+Tables = FrenchTables  # the contract's name (Numba tells named tuples apart by class name: one each)
+
 
 # French tarot's own phases (the engine's: core/phases.py); codes unique across the registry (variants/phases.py)
 BID, CHELEM, POIGNEE = 7, 8, 9
@@ -287,6 +299,7 @@ def make_rule_tables(variant="french3", excuse_last_trick="other_side"):
         params=params,
         obs=offsets,
         phases=PHASES,
+        tables_type=FrenchTables,
     )
 
 

@@ -100,6 +100,7 @@ from ..core.tables import (
     P_STOCK,
     P_TOTAL_POINTS,
     P_TRICKS,
+    RuleTables,
     make_tables,
 )
 from ..core.trick import add_excluded, start_play
@@ -129,6 +130,17 @@ _EARLY_BID = FAMILY_META + 0  # + s: the seat's word in the early round (-1 not 
 NAME = "mineo"
 LONG_NAME = "Tarocchi Siciliani di Mineo (4 players, hidden partnerships)"
 FAMILY_ID = 0  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
+
+
+class MineoTables(RuleTables):
+    """Mineo rule tables: a Numba type of their own, so that the kernels compiled for this family reach its
+    hooks alone (variants/dispatch.py)."""
+
+    __slots__ = ()
+
+
+Tables = MineoTables  # the contract's name (Numba tells named tuples apart by class name: one each)
+
 
 # Mineo's own phases (the engine's: core/phases.py); codes unique across the registry (variants/phases.py)
 EARLY, AUCTION, SCOMMESSA, RIVANTO = 0, 1, 3, 4
@@ -291,6 +303,7 @@ def make_rule_tables(early_solo=True):
         },
         obs=OBS_OFFSETS,
         phases=PHASES,
+        tables_type=MineoTables,
     )
 
 

@@ -82,6 +82,7 @@ from ..core.tables import (
     P_STOCK,
     P_TOTAL_POINTS,
     P_TRICKS,
+    RuleTables,
     make_tables,
 )
 from ..core.trick import add_excluded, start_play
@@ -110,6 +111,17 @@ _P_ACCUSO_POINTS = P_FAMILY_PARAM + 1  # option accuso_points
 _P_TEAMS = P_FAMILY_PARAM + 2  # 1: fixed partnerships 0+2 vs 1+3 (piedmont4)
 
 FAMILY_ID = 1  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
+
+
+class PiedmontTables(RuleTables):
+    """Piedmontese rule tables: a Numba type of their own, so that the kernels compiled for this family reach its
+    hooks alone (variants/dispatch.py)."""
+
+    __slots__ = ()
+
+
+Tables = PiedmontTables  # the contract's name (Numba tells named tuples apart by class name: one each)
+
 
 # The Piedmontese own phase (the engine's: core/phases.py); codes unique across the registry (variants/phases.py)
 ACCUSO = 10
@@ -273,6 +285,7 @@ def make_rule_tables(variant="piedmont3", excuse_exchange=True, honour_5="mondo"
         },
         obs=offsets,
         phases=PHASES,
+        tables_type=PiedmontTables,
     )
 
 

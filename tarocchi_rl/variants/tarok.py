@@ -103,6 +103,7 @@ from ..core.tables import (
     P_TOTAL_POINTS,
     P_TRICK_HOOK_EVERY,
     P_TRICKS,
+    PlayRulesTables,
     make_tables,
 )
 from ..core.trick import add_excluded, start_play
@@ -118,6 +119,17 @@ from .spec import VariantRow
 from .words import Row, num, payoffs_row, seats_text, signed
 
 FAMILY_ID = 3  # its position in the registry's FAMILIES (variants/__init__.py): params[P_FAMILY]
+
+
+class TarokTables(PlayRulesTables):
+    """Tarok rule tables: a Numba type of their own, so that the kernels compiled for this family reach its
+    hooks alone (variants/dispatch.py)."""
+
+    __slots__ = ()
+
+
+Tables = TarokTables  # the contract's name (Numba tells named tuples apart by class name: one each)
+
 
 # Tarok's own phases (the engine's: core/phases.py); codes unique across the registry (variants/phases.py): the
 # bidding is French tarot's phase (the same record). The king call and the talon choice are part of the auction
@@ -300,6 +312,7 @@ def make_rule_tables(variant="tarok4"):
         },
         obs=offsets,
         phases=PHASES,
+        tables_type=TarokTables,
     )
 
 

@@ -25,7 +25,7 @@ import re
 
 import numpy as np
 import pytest
-from numba import njit
+from numba import njit, typeof
 
 import tarocchi_rl
 from tarocchi_rl import BatchEnv
@@ -162,6 +162,40 @@ def test_check_family_names_what_a_family_gets_wrong():
     assert "takes the engine's code 5" in problems and "outside 0 .. 15" in problems
     assert "share a code" in problems and "more than 8" in problems and "'hand' is a shared section" in problems
     assert check_family(mineo) == []
+    bad.Tables = RuleTables
+    assert "not a RuleTables subclass of its own" in "\n".join(check_family(bad))
+
+
+def test_each_family_has_a_tables_type_of_its_own_name():
+    """Numba tells named-tuple types with the same fields apart by their class name only: two families' Tables of
+    one name would share every compiled kernel. The registry refuses it, naming both."""
+    from types import SimpleNamespace
+
+    from tarocchi_rl.variants.contract import check_registry
+
+    assert len({f.Tables.__name__ for f in FAMILIES}) == len(FAMILIES) and check_registry(FAMILIES) == []
+    twin = SimpleNamespace(__name__="twin", Tables=type(FAMILIES[0].Tables.__name__, (RuleTables,), {}))
+    assert check_registry((*FAMILIES, twin)) == [
+        f"twin.Tables has the class name {FAMILIES[0].Tables.__name__!r} of {FAMILIES[0].__name__}.Tables"]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_kernel_compiled_for_a_family_holds_that_familys_hooks_alone(variant):
+    """The dispatch picks the hook from the tables' type when a kernel is compiled: a kernel compiled for one
+    variant's tables holds its family's hook and no other family's (and tables of no family are refused)."""
+    spec = get_variant(variant)
+    tb = spec.resolved_tables({})
+    assert dispatch.family_of(type(tb)) is spec.rules
+    with pytest.raises(TypeError, match="belong to no family"):
+        dispatch.family_of(RuleTables)
+    if JIT_DISABLED:
+        return
+    kernel = njit(lambda st, i, tb: dispatch.settle(st, i, tb))
+    st = BatchEnv(spec, 1, seed=1).state
+    kernel.compile((typeof(st), typeof(np.int64(0)), typeof(tb)))
+    code = "\n".join(kernel.inspect_llvm().values())
+    named = {f.__name__.rsplit(".", 1)[-1] for f in FAMILIES if f.__name__.rsplit(".", 1)[-1] in code}
+    assert named == {spec.rules.__name__.rsplit(".", 1)[-1]}
 
 
 # Family concepts are the families' words: their modules, their own phases and observation sections. The shared
