@@ -7,8 +7,8 @@ cluster's workers or a server started cold pay it several times over. This comma
 processes: the kernels every agent needs, then the search kernels and the network paths (which load the first
 stage's kernels from the cache).
 
-A kernel is compiled once per Numba type of its arguments, and the tables of a family with play rules have a type
-of their own (``core.tables.PlayRulesTables``): the variants fall into groups by their tables' type
+A kernel is compiled once per Numba type of its arguments, and each family's tables have a type of their own (its
+``Tables``: the kernels compiled for a family hold its hooks alone): the variants fall into groups by their tables' type
 (:func:`tables_groups`), and each stage runs once per group, the groups side by side, since they compile
 different signatures of the same kernels. Numba writes a kernel's cache index without a lock (read, add the
 entry, write back), so two processes saving two signatures of one kernel at once could leave the index naming
@@ -16,9 +16,7 @@ the other's code: the warm processes hold one lock file around every save (:func
 
 Each stage plays one deal of every variant with the agents that reach those kernels (:data:`STAGES`); an entry
 that names the shipped bot (``{v}`` in ``bot:{v}``) plays only the variants that have one. The first stage also
-plays one deal of every variant through the bot protocol (the referee and the heuristic's rebuilt views): a family
-with play rules has tables of their own Numba type (``core.tables.PlayRulesTables``), so its kernels are compiled
-apart from the others'.
+plays one deal of every variant through the bot protocol (the referee and the heuristic's rebuilt views).
 """
 
 import contextlib

@@ -5,7 +5,11 @@ so that they never name a family.
 Each family's tables have a Numba type of their own (its ``Tables``, a RuleTables subclass). In a compiled kernel
 a dispatcher is an ``@overload``, inlined into its caller, that picks the family's hook from the type of ``tb`` when
 the caller is compiled: a kernel compiled for the French tables holds French code alone, and a command that plays
-one variant compiles one family (a chain over every family would compile them all, in every kernel). Called from
+one variant compiles one family (a chain over every family would compile them all, in every kernel). What is
+inlined is the hook's body where the family compiles the hook ``inline="always"``, else a call to it (``_call_k``),
+the code a call written in the caller would give. (Numba's SSA pass warns, harmlessly, where an overload inlines a
+body that redefines a variable in a loop: such a hook is better compiled as a function of its own, as the
+families' ``legal_flags`` are.) Called from
 Python (``NUMBA_DISABLE_JIT=1``, or the web's ``sides_known``), a dispatcher reads ``params[P_FAMILY]``: a chain
 ``if fam == 0: return _family_0(...) elif ...``.
 
@@ -20,6 +24,7 @@ the family that a dispatcher picks for a tables type.
 """
 
 import hashlib
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -84,10 +89,25 @@ def _family_dispatch(hook: str, families: Sequence[FamilyRules] = FAMILIES) -> C
     namespace: dict[str, Any] = {"__name__": __name__, "_family_of": position_of}
     namespace.update({f"_family_{k}": getattr(f, hook) for k, f in enumerate(families)})
     exec(compile(src, __file__, "exec"), namespace)  # noqa: S102 (source generated above from the registry)
-    namespace["_calls"] = [namespace[f"_call_{k}"] for k in range(len(families))]
+    namespace["_calls"] = [_inlined_body(f, hook) or namespace[f"_call_{k}"] for k, f in enumerate(families)]
     run_time = namespace[name]
-    overload(run_time)(namespace["_compiled"])
+    overload(run_time, inline="always")(namespace["_compiled"])
     return run_time
+
+
+def _inlined_body(family: FamilyRules, hook: str) -> Callable[..., Any] | None:
+    """The Python source function of the family's ``hook`` where the family compiles it ``inline="always"`` (the
+    dispatch then inlines its body, as a call written in the caller would), else None (the dispatch inlines a call
+    to it, ``_call_k``). Its arguments must carry the contract's names (Numba matches them by name)."""
+    kernel = getattr(family, hook)
+    if getattr(kernel, "targetoptions", {}).get("inline") != "always":
+        return None
+    names = tuple(inspect.signature(kernel.py_func).parameters)
+    if names != KERNEL_HOOKS[hook][0]:
+        raise ImportError(f"{getattr(family, '__name__', family)}.{hook} takes {names}, the contract's hook "
+                          f"{KERNEL_HOOKS[hook][0]} (variants/contract.py KERNEL_HOOKS)")
+    py_func: Callable[..., Any] = kernel.py_func
+    return py_func
 
 
 start_row = _family_dispatch("start_row")

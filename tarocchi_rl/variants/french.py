@@ -341,7 +341,7 @@ def _poignee_levels(st, i, p, tb):
     return level
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # not inlined: its loops (variants/dispatch.py)
 def legal_flags(st, i, tb):
     m = st.meta[i]
     ph = m[PHASE]

@@ -326,7 +326,7 @@ def start_row(st, i, tb):
     m[CUR] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # not inlined: its loops (variants/dispatch.py)
 def legal_flags(st, i, tb):
     """Legal special actions in Mineo's own phases (bit k = special action k)."""
     m = st.meta[i]

@@ -328,7 +328,7 @@ def _accuso_conditions(st, i, p, tb):
     return n, shown
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # not inlined: its loops (variants/dispatch.py)
 def legal_flags(st, i, tb):
     m = st.meta[i]
     if m[PHASE] == ACCUSO:
