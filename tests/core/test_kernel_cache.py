@@ -1,5 +1,6 @@
 """tarocchi_rl.kernel_cache: a cached kernel is recompiled when a package module it imports changes."""
 
+import functools
 import os
 import pickle
 import subprocess
@@ -108,16 +109,19 @@ def test_an_edited_callee_is_seen_by_its_cached_caller(tmp_path: Path, mode: str
     assert result == ("20" if mode == "numba" else "30")
 
 
+def run_aware(tmp_path: Path) -> subprocess.CompletedProcess:
+    """PROGRAM on the package written under ``tmp_path`` with the dependency-aware cache, in a fresh process (its
+    cache beside the package: no NUMBA_CACHE_DIR, the JIT on)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT")}
+    return subprocess.run([sys.executable, "-c", PROGRAM, str(tmp_path / "kpkg"), "aware"], env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
 def test_a_damaged_cache_entry_is_compiled_again(tmp_path: Path) -> None:
     """A cache data file cut short (a disk filled, a copy interrupted) is a miss, not an error in every process that
     loads it: the kernel is compiled again and its entry rewritten."""
     write(tmp_path, KPKG)
-    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT")}
-
-    def run() -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-c", PROGRAM, str(tmp_path / "kpkg"), "aware"], env=env,
-                              capture_output=True, text=True, timeout=300)
-
+    run = functools.partial(run_aware, tmp_path)
     assert run().stdout.strip() == "20"
     data = sorted((tmp_path / "kpkg" / "__pycache__").rglob("caller.run-*.nbc"))
     assert data
@@ -132,12 +136,7 @@ def test_an_unreadable_cache_index_is_a_miss(tmp_path: Path) -> None:
     """A kernel's cache index that names a class the source no longer has (a type renamed: Numba unpickles the
     index before it compares the source stamp) is read as empty: the kernel is compiled again, the index rewritten."""
     write(tmp_path, KPKG)
-    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT")}
-
-    def run() -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-c", PROGRAM, str(tmp_path / "kpkg"), "aware"], env=env,
-                              capture_output=True, text=True, timeout=300)
-
+    run = functools.partial(run_aware, tmp_path)
     assert run().stdout.strip() == "20"
     index = sorted((tmp_path / "kpkg" / "__pycache__").rglob("caller.run-*.nbi"))
     assert index
