@@ -52,7 +52,7 @@ class BatchEnv:
         self.num_actions = self.spec.n_actions
         self.obs_dim = self.spec.obs_dim
         self.state = alloc_state(self.batch_size)
-        self._single = self.batch_size == 1  # a batch of one calls the row kernels: no parallel dispatch
+        self._loops = engine.loops_for(self.batch_size)  # serial loops for a few games, else parallel
         self._done = np.zeros(self.batch_size, bool)
         self._payoffs = np.zeros((self.batch_size, 4), np.int32)
         self.history: list[list[int]] | None = None  # per game, the actions of its deal (keep_history())
@@ -75,10 +75,7 @@ class BatchEnv:
             self.keep_history()
         if seed is not None:
             self.state.rng[:] = seed_states(seed, self.batch_size)
-        if self._single:  # the row kernel: no parallel region for one game
-            engine.new_deal_row(self.state, 0, self.tables)
-        else:
-            engine.reset_batch(self.state, self.tables, True)
+        self._loops.reset(self.state, self.tables, True)
         if self.auto_reset:  # a deal annulled at once (French petit sec) is re-dealt, as inside step
             for i in np.nonzero(self.done())[0]:
                 while self.state.meta[i, PHASE] == DONE:
@@ -102,10 +99,7 @@ class BatchEnv:
             raise ValueError(f"deal of game {game}: the hand of seat {seat} {why}, which {self.variant} does not deal")
         self.state.deck[:, :n] = decks
         self.state.deck[:, n:] = -1
-        if self._single:
-            engine.reset_row(self.state, 0, self.tables)
-        else:
-            engine.reset_batch(self.state, self.tables, False)
+        self._loops.reset(self.state, self.tables, False)
         if self.history is not None:
             self.keep_history()
 
@@ -127,10 +121,7 @@ class BatchEnv:
         """bool[B, num_actions]: the legal actions of each game's player to act (all False when done)."""
         if out is None:
             out = np.empty((self.batch_size, self.num_actions), bool)
-        if self._single:
-            engine.legal_mask_row(self.state, 0, self.tables, out[0])
-        else:
-            engine.legal_mask_batch(self.state, self.tables, out)
+        self._loops.legal_mask(self.state, self.tables, out)
         return out
 
     def observe(self, players: ArrayLike | None = None, out: NDArray[np.float32] | None = None) -> NDArray[np.float32]:
@@ -145,13 +136,7 @@ class BatchEnv:
             raise ValueError(f"players must be seats 0..{self.num_players - 1} (or -1)")
         if out is None:
             out = np.empty((self.batch_size, self.obs_dim), np.float32)
-        if self._single:
-            if viewers[0] < 0:
-                out[0] = 0.0
-            else:
-                engine.observe_row(self.state, 0, int(viewers[0]), self.tables, out[0])
-        else:
-            engine.observe_batch(self.state, self.tables, viewers.astype(np.int64), out)
+        self._loops.observe(self.state, self.tables, viewers.astype(np.int64), out)
         return out
 
     def returns(self) -> NDArray[np.int32]:
@@ -180,10 +165,7 @@ class BatchEnv:
                 raise ValueError(self._illegal_message(bad, int(a[bad])))
         history = self.history
         live = self.state.meta[:, PHASE] != DONE if history is not None else None  # the games this step acts in
-        if self._single:
-            engine.step_one(self.state, 0, a[0], self.tables, self.auto_reset, self._done, self._payoffs)
-        else:
-            engine.step_batch(self.state, a, self.tables, self.auto_reset, self._done, self._payoffs)
+        self._loops.step(self.state, a, self.tables, self.auto_reset, self._done, self._payoffs)
         if history is not None and live is not None:
             for i in np.nonzero(live)[0]:
                 if self.auto_reset and self._done[i]:
@@ -194,10 +176,8 @@ class BatchEnv:
 
     def random_actions(self) -> NDArray[np.int64]:
         """int64[B]: a uniformly random legal action per game (-1 where done), drawn from each game's RNG."""
-        if self._single:
-            return np.array([engine.random_action_row(self.state, 0, self.tables)], np.int64)
         out = np.empty(self.batch_size, np.int64)
-        engine.random_actions_batch(self.state, self.tables, out)
+        self._loops.random_actions(self.state, self.tables, out)
         return out
 
     def _illegal_message(self, i: int, a: int) -> str:

@@ -16,7 +16,8 @@ the other's code: the warm processes hold one lock file around every save (:func
 
 Each stage plays one deal of every variant with the agents that reach those kernels (:data:`STAGES`); an entry
 that names the shipped bot (``{v}`` in ``bot:{v}``) plays only the variants that have one. The first stage also
-plays one deal of every variant through the bot protocol (the referee and the heuristic's rebuilt views).
+steps a batch of SERIAL_BELOW games of every variant (one deal plays fewer: the serial loops) and plays one deal
+of every variant through the bot protocol (the referee and the heuristic's rebuilt views).
 """
 
 import contextlib
@@ -35,9 +36,12 @@ import numpy as np
 from . import engine
 from .agents.specs import make_agent
 from .arena import run_arena
+from .batch import BatchEnv
 from .bits import seed_states
 from .bot import BotServer, play_deal
+from .core.parallel import SERIAL_BELOW
 from .core.state import alloc_state
+from .policies.heuristic import HeuristicAgent
 from .shipped import shipped_bots
 from .variants import VARIANTS, get_variant
 
@@ -72,7 +76,14 @@ def _warm_stage(stage: str, variants: Sequence[str] = tuple(VARIANTS)) -> list[t
             with contextlib.redirect_stdout(io.StringIO()):
                 run_arena(v, [s.format(v=v) for s in specs], deals=1, make_agent=make_agent)
         done.append((what, time.perf_counter() - t))
-    if stage == "first":  # the bot protocol's rebuilt views (each family's tables type compiles its own kernels)
+    if stage == "first":  # the batch loops' parallel set (one deal above plays a few games: the serial set)
+        t = time.perf_counter()
+        for v in variants:
+            env = BatchEnv(v, SERIAL_BELOW, seed=0)
+            env.step(HeuristicAgent().act(env.observe(), env.legal_mask(), env))
+            env.step(env.random_actions())
+        done.append(("parallel batch loops", time.perf_counter() - t))
+        # the bot protocol's rebuilt views (each family's tables type compiles its own kernels)
         t = time.perf_counter()
         bot = BotServer("heuristic", make_agent)
         for v in variants:

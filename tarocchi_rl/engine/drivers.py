@@ -12,7 +12,8 @@ variant's special actions from ``2C`` (pass first; names per variant). Legal act
 
 Batch drivers are a prange loop calling one non-inlined ``*_row`` function per game. A row function must not
 be inlined into a prange body: Numba's parfor pass then hoists state reads out of the loop (seen here: the
-RNG state read once for a whole deal, and lost card moves).
+RNG state read once for a whole deal, and lost card moves). Each driver a game API calls has a serial twin
+(``*_serial``, a plain loop) for small batches; :mod:`tarocchi_rl.engine.loops` picks one.
 """
 
 import numpy as np
@@ -122,7 +123,7 @@ def reset_row(st, i, tb):
     m[TRICK_NUM] = 0
     m[EX_LAST] = 0
     m[DISCARDS_LEFT] = 0
-    clear_trick(st, i, 0)
+    clear_trick(st, i, np.int64(0))  # (np.int64: a literal argument would compile a specialisation of its own)
     n = tb.params[P_PLAYERS]
     h = tb.params[P_HAND]
     for k in range(tb.params[P_STOCK]):
@@ -179,10 +180,11 @@ def legal_mask_row(st, i, tb, out_row):
     out_row[:] = False
     p0, p1, d0, d1, flags = legal_sets(st, i, tb)
     c = tb.params[P_CARDS]
-    _set_to_actions(p0, 0, 0, tb, out_row)
-    _set_to_actions(p1, 1, 0, tb, out_row)
-    _set_to_actions(d0, 0, c, tb, out_row)
-    _set_to_actions(d1, 1, c, tb, out_row)
+    w0, w1, play = np.int64(0), np.int64(1), np.int64(0)  # (not literals: each would compile a specialisation)
+    _set_to_actions(p0, w0, play, tb, out_row)
+    _set_to_actions(p1, w1, play, tb, out_row)
+    _set_to_actions(d0, w0, c, tb, out_row)
+    _set_to_actions(d1, w1, c, tb, out_row)
     for k in range(tb.params[P_N_SPECIAL]):
         if flags & (1 << k):
             out_row[2 * c + k] = True
@@ -340,7 +342,7 @@ def resolve_trick(st, i, tb):
     m = st.meta[i]
     n = tb.params[P_PLAYERS]
     last = m[TRICK_NUM] == tb.params[P_TRICKS] - 1
-    winner = m[BEST_SEAT]
+    winner = np.int64(m[BEST_SEAT])  # (int64 as trick_won returns it: one signature of the hook)
     watch = tb.masks[MK_TRICK_HOOK, 0]  # empty: the family has no trick rules of its own
     every = tb.params[P_TRICK_HOOK_EVERY] != 0
     if every or (last and watch != U0):
@@ -502,11 +504,28 @@ def reset_batch(st, tb, shuffle):
             reset_row(st, i, tb)
 
 
+@njit(cache=True)
+def reset_serial(st, tb, shuffle):
+    """reset_batch on the calling thread."""
+    for i in range(st.meta.shape[0]):
+        if shuffle:
+            new_deal_row(st, i, tb)
+        else:
+            reset_row(st, i, tb)
+
+
 @njit(cache=True, parallel=True)
 def legal_mask_batch(st, tb, out):
     """out: bool[B, n_actions] legal actions of every game (all False for games that are done)."""
     for i_ in prange(st.meta.shape[0]):
         i = game_index(i_)
+        legal_mask_row(st, i, tb, out[i])
+
+
+@njit(cache=True)
+def legal_mask_serial(st, tb, out):
+    """legal_mask_batch on the calling thread."""
+    for i in range(st.meta.shape[0]):
         legal_mask_row(st, i, tb, out[i])
 
 
@@ -551,11 +570,25 @@ def step_batch(st, actions, tb, auto_reset, done_out, payoff_out):
         step_one(st, i, actions[i], tb, auto_reset, done_out, payoff_out)
 
 
+@njit(cache=True)
+def step_serial(st, actions, tb, auto_reset, done_out, payoff_out):
+    """step_batch on the calling thread."""
+    for i in range(st.meta.shape[0]):
+        step_one(st, i, actions[i], tb, auto_reset, done_out, payoff_out)
+
+
 @njit(cache=True, parallel=True)
 def random_actions_batch(st, tb, out):
     """out: int64[B] a uniformly random legal action per game (-1 for games done), from each game's RNG."""
     for i_ in prange(st.meta.shape[0]):
         i = game_index(i_)
+        out[i] = random_action_row(st, i, tb)
+
+
+@njit(cache=True)
+def random_actions_serial(st, tb, out):
+    """random_actions_batch on the calling thread."""
+    for i in range(st.meta.shape[0]):
         out[i] = random_action_row(st, i, tb)
 
 

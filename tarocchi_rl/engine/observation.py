@@ -139,6 +139,16 @@ def observe_batch(st, tb, viewers, out):
 
 
 @njit(cache=True)
+def observe_serial(st, tb, viewers, out):
+    """observe_batch on the calling thread."""
+    for i in range(st.meta.shape[0]):
+        if viewers[i] < 0:
+            out[i, :] = 0.0
+        else:
+            observe_row(st, i, viewers[i], tb, out[i])
+
+
+@njit(cache=True)
 def _privileged_row(st, i, viewer, tb, offsets, out):
     """Write the hidden part of game ``i`` seen from seat ``viewer`` into ``out`` (float32[H], cleared first): the
     privileged observation of :mod:`tarocchi_rl.core.obs_layout` (``offsets``: its int64[3] section offsets)."""

@@ -74,7 +74,7 @@ from numba import njit, prange
 from ..bits import U0, U1, lowest_bit, popcount
 from ..cards import EX_BIT
 from ..core.known import above, hi_bit, outstanding
-from ..core.parallel import game_index
+from ..core.parallel import SERIAL_BELOW, game_index
 from ..core.phases import (
     DISCARD,
     DONE,
@@ -109,9 +109,7 @@ from ..core.tables import (
     P_N_VALUES,
     P_PLAYERS,
     P_VALUE,
-    has_play_rules,
 )
-from ..core.trick import play_legal
 from ..engine import legal_sets
 from ..variants import dispatch as family
 from .base import Agent
@@ -122,6 +120,7 @@ _BIG = 1 << 40
 
 # card scoring modes of _select (the lowest score is chosen)
 _CHEAP, _WIN, _SMEAR = 0, 1, 2
+_CHEAPEST = -2  # _lead's answer "the cheapest card" (chosen by _play's one _select)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -207,18 +206,6 @@ def _secure(w, b, out_tr, out1, enemies_after, masks):
     return out_tr == U0 or popcount(out1 & suit) >= enemies_after
 
 
-@njit(cache=True, inline="always")
-def _cheap(c0, c1, ex, ex_dump, out_tr, valued0, queen, card, ptc):
-    """Play cheap: the cheapest card, or EX (Mineo's dump, or to save an honour trump / a Queen or more)."""
-    ex_id = np.int64(ptc[EX_BIT])
-    if ex_dump:
-        return ex_id
-    c, sc = _select(c0, c1, _CHEAP, out_tr, valued0, card, ptc)
-    if ex and (c < 0 or sc >= 4000 or (card[c, CARD_WORD] == 1 and card[c, CARD_VALUE] >= queen)):
-        return ex_id
-    return c
-
-
 # ----------------------------------------------------------------------------------------------------------
 # knowledge of the seat
 
@@ -251,7 +238,7 @@ def _reserved(st, tb, i, h0, out_tr, hand_n):
 
 @njit(cache=True, inline="always")
 def _lead(c0, c1, ex_legal, h0, tr, out_tr, out1, hand_n, valued0, attack, n, card, ptc, masks):
-    """The card to lead (c0, c1: the legal cards less EX and reserved ones)."""
+    """The card to lead (c0, c1: the legal cards less EX and reserved ones), or _CHEAPEST: the cheapest of them."""
     if (c0 | c1) == U0 or (ex_legal and hand_n <= 2):
         return np.int64(ptc[EX_BIT])
     n_out_tr = popcount(out_tr)
@@ -301,11 +288,10 @@ def _lead(c0, c1, ex_legal, h0, tr, out_tr, out1, hand_n, valued0, attack, n, ca
             best = np.int64(ptc[64 + low])
     if best >= 0:
         return best
-    # 5. trumps only
+    # 5. trumps only: the master trump, else (_CHEAPEST) the cheapest trump
     if (out_tr & above(hi_bit(my_tr))) == U0:
         return np.int64(ptc[hi_bit(my_tr)])
-    c, _ = _select(c0, c1, _CHEAP, out_tr, valued0, card, ptc)
-    return c
+    return _CHEAPEST
 
 
 @njit(cache=True, inline="always")
@@ -333,14 +319,35 @@ def _play(st, tb, meta, cards, card, ptc, masks, params, i, l0, l1):
     led = meta[i, LED_SUIT]
     if k == 0 or led < 0:
         attack = family.heuristic_attack(st, i, p, allies, tb)
-        return _lead(c0, c1, ex, h0, tr, out_tr, out1, hand_n, valued0, attack, n, card, ptc, masks)
-    if ex and hand_n <= (2 if params[P_EX_LEAD_ANY] == 1 else 4):
-        return ex_id  # EX must not reach the last trick (where it may be led only as the last card: by the 4th)
-    if (c0 | c1) == U0:
-        return ex_id
-    # the family's (Mineo: EX stays with its side when played, not led: dumped in the second half)
-    ex_dump = ex and family.heuristic_ex_dump(st, i, hand_n, tb)
+        c = _lead(c0, c1, ex, h0, tr, out_tr, out1, hand_n, valued0, attack, n, card, ptc, masks)
+        if c != _CHEAPEST:
+            return c
+        x0, x1, mode, cheap = c0, c1, _CHEAP, False  # the cheapest card, no EX rule
+    else:
+        if ex and hand_n <= (2 if params[P_EX_LEAD_ANY] == 1 else 4):
+            return ex_id  # EX must not reach the last trick (where it may be led only as the last card: by the 4th)
+        if (c0 | c1) == U0:
+            return ex_id
+        x0, x1, mode = _follow(meta, card, ptc, masks, params, i, p, n, k, led, allies, c0, c1, ex_id, out_tr, out1,
+                               valued0)
+        cheap = mode == _CHEAP
+        # play cheap: EX where the family dumps it (Mineo: the second half), else the cheapest card (below)
+        if cheap and ex and family.heuristic_ex_dump(st, i, hand_n, tb):
+            return ex_id
+    c, sc = _select(x0, x1, mode, out_tr, valued0, card, ptc)
     queen = 4 if params[P_COUNT] == COUNT_TRIPLETS else 7
+    if cheap and ex and (c < 0 or sc >= 4000 or (card[c, CARD_WORD] == 1 and card[c, CARD_VALUE] >= queen)):
+        return ex_id  # rather than an honour trump or a card worth a Queen or more
+    return c
+
+
+@njit(cache=True, inline="always")
+def _follow(meta, card, ptc, masks, params, i, p, n, k, led, allies, c0, c1, ex_id, out_tr, out1, valued0):
+    """The choice when following: (x0, x1, mode), the card set and the _select mode (_CHEAP: play cheap, from
+    c0, c1).
+
+    _play's one _select serves every branch (each inlined copy costs seconds of the first compile); the secure
+    winners have one of their own, as their score decides whether they are played."""
     enemies_after = 0
     s = p
     for _ in range(n - 1 - k):
@@ -356,11 +363,11 @@ def _play(st, tb, meta, cards, card, ptc, masks, params, i, l0, l1):
     bs = meta[i, BEST_SEAT]
     bt = meta[i, BEST_TRUMP]
     bb = meta[i, BEST_BIT]
+    tr = masks[MK_TRUMPS, 0]
     if (allies >> bs) & 1:
         if _secure(0 if bt != 0 else 1, bb, out_tr, out1, enemies_after, masks):
-            c, _ = _select(c0, c1, _SMEAR, out_tr, valued0, card, ptc)
-            return c
-        return _cheap(c0, c1, ex, ex_dump, out_tr, valued0, queen, card, ptc)
+            return c0, c1, _SMEAR
+        return c0, c1, _CHEAP
     if bt != 0:
         win0 = c0 & tr & above(bb)
         win1 = U0
@@ -368,10 +375,9 @@ def _play(st, tb, meta, cards, card, ptc, masks, params, i, l0, l1):
         win0 = c0 & tr
         win1 = c1 & masks[MK_SUIT + led, 1] & above(bb) if led < 4 else U0
     if (win0 | win1) == U0:
-        return _cheap(c0, c1, ex, ex_dump, out_tr, valued0, queen, card, ptc)
+        return c0, c1, _CHEAP
     if enemies_after == 0:
-        c, _ = _select(win0, win1, _WIN, out_tr, valued0, card, ptc)
-        return c
+        return win0, win1, _WIN
     sw0 = U0
     x = win0
     while x != U0:
@@ -387,17 +393,16 @@ def _play(st, tb, meta, cards, card, ptc, masks, params, i, l0, l1):
             sw1 |= U1 << np.uint64(b)
         x &= x - U1
     if (sw0 | sw1) != U0:
-        c, sc = _select(sw0, sw1, _WIN, out_tr, valued0, card, ptc)
+        _, sc = _select(sw0, sw1, _WIN, out_tr, valued0, card, ptc)
         if trick_pts > 0 or sc < 200:
-            return c
+            return sw0, sw1, _WIN
     if trick_pts > 0 or win0 != U0:
         t0 = U0
         if out_tr != U0:  # no-value winners below the outstanding trumps (masters are not tried cheaply)
             t0 = win0 & ~valued0 & ~above(hi_bit(out_tr))
         if (t0 | win1) != U0:
-            c, _ = _select(t0, win1, _WIN, out_tr, valued0, card, ptc)
-            return c
-    return _cheap(c0, c1, ex, ex_dump, out_tr, valued0, queen, card, ptc)
+            return t0, win1, _WIN
+    return c0, c1, _CHEAP
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -458,16 +463,12 @@ def heuristic_row(st, i, tb):
         return -1
     card = tb.card
     ptc = tb.pos_to_card
-    if ph == PLAY:  # the legal cards as legal_sets gives them in this phase
-        if has_play_rules(tb):  # the family's play_rules narrow the shared rules' cards
-            p0, p1, _, _, _ = legal_sets(st, i, tb)
-        else:
-            p0, p1 = play_legal(st, i, tb)
+    p0, p1, d0, d1, flags = legal_sets(st, i, tb)  # (one inlined copy for every phase: seconds of compile each)
+    if ph == PLAY:
         if (p0 | p1) == U0:
             return -1
         c = _play(st, tb, st.meta, st.cards, card, ptc, tb.masks, tb.params, i, p0, p1)
         return c if _in_set(c, p0, p1, card) else _lowest_card(p0, p1, ptc)
-    p0, p1, d0, d1, flags = legal_sets(st, i, tb)
     nc = tb.params[P_CARDS]
     if ph == DISCARD:
         if (d0 | d1) == U0:
@@ -497,9 +498,6 @@ def _heuristic_actions_serial(st, tb, idx, out):
         out[k] = heuristic_row(st, idx[k], tb)
 
 
-_SERIAL_BELOW = 64  # games per call under which the heuristic runs on the calling thread
-
-
 class HeuristicAgent(Agent):
     """The rule-based player of the module docstring (deterministic; ``seed`` is accepted and unused)."""
 
@@ -516,6 +514,6 @@ class HeuristicAgent(Agent):
             idx = np.arange(env.batch_size)
         idx = np.ascontiguousarray(idx, dtype=np.int64)
         out = np.empty(idx.shape[0], np.int64)
-        kernel = _heuristic_actions_serial if idx.shape[0] < _SERIAL_BELOW else heuristic_actions
+        kernel = _heuristic_actions_serial if idx.shape[0] < SERIAL_BELOW else heuristic_actions
         kernel(env.state, env.tables, idx, out)
         return out

@@ -567,7 +567,7 @@ def play_rules(st, i, l0, l1, tb):
         return l0, l1
     if m[TRICK_COUNT] > 0:
         h0 = st.cards[i, HAND + m[CUR], 0]
-        if (h0 & _PAGAT) != U0 and _in_trick(st, i, MOND_ID, tb) and _in_trick(st, i, SKIS_ID, tb):
+        if (h0 & _PAGAT) != U0 and _in_trick(st, i, np.int64(MOND_ID), tb) and _in_trick(st, i, np.int64(SKIS_ID), tb):
             return _PAGAT, U0
         led = m[LED_SUIT]
         if l0 == U0 and led < 4 and l1 != U0 and (l1 & ~tb.masks[MK_SUIT + led, 1]) == U0:  # following suit
@@ -599,7 +599,7 @@ def play_exclusions(st, i, card, tb):
     if m[TRICK_COUNT] == 0:
         return (~_PAGAT, ~U0) if card == PAGAT_ID else (U0, U0)
     trumps = tb.masks[MK_TRUMPS, 0]
-    if _in_trick(st, i, MOND_ID, tb) and _in_trick(st, i, SKIS_ID, tb):
+    if _in_trick(st, i, np.int64(MOND_ID), tb) and _in_trick(st, i, np.int64(SKIS_ID), tb):
         return (_PAGAT, U0) if card != PAGAT_ID else (U0, U0)
     if card == PAGAT_ID:
         return trumps & ~_PAGAT, U0

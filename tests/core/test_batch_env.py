@@ -209,3 +209,51 @@ def test_auto_reset_redeals_petit_sec_and_never_shows_a_finished_game():
         payoffs, done = auto.step(auto.random_actions())
         assert not auto.done().any()
         assert (payoffs.sum(axis=1) == 0).all()
+
+
+def _copy_of(st):
+    """A new batch state holding the arrays of ``st``."""
+    from tarocchi_rl.core.state import alloc_state
+
+    new = alloc_state(st.meta.shape[0])
+    for mine, theirs in zip(new, st, strict=True):
+        mine[...] = theirs
+    return new
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_serial_and_parallel_loops_play_the_same_games(variant):
+    """The serial twins (a batch under SERIAL_BELOW games) and the parallel batch drivers, run on copies of one
+    state with the same actions, give the same states, legal masks, observations and payoffs."""
+    from tarocchi_rl import engine
+
+    env = BatchEnv(variant, 8, seed=3, auto_reset=True)
+    both = (engine.SERIAL, engine.PARALLEL)
+    states = [_copy_of(env.state) for _ in both]
+    seen = [[], []]
+    for _ in range(150):  # (more than a deal's actions in every variant)
+        actions = env.random_actions()
+        env.step(actions)
+        for st, loops, out in zip(states, both, seen, strict=True):
+            done = np.zeros(8, bool)
+            payoffs = np.zeros((8, 4), np.int32)
+            loops.step(st, actions, env.tables, True, done, payoffs)
+            mask = np.zeros((8, env.num_actions), bool)
+            loops.legal_mask(st, env.tables, mask)
+            obs = np.zeros((8, env.obs_dim), np.float32)
+            loops.observe(st, env.tables, np.arange(8, dtype=np.int64) % env.num_players, obs)
+            out.append((done, payoffs, mask, obs))
+    for a, b in zip(*states, strict=True):
+        assert np.array_equal(a, b)
+    for (d0, p0, m0, o0), (d1, p1, m1, o1) in zip(*seen, strict=True):
+        assert np.array_equal(d0, d1) and np.array_equal(p0, p1) and np.array_equal(m0, m1)
+        assert np.array_equal(o0, o1)  # (the same kernel writes both: no float arithmetic differs)
+    assert any(d.any() for d, _, _, _ in seen[0])  # deals ended (and were re-dealt) on the way
+    dealt = []
+    for loops in both:
+        st = _copy_of(states[0])
+        loops.reset(st, env.tables, True)
+        drawn = np.empty(8, np.int64)
+        loops.random_actions(st, env.tables, drawn)
+        dealt.append((st.meta, drawn))
+    assert np.array_equal(dealt[0][0], dealt[1][0]) and np.array_equal(dealt[0][1], dealt[1][1])
