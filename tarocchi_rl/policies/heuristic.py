@@ -214,7 +214,7 @@ def _secure(w, b, out_tr, out1, enemies_after, masks):
 def _allies(st, tb, i, p, n):
     """Bitmask of seats that seat p knows to be on its side (p excluded): none before there is a declarer or
     while p does not know the sides (the family's sides_known: Mineo's hidden partnership)."""
-    if st.meta[i, DECLARER] < 0 or not family.sides_known(st, i, p, tb):
+    if st.meta[i, DECLARER] < 0 or not family.sides_known(st, i, np.int64(p), tb):  # (int64: one signature)
         return 0
     a = 0
     me = st.meta[i, SIDE + p]

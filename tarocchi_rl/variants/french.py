@@ -446,7 +446,7 @@ def step_special(st, i, k, tb):
             m[CUR] = p + 1
     elif ph == CHELEM:
         m[COMMIT] = 1 if k == K_CHELEM else 0
-        clear_trick(st, i, m[DECLARER] if k == K_CHELEM else 0)
+        clear_trick(st, i, np.int64(m[DECLARER] if k == K_CHELEM else 0))
         m[PHASE] = POIGNEE
     elif ph == POIGNEE:
         level = k - K_POIGNEE + 1 if k >= K_POIGNEE else 0

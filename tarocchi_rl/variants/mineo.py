@@ -321,7 +321,7 @@ def start_row(st, i, tb):
     m[STOCK_SHOWN] = 0
     m[TURN] = 0
     early = tb.params[P_FIRST_ROUND] < HAND_SIZE
-    deal_hands(st, i, tb, 0, tb.params[P_FIRST_ROUND])
+    deal_hands(st, i, tb, np.int64(0), tb.params[P_FIRST_ROUND])
     m[PHASE] = EARLY if early else AUCTION
     m[CUR] = 0
 
@@ -349,7 +349,8 @@ def legal_flags(st, i, tb):
 
 @njit(cache=True)
 def _take_monte(st, i, declarer, contract, mult, tb):
-    """The declarer is fixed: show the monte, add it to his hand, set sides, go to the discard."""
+    """The declarer is fixed: show the monte, add it to his hand, set sides, go to the discard. (Its callers pass
+    int64 values, not literals or int32 ones: each argument type would compile a specialisation of its own.)"""
     m = st.meta[i]
     m[DECLARER] = declarer
     m[CONTRACT] = contract
@@ -388,13 +389,13 @@ def _end_auction(st, i, tb):
         if s != caller:  # the trumps above the called one are the caller's
             add_excluded(st, i, s, above, U0)
     if (st.cards[i, STOCK, 0] & bit(b)) != U0:
-        _take_monte(st, i, caller, FORCED_SOLO, 1, tb)
+        _take_monte(st, i, np.int64(caller), np.int64(FORCED_SOLO), np.int64(1), tb)
         return
     for s in range(4):
         if (st.cards[i, HAND + s, 0] & bit(b)) != U0:
             m[PARTNER] = s
     add_excluded(st, i, caller, bit(b), U0)
-    _take_monte(st, i, caller, CALL, 1, tb)
+    _take_monte(st, i, np.int64(caller), np.int64(CALL), np.int64(1), tb)
 
 
 @njit(cache=True, inline="always")
@@ -406,12 +407,12 @@ def step_special(st, i, k, tb):
     if ph == EARLY:
         if k == K_SOLO:
             m[_EARLY_BID + p] = _BID_SOLO
-            deal_hands(st, i, tb, tb.params[P_FIRST_ROUND], HAND_SIZE)
-            _take_monte(st, i, p, SOLO, 2, tb)
+            deal_hands(st, i, tb, tb.params[P_FIRST_ROUND], np.int64(HAND_SIZE))
+            _take_monte(st, i, np.int64(p), np.int64(SOLO), np.int64(2), tb)
         else:
             m[_EARLY_BID + p] = _BID_PASS
             if p == 3:
-                deal_hands(st, i, tb, tb.params[P_FIRST_ROUND], HAND_SIZE)
+                deal_hands(st, i, tb, tb.params[P_FIRST_ROUND], np.int64(HAND_SIZE))
                 m[PHASE] = AUCTION
                 m[CUR] = 0
             else:
@@ -419,7 +420,7 @@ def step_special(st, i, k, tb):
     elif ph == AUCTION:
         m[BID_WORD + p] = k
         if k == K_SOLO:
-            _take_monte(st, i, p, SOLO, 1, tb)
+            _take_monte(st, i, np.int64(p), np.int64(SOLO), np.int64(1), tb)
         elif p == 3:
             _end_auction(st, i, tb)
         else:
@@ -439,11 +440,11 @@ def step_special(st, i, k, tb):
             c = m[CALLED]
             if c >= 0:  # an opponent: not the called trump's holder
                 add_excluded(st, i, p, bit(tb.card[c, CARD_BIT]), U0)
-            start_play(st, i, m[DECLARER])
+            start_play(st, i, np.int64(m[DECLARER]))
         else:
             m[TURN] += 1
             if m[TURN] == 4:
-                start_play(st, i, m[DECLARER])
+                start_play(st, i, np.int64(m[DECLARER]))
             else:
                 m[CUR] = (m[DECLARER] + m[TURN]) % 4
 

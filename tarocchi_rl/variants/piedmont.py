@@ -344,7 +344,7 @@ def after_discard(st, i, tb):
         st.meta[i, CUR] = 0
         st.meta[i, TURN] = 0
     else:
-        start_play(st, i, 0)
+        start_play(st, i, np.int64(0))
 
 
 @njit(cache=True, inline="always")
@@ -366,7 +366,7 @@ def step_special(st, i, k, tb):
         m[ACCUSO_DECL + p] = 0
     m[TURN] += 1
     if m[TURN] == tb.params[P_PLAYERS]:
-        start_play(st, i, 0)
+        start_play(st, i, np.int64(0))
     else:
         m[CUR] = m[TURN]
 

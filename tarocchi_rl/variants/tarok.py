@@ -409,7 +409,7 @@ def legal_flags(st, i, tb):
 @njit(cache=True)
 def _start_tricks(st, i, tb):
     m = st.meta[i]
-    start_play(st, i, m[DECLARER] if DECLARER_LEADS[m[CONTRACT]] == 1 else 0)
+    start_play(st, i, np.int64(m[DECLARER] if DECLARER_LEADS[m[CONTRACT]] == 1 else 0))
 
 
 @njit(cache=True)
