@@ -17,7 +17,7 @@ def test_warm_reports_every_stage_entry_for_every_tables_group():
     lines: list[str] = []
     warm(lines.append, parallel=("search",))
     want = [f"{what} ({', '.join(g)})"
-            for stage, extra in (("first", ["bot protocol"]), ("search", []))
+            for stage, extra in (("first", ["parallel batch loops", "bot protocol"]), ("search", []))
             for g in groups for what in [w for w, _ in STAGES[stage]] + extra]
     assert [line.rsplit(":", 1)[0] for line in lines] == want
 
